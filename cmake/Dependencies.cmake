@@ -1,0 +1,26 @@
+# Every dependency comes from the distribution's packages (Debian 12, Ubuntu 22.04/24.04):
+# scripts/setup.sh installs them. None of them is a GPU runtime: those are loaded at run time.
+find_package(Threads REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+  target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
+endif()
+find_package(CURL REQUIRED)
+
+find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas openblas-pthread REQUIRED)
+find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
+add_library(dcukit::openblas UNKNOWN IMPORTED)
+set_target_properties(dcukit::openblas PROPERTIES
+  IMPORTED_LOCATION ${OPENBLAS_LIBRARY} INTERFACE_INCLUDE_DIRECTORIES ${OPENBLAS_INCLUDE_DIR})
+
+find_path(NUMA_INCLUDE_DIR numa.h REQUIRED)
+find_library(NUMA_LIBRARY NAMES numa REQUIRED)
+add_library(dcukit::numa UNKNOWN IMPORTED)
+set_target_properties(dcukit::numa PROPERTIES
+  IMPORTED_LOCATION ${NUMA_LIBRARY} INTERFACE_INCLUDE_DIRECTORIES ${NUMA_INCLUDE_DIR})
+
+find_path(HTTPLIB_INCLUDE_DIR httplib.h)

@@ -1,0 +1,45 @@
+#include "cli/app.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "cli/bench.h"
+#include "cli/command.h"
+#include "cli/load.h"
+#include "cli/plan.h"
+
+namespace dcukit::cli {
+
+int run_app(int argc, char** argv) {
+  CLI::App app{"dcukit: bring up, measure and run LLM inference on Hygon DCU, AMD ROCm and NVIDIA CUDA GPUs"};
+  app.set_version_flag("--version", std::string("dcukit ") + DCUKIT_VERSION);
+  app.require_subcommand(0, 1);
+  Runner runner;
+  setup_bench(app, runner);
+  setup_plan(app, runner);
+  setup_load(app, runner);
+  auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
+  std::string help_topic;
+  help->add_option("command", help_topic, "The command to explain");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+  }
+  if (help->parsed() || !runner) {
+    CLI::App* target = &app;
+    if (!help_topic.empty()) {
+      try {
+        target = app.get_subcommand(help_topic);
+      } catch (const CLI::OptionNotFound&) {
+        fmt::print(stderr, "dcukit help: no command '{}'; the commands are bench, plan and load\n", help_topic);
+        return static_cast<int>(ExitCode::bad_input);
+      }
+    }
+    fmt::print("{}", target->get_formatter()->make_help(target, target->get_name(), CLI::AppFormatMode::Normal));
+    return 0;
+  }
+  return static_cast<int>(runner());
+}
+
+} // namespace dcukit::cli
