@@ -1,0 +1,177 @@
+#include "core/peaks.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "core/units.h"
+
+namespace dcukit::generated {
+extern const std::string_view kPeaksJson;
+}
+
+namespace dcukit::core {
+namespace {
+
+using nlohmann::json;
+
+std::string normalise(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != ' ' && c != '-' && c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+DeviceSpec parse_device(const json& d) {
+  DeviceSpec s;
+  s.key = d.at("key").get<std::string>();
+  s.display_name = d.value("display_name", s.key);
+  s.vendor = d.value("vendor", "");
+  s.arch = d.value("arch", "");
+  s.name_patterns = d.value("names", std::vector<std::string>{});
+  s.pci_ids = d.value("pci_ids", std::vector<std::string>{});
+  s.memory_bytes = d.value("memory_bytes", std::uint64_t{0});
+  s.source = d.value("source", "");
+  s.notes = d.value("notes", "");
+  if (d.contains("host_link")) {
+    s.pcie_gen = d["host_link"].value("pcie_gen", 0);
+    s.pcie_width = d["host_link"].value("width", 0);
+  }
+  if (d.contains("supports")) {
+    const auto& sup = d["supports"];
+    if (sup.contains("bf16") && !sup["bf16"].is_null()) s.bf16 = sup["bf16"].get<bool>();
+    if (sup.contains("fp8") && !sup["fp8"].is_null()) s.fp8 = sup["fp8"].get<bool>();
+  }
+  for (const auto& [k, v] : d.value("peaks", json::object()).items()) {
+    PeakFigure f;
+    f.source = s.source;
+    if (v.is_number()) {
+      f.value = v.get<double>();
+    } else {
+      f.value = v.at("value").get<double>();
+      f.low_confidence = v.value("low_confidence", false);
+      f.source = v.value("source", s.source);
+    }
+    s.peaks[k] = f;
+  }
+  for (const auto& p : s.name_patterns) std::regex check(p);  // throws on a bad pattern
+  return s;
+}
+
+} // namespace
+
+const PeakFigure* DeviceSpec::peak(std::string_view key) const {
+  auto it = peaks.find(std::string(key));
+  return it == peaks.end() || it->second.value <= 0 ? nullptr : &it->second;
+}
+
+const PeakTable& PeakTable::builtin() {
+  static const PeakTable table = [] {
+    auto r = parse(generated::kPeaksJson, "the built-in data/peaks.json");
+    return r ? *r : PeakTable{};
+  }();
+  return table;
+}
+
+Result<PeakTable> PeakTable::parse(std::string_view text, std::string_view origin) {
+  PeakTable t;
+  try {
+    const json doc = json::parse(text);
+    for (const auto& d : doc.at("devices")) t.m_devices.push_back(parse_device(d));
+  } catch (const std::exception& e) {
+    return Error{fmt::format("{} is not a valid peaks file: {}", origin, e.what())};
+  }
+  return t;
+}
+
+const DeviceSpec* PeakTable::match(std::string_view name, std::string_view pci_id, std::string_view arch) const {
+  if (!pci_id.empty()) {
+    const std::string id = normalise(pci_id);
+    for (const auto& d : m_devices)
+      for (const auto& p : d.pci_ids)
+        if (normalise(p) == id) return &d;
+  }
+  const std::string n(name);
+  for (const auto& d : m_devices) {
+    if (!arch.empty() && !d.arch.empty() && arch.substr(0, d.arch.size()) != d.arch) continue;
+    for (const auto& p : d.name_patterns)
+      if (std::regex_search(n, std::regex(p, std::regex::icase))) return &d;
+  }
+  return nullptr;
+}
+
+const DeviceSpec* PeakTable::find(std::string_view key_or_name) const {
+  const std::string want = normalise(key_or_name);
+  if (want.empty()) return nullptr;
+  for (const auto& d : m_devices)
+    if (normalise(d.key) == want || normalise(d.display_name) == want) return &d;
+  // "BW1000" -> "Hygon BW1000"; "H200" -> "h200-sxm": a unique key prefix or name suffix.
+  const DeviceSpec* found = nullptr;
+  for (const auto& d : m_devices) {
+    const std::string k = normalise(d.key), dn = normalise(d.display_name);
+    const bool hit = k.rfind(want, 0) == 0 || (dn.size() >= want.size() && dn.compare(dn.size() - want.size(), want.size(), want) == 0);
+    if (!hit) continue;
+    if (found) return nullptr;
+    found = &d;
+  }
+  return found;
+}
+
+Result<std::map<std::string, double>> parse_peak_overrides(std::string_view text) {
+  static const std::vector<std::string> kKeys = {"fp64", "fp64_vector", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "hbm", "pcie"};
+  std::map<std::string, double> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos)
+      return Error{fmt::format("--peak item '{}' needs the form KEY=VALUE, such as fp16=480e12", item)};
+    const std::string key(item.substr(0, eq));
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      return Error{fmt::format("--peak key '{}' is unknown: use one of {}", key, fmt::join(kKeys, ", "))};
+    auto v = parse_number(item.substr(eq + 1));
+    if (!v) return Error{fmt::format("--peak {}: {}", key, v.error().message)};
+    if (*v <= 0) return Error{fmt::format("--peak {} must be positive", key)};
+    out[key] = *v;
+    if (end == text.size()) break;
+  }
+  return out;
+}
+
+double pcie_bytes_per_second(int gen, int width) {
+  // Per-lane rates after encoding overhead, per direction.
+  double lane = 0;
+  switch (gen) {
+    case 1: lane = 2.5e9 * 0.8 / 8; break;
+    case 2: lane = 5e9 * 0.8 / 8; break;
+    case 3: lane = 8e9 * 128 / 130 / 8; break;
+    case 4: lane = 16e9 * 128 / 130 / 8; break;
+    case 5: lane = 32e9 * 128 / 130 / 8; break;
+    case 6: lane = 64e9 * 242 / 256 / 8; break;
+    default: return 0;
+  }
+  return lane * width;
+}
+
+int pcie_gen_from_speed(std::string_view speed) {
+  double gts = 0;
+  try {
+    gts = std::stod(std::string(speed));
+  } catch (...) {
+    return 0;
+  }
+  if (gts >= 60) return 6;
+  if (gts >= 30) return 5;
+  if (gts >= 15) return 4;
+  if (gts >= 7.5) return 3;
+  if (gts >= 4.5) return 2;
+  if (gts >= 2) return 1;
+  return 0;
+}
+
+} // namespace dcukit::core

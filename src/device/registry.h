@@ -1,0 +1,58 @@
+#pragma once
+// Finds the backends: the CPU backend is built in; the CUDA and HIP backends are shared
+// libraries loaded at run time, so a host whose GPU runtime is missing or broken still runs
+// dcukit, and the loader's exact message says why a backend is absent.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/peaks.h"
+#include "device/backend.h"
+#include "util/dynlib.h"
+
+namespace dcukit::device {
+
+/// One backend as the loader found it.
+struct BackendSlot {
+  std::string name;                  ///< "cpu", "cuda", "hip"
+  std::string library;               ///< the shared library tried; empty for cpu
+  std::string error;                 ///< why it is not usable; empty when loaded
+  int device_count = 0;
+  std::unique_ptr<Backend> backend;  ///< null when error is set
+  util::DynLib lib;                  ///< declared last: unloaded after the backend is destroyed
+
+  bool loaded() const { return backend != nullptr; }
+};
+
+/// All backends, loaded once. Order: cuda, hip, cpu.
+class Registry {
+public:
+  /// Loads every backend. Library search: $DCUKIT_BACKEND_PATH, then ../lib/dcukit and the
+  /// binary's own folder, then the loader's default path.
+  static Registry load();
+
+  std::vector<BackendSlot>& slots() { return m_slots; }
+  /// The slot by name, or nullptr.
+  BackendSlot* find(const std::string& name);
+  /// The first GPU backend with a device, else the CPU backend.
+  BackendSlot* default_slot();
+
+private:
+  std::vector<BackendSlot> m_slots;
+};
+
+/// A GPU of this host, with what dcukit knows of it beyond the backend.
+struct DetectedDevice {
+  std::string backend;                      ///< "cuda" or "hip"
+  DeviceInfo info;
+  MemInfo memory;                           ///< free and total when detected
+  int numa_node = -1;                       ///< from sysfs; -1 unknown
+  int pcie_gen = 0, pcie_width = 0;         ///< current link, from sysfs; 0 unknown
+  std::string pci_id;                       ///< "10de:2335" from sysfs, empty if unknown
+  const core::DeviceSpec* spec = nullptr;   ///< matched published data, or null
+};
+
+/// The GPUs of this host (none on a host without a GPU backend that has devices).
+std::vector<DetectedDevice> detect_gpus(Registry& registry);
+
+} // namespace dcukit::device
