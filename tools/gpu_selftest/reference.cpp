@@ -1,0 +1,154 @@
+#include "gpu_selftest/reference.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+namespace selftest {
+
+using dcukit::device::Precision;
+
+std::uint16_t to_fp16(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const int exp = int((x >> 23) & 0xff) - 127 + 15;
+  std::uint32_t mant = x & 0x7fffffu;
+  if (((x >> 23) & 0xff) == 0xff) return std::uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0));
+  if (exp >= 31) return std::uint16_t(sign | 0x7c00u);
+  if (exp <= 0) {
+    if (exp < -10) return std::uint16_t(sign);
+    mant |= 0x800000u;
+    const int shift = 14 - exp;
+    std::uint32_t h = mant >> shift;
+    const std::uint32_t rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) ++h;
+    return std::uint16_t(sign | h);
+  }
+  std::uint32_t h = (std::uint32_t(exp) << 10) | (mant >> 13);
+  const std::uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;
+  return std::uint16_t(sign | h);
+}
+
+float from_fp16(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  const int exp = (h >> 10) & 0x1f;
+  const std::uint32_t mant = h & 0x3ffu;
+  float v;
+  if (exp == 0) v = std::ldexp(float(mant), -24);
+  else if (exp == 31) v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else v = std::ldexp(float(mant | 0x400u), exp - 25);
+  return sign ? -v : v;
+}
+
+std::uint16_t to_bf16(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if (std::isnan(f)) return 0x7fc0u;
+  x += 0x7fffu + ((x >> 16) & 1);  // round to nearest even
+  return std::uint16_t(x >> 16);
+}
+
+float from_bf16(std::uint16_t h) {
+  const std::uint32_t x = std::uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+float from_e4m3(std::uint8_t v) {
+  const bool neg = v & 0x80;
+  const int exp = (v >> 3) & 0xf, mant = v & 7;
+  float r;
+  if (exp == 0xf && mant == 7) r = std::numeric_limits<float>::quiet_NaN();
+  else if (exp == 0) r = std::ldexp(float(mant), -9);  // subnormal: m/8 · 2^-6
+  else r = std::ldexp(float(8 + mant), exp - 10);      // (1 + m/8) · 2^(e-7)
+  return neg ? -r : r;
+}
+
+std::uint8_t to_e4m3(float f) {
+  std::uint8_t best = 0;
+  float best_err = std::numeric_limits<float>::infinity();
+  for (int c = 0; c < 256; ++c) {
+    const float d = from_e4m3(std::uint8_t(c));
+    if (std::isnan(d)) continue;
+    const float err = std::fabs(d - f);
+    if (err < best_err) {
+      best_err = err;
+      best = std::uint8_t(c);
+    }
+  }
+  return best;
+}
+
+std::vector<double> gemm_inputs(std::size_t count, Precision p, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-8, 8);
+  std::vector<double> v(count);
+  for (auto& x : v) {
+    int j = dist(rng);
+    if (j == 0) j = 1;  // never zeros: a dropped term must change the result
+    x = p == Precision::int8 ? double(j) : j / 4.0;
+  }
+  return v;
+}
+
+std::vector<unsigned char> encode_inputs(const std::vector<double>& v, Precision p) {
+  const std::size_t es = dcukit::device::input_size(p);
+  std::vector<unsigned char> out(v.size() * es);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    unsigned char* dst = out.data() + i * es;
+    switch (p) {
+      case Precision::fp64: { double d = v[i]; std::memcpy(dst, &d, 8); break; }
+      case Precision::fp32:
+      case Precision::tf32: { float f = float(v[i]); std::memcpy(dst, &f, 4); break; }
+      case Precision::fp16: { auto h = to_fp16(float(v[i])); std::memcpy(dst, &h, 2); break; }
+      case Precision::bf16: { auto h = to_bf16(float(v[i])); std::memcpy(dst, &h, 2); break; }
+      case Precision::fp8: *dst = to_e4m3(float(v[i])); break;
+      case Precision::int8: { auto c = std::int8_t(v[i]); std::memcpy(dst, &c, 1); break; }
+    }
+  }
+  return out;
+}
+
+std::vector<double> decode_outputs(const std::vector<unsigned char>& bytes, std::size_t count, Precision p) {
+  const std::size_t es = dcukit::device::output_size(p);
+  std::vector<double> out(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const unsigned char* src = bytes.data() + i * es;
+    switch (p) {
+      case Precision::fp64: { double d; std::memcpy(&d, src, 8); out[i] = d; break; }
+      case Precision::fp16: { std::uint16_t h; std::memcpy(&h, src, 2); out[i] = from_fp16(h); break; }
+      case Precision::bf16: { std::uint16_t h; std::memcpy(&h, src, 2); out[i] = from_bf16(h); break; }
+      case Precision::int8: { std::int32_t x; std::memcpy(&x, src, 4); out[i] = x; break; }
+      default: { float f; std::memcpy(&f, src, 4); out[i] = f; break; }
+    }
+  }
+  return out;
+}
+
+double gemm_tolerance(Precision p) {
+  // Inputs are exact and every partial sum is a multiple of 1/16 below 2^14, so an fp32 or
+  // wider accumulator is exact; only rounding to the output type remains.
+  switch (p) {
+    case Precision::fp16: return std::ldexp(1.0, -10);
+    case Precision::bf16: return std::ldexp(1.0, -7);
+    case Precision::int8: return 0;
+    default: return 1e-6;
+  }
+}
+
+std::vector<double> gemm_reference(const std::vector<double>& a, const std::vector<double>& b, int m, int n, int k) {
+  std::vector<double> c(std::size_t(m) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double s = 0;
+      for (int l = 0; l < k; ++l) s += a[std::size_t(i) * k + l] * b[std::size_t(j) * k + l];
+      c[std::size_t(j) * m + i] = s;
+    }
+  return c;
+}
+
+} // namespace selftest
