@@ -9,8 +9,15 @@
 #include "cli/plan.h"
 
 namespace dcukit::cli {
+namespace {
+std::string g_command_line;
+}
+
+const std::string& command_line() { return g_command_line; }
 
 int run_app(int argc, char** argv) {
+  g_command_line = "dcukit";
+  for (int i = 1; i < argc; ++i) g_command_line += std::string(" ") + argv[i];
   CLI::App app{"dcukit: bring up, measure and run LLM inference on Hygon DCU, AMD ROCm and NVIDIA CUDA GPUs"};
   app.set_version_flag("--version", std::string("dcukit ") + DCUKIT_VERSION);
   app.require_subcommand(0, 1);

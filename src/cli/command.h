@@ -1,6 +1,7 @@
 #pragma once
 // What every subcommand shares: how it hands its run to the top level, and the exit codes.
 #include <functional>
+#include <string>
 
 namespace CLI {
 class App;
@@ -18,5 +19,8 @@ enum class ExitCode : int {
 
 /// Set by a subcommand's parse callback; the top level calls it after parsing succeeds.
 using Runner = std::function<ExitCode()>;
+
+/// The command line as typed (argv joined), recorded in reports.
+const std::string& command_line();
 
 } // namespace dcukit::cli

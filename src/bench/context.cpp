@@ -1,0 +1,114 @@
+#include "bench/context.h"
+
+#include <fmt/format.h>
+
+namespace dcukit::bench {
+
+using namespace std::chrono;
+
+milliseconds Deadline::remaining() const {
+  const auto left = duration_cast<milliseconds>(m_end - steady_clock::now());
+  return std::max(left, milliseconds(1));
+}
+
+double Context::peak(const std::string& key, std::string* why) const {
+  if (auto it = options.peak_overrides.find(key); it != options.peak_overrides.end()) return it->second;
+  if (!spec) return 0;  // the device header already says why there are no percentages
+  const auto* f = spec->peak(key);
+  if (!f) {
+    if (why) *why = fmt::format("no published {} peak for {}: pass --peak {}=VALUE", key, spec->display_name, key);
+    return 0;
+  }
+  if (f->low_confidence && why) *why = fmt::format("{} peak is a low-confidence third-party figure", key);
+  return f->value;
+}
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    m_b = std::exchange(o.m_b, nullptr);
+    m_kind = o.m_kind;
+    m_p = std::exchange(o.m_p, nullptr);
+    m_bytes = std::exchange(o.m_bytes, 0);
+  }
+  return *this;
+}
+
+void Buffer::reset() noexcept {
+  if (m_b && m_p) m_b->release(m_kind, m_p);
+  m_p = nullptr;
+}
+
+Result<Buffer> allocate(device::Backend& b, device::MemKind kind, std::size_t bytes) {
+  auto p = b.allocate(kind, bytes);
+  if (!p) return p.error();
+  return Buffer(&b, kind, *p, bytes);
+}
+
+namespace {
+
+// Two events that destroy themselves.
+struct EventPair {
+  device::Backend& b;
+  device::EventHandle start = nullptr, end = nullptr;
+  ~EventPair() {
+    if (start) b.destroy_event(start);
+    if (end) b.destroy_event(end);
+  }
+};
+
+} // namespace
+
+Result<std::vector<double>> time_with_events(Context& ctx, int warmup, int runs, const std::function<Status()>& enqueue) {
+  auto& b = ctx.backend;
+  EventPair ev{b};
+  auto s = b.create_event();
+  if (!s) return s.error();
+  ev.start = *s;
+  auto e = b.create_event();
+  if (!e) return e.error();
+  ev.end = *e;
+  for (int i = 0; i < warmup; ++i)
+    if (auto st = enqueue(); !st) return st.error();
+  if (auto st = b.synchronize(ctx.deadline.remaining()); !st) return st.error();
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(runs));
+  for (int i = 0; i < runs; ++i) {
+    if (ctx.deadline.expired()) return Error{fmt::format("deadline passed after {} of {} timed runs (--timeout)", i, runs)};
+    if (auto st = b.record(ev.start, 0); !st) return st.error();
+    if (auto st = enqueue(); !st) return st.error();
+    if (auto st = b.record(ev.end, 0); !st) return st.error();
+    auto ms = b.elapsed_ms(ev.start, ev.end, ctx.deadline.remaining());
+    if (!ms) return ms.error();
+    samples.push_back(*ms);
+  }
+  return samples;
+}
+
+Result<std::vector<double>> time_with_host_clock(Context& ctx, int warmup, int runs, const std::function<Status()>& enqueue) {
+  auto& b = ctx.backend;
+  for (int i = 0; i < warmup; ++i)
+    if (auto st = enqueue(); !st) return st.error();
+  if (auto st = b.synchronize(ctx.deadline.remaining()); !st) return st.error();
+  std::vector<double> samples;
+  for (int i = 0; i < runs; ++i) {
+    if (ctx.deadline.expired()) return Error{fmt::format("deadline passed after {} of {} timed runs (--timeout)", i, runs)};
+    const auto t0 = steady_clock::now();
+    if (auto st = enqueue(); !st) return st.error();
+    if (auto st = b.synchronize(ctx.deadline.remaining()); !st) return st.error();
+    samples.push_back(duration<double, std::milli>(steady_clock::now() - t0).count());
+  }
+  return samples;
+}
+
+void finish(Measurement& m, Context& ctx, const std::string& peak_key, double peak_value_override) {
+  m.time_ms = core::summarize(m.samples_ms);
+  if (m.time_ms.median > 0) m.rate = m.work / (m.time_ms.median / 1e3);
+  m.peak_key = peak_key;
+  std::string why;
+  const double p = peak_value_override > 0 ? peak_value_override : ctx.peak(peak_key, &why);
+  if (p > 0) m.peak = p;
+  if (!why.empty()) m.peak_note = why;
+}
+
+} // namespace dcukit::bench

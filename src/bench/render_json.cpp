@@ -1,0 +1,75 @@
+// The JSON rendering of a bench Report: every sample, the device's properties, the versions.
+#include <nlohmann/json.hpp>
+
+#include "bench/render.h"
+
+namespace dcukit::bench {
+namespace {
+
+using nlohmann::json;
+
+json summary_json(const core::Summary& s) {
+  return {{"count", s.count}, {"mean", s.mean}, {"median", s.median}, {"stddev", s.stddev}, {"min", s.min},
+          {"max", s.max},     {"p90", s.p90},   {"p95", s.p95},       {"p99", s.p99}};
+}
+
+json measurement_json(const Measurement& m) {
+  json params = json::object();
+  for (const auto& [k, v] : m.params) params[k] = v;
+  json j = {{"benchmark", m.benchmark}, {"name", m.name},         {"params", params},     {"outcome", to_string(m.outcome)},
+            {"reason", m.reason},       {"work", m.work},         {"rate", m.rate},       {"rate_unit", m.rate_unit},
+            {"time_ms", summary_json(m.time_ms)}, {"samples_ms", m.samples_ms}, {"check", m.check}, {"peak_key", m.peak_key}};
+  j["peak"] = m.peak ? json(*m.peak) : json(nullptr);
+  const auto pct = m.percent_of_peak();
+  j["percent_of_peak"] = pct ? json(*pct) : json(nullptr);
+  j["peak_note"] = m.peak_note;
+  return j;
+}
+
+json device_json(const DeviceReport& d) {
+  const auto& i = d.info;
+  json results = json::array();
+  for (const auto& m : d.results) results.push_back(measurement_json(m));
+  return {{"index", i.index},
+          {"name", i.name},
+          {"arch", i.arch},
+          {"pci_bus_id", i.pci_bus_id},
+          {"pci_id", d.pci_id},
+          {"total_memory", i.total_memory},
+          {"free_memory", d.free_memory},
+          {"compute_units", i.compute_units},
+          {"warp_size", i.warp_size},
+          {"clock_mhz", i.clock_mhz},
+          {"memory_clock_mhz", i.memory_clock_mhz},
+          {"memory_bus_width_bits", i.memory_bus_width_bits},
+          {"l2_cache_bytes", i.l2_cache_bytes},
+          {"numa_node", d.numa_node},
+          {"pcie_gen", d.pcie_gen},
+          {"pcie_width", d.pcie_width},
+          {"peak_data", {{"key", d.spec_key}, {"name", d.spec_name}, {"source", d.spec_source}, {"note", d.peak_note}}},
+          {"results", results}};
+}
+
+} // namespace
+
+nlohmann::json to_json(const Report& r) {
+  json versions = json::object();
+  for (const auto& [k, v] : r.versions) versions[k] = v;
+  json devices = json::array();
+  for (const auto& d : r.devices) devices.push_back(device_json(d));
+  return {{"tool", "dcukit bench"},
+          {"dcukit_version", r.dcukit_version},
+          {"command", r.command},
+          {"started_at", r.started_at},
+          {"suite", r.suite},
+          {"ok", r.ok()},
+          {"host", {{"hostname", r.host.hostname}, {"os", r.host.os}, {"kernel", r.host.kernel}, {"cpu", r.host.cpu},
+                    {"cpus", r.host.cpus}, {"numa_nodes", r.host.numa_nodes}, {"memory_bytes", r.host.memory_bytes}}},
+          {"backend", r.backend},
+          {"versions", versions},
+          {"notes", r.notes},
+          {"errors", r.errors},
+          {"devices", devices}};
+}
+
+} // namespace dcukit::bench

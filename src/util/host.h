@@ -1,0 +1,20 @@
+#pragma once
+// Facts about this host recorded beside every measurement: name, OS, kernel, CPU, memory.
+#include <cstdint>
+#include <string>
+
+namespace dcukit::util {
+
+std::string hostname();
+/// PRETTY_NAME from /etc/os-release, or "unknown".
+std::string os_name();
+/// The kernel release (uname -r).
+std::string kernel_release();
+/// The first "model name" of /proc/cpuinfo.
+std::string cpu_model();
+int cpu_count();
+std::uint64_t memory_total_bytes();
+/// Now as ISO 8601 UTC: "2026-11-30T12:34:56Z".
+std::string utc_timestamp();
+
+} // namespace dcukit::util
