@@ -1,0 +1,36 @@
+#pragma once
+// Reading OpenAI-compatible response bodies: one streamed chunk (an SSE event's data) or a whole
+// non-streamed response. Both APIs: completions (choices[].text) and chat (choices[].delta or
+// .message with content and reasoning_content / reasoning).
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace dcukit::load {
+
+/// What one chunk or response carries that a benchmark needs.
+struct ChunkInfo {
+  bool done = false;              ///< the `[DONE]` sentinel
+  std::size_t content_bytes = 0;  ///< bytes of text / content
+  std::size_t reasoning_bytes = 0;///< bytes of reasoning_content / reasoning
+  bool has_usage = false;
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+  bool finished = false;          ///< a choice carried a finish_reason
+  bool has_error = false;         ///< an `error` object in place of choices
+  std::string error_message;
+};
+
+/// Parses one SSE data payload. Malformed JSON is an Error (a protocol failure).
+Result<ChunkInfo> parse_chunk(std::string_view data);
+
+/// Parses a whole non-streamed response body the same way.
+Result<ChunkInfo> parse_response(std::string_view body);
+
+/// A short message from an error body (`{"error": {"message": ...}}`, `{"message": ...}` or
+/// `{"detail": ...}`), else the body's first 200 bytes.
+std::string error_text(std::string_view body);
+
+} // namespace dcukit::load

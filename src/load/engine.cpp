@@ -1,0 +1,316 @@
+#include "load/engine.h"
+
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <unordered_set>
+
+#include "load/transfer.h"
+
+namespace dcukit::load {
+namespace {
+
+/// An owned file descriptor.
+class UniqueFd {
+public:
+  explicit UniqueFd(int fd = -1) : m_fd(fd) {}
+  ~UniqueFd() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  int get() const { return m_fd; }
+
+private:
+  int m_fd;
+};
+
+constexpr auto kNever = Clock::time_point::max();
+
+std::size_t write_cb(char* data, std::size_t size, std::size_t n, void* user) {
+  return static_cast<Transfer*>(user)->on_bytes(data, size * n);
+}
+
+/// One run's event loop state.
+class Loop {
+public:
+  Loop(const EngineConfig& config, const std::vector<Prompt>& prompts, const LoadShape& shape,
+       const std::atomic<bool>& stop)
+      : m_config(config), m_prompts(prompts), m_shape(shape), m_stop(stop),
+        m_epoll(epoll_create1(EPOLL_CLOEXEC)), m_timer(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)),
+        m_multi(curl_multi_init()), m_rng(shape.seed) {
+    const double shape_k = shape.burstiness > 0 ? shape.burstiness : 1.0;
+    if (shape.rate > 0 && std::isfinite(shape.rate)) m_gap = std::gamma_distribution<double>(shape_k, 1.0 / (shape.rate * shape_k));
+    for (const auto& h : config.headers) m_headers.add(h);
+    m_headers.add("Content-Type: application/json");
+    if (config.request.stream) m_headers.add("Accept: text/event-stream");
+  }
+
+  ~Loop() {
+    for (Transfer* t : m_active) {
+      curl_multi_remove_handle(m_multi.get(), t->easy());
+      delete t;
+    }
+  }
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  Result<RunRecords> run(const ProgressFn& progress);
+
+private:
+  static int on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp);
+  static int on_timer(CURLM*, long timeout_ms, void* userp);
+  bool may_issue(Clock::time_point now) const;
+  void issue(Clock::time_point now);
+  void send(Clock::time_point scheduled, Clock::time_point now);
+  void reap();
+  void abandon_all();
+  void arm(Clock::time_point when);
+  double ms(Clock::time_point t) const { return std::chrono::duration<double, std::milli>(t - m_t0).count(); }
+
+  const EngineConfig& m_config;
+  const std::vector<Prompt>& m_prompts;
+  const LoadShape& m_shape;
+  const std::atomic<bool>& m_stop;
+  UniqueFd m_epoll, m_timer;
+  util::CurlMulti m_multi;
+  util::HeaderList m_headers;
+  std::mt19937_64 m_rng;
+  std::gamma_distribution<double> m_gap{1.0, 1.0};
+  Clock::time_point m_t0, m_curl_deadline = kNever, m_next_send;
+  std::vector<std::unique_ptr<Transfer>> m_idle;
+  std::unordered_set<Transfer*> m_active;  // owned while in curl's hands
+  std::size_t m_issued = 0, m_in_flight = 0, m_completed = 0, m_failed = 0;
+  RunRecords m_out;
+};
+
+int Loop::on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp) {
+  auto* self = static_cast<Loop*>(userp);
+  const int ep = self->m_epoll.get();
+  if (what == CURL_POLL_REMOVE) {
+    epoll_ctl(ep, EPOLL_CTL_DEL, s, nullptr);
+    curl_multi_assign(self->m_multi.get(), s, nullptr);
+    return 0;
+  }
+  epoll_event ev{};
+  ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
+  ev.data.fd = s;
+  const int op = socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if (epoll_ctl(ep, op, s, &ev) != 0) {
+    epoll_ctl(ep, errno == EEXIST ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev);
+  }
+  if (!socketp) curl_multi_assign(self->m_multi.get(), s, self);
+  return 0;
+}
+
+int Loop::on_timer(CURLM*, long timeout_ms, void* userp) {
+  auto* self = static_cast<Loop*>(userp);
+  self->m_curl_deadline = timeout_ms < 0 ? kNever : Clock::now() + std::chrono::milliseconds(timeout_ms);
+  return 0;
+}
+
+bool Loop::may_issue(Clock::time_point now) const {
+  if (m_stop.load(std::memory_order_relaxed)) return false;
+  if (m_shape.count > 0 && m_issued >= m_shape.count) return false;
+  if (m_shape.duration_s > 0 && now - m_t0 >= std::chrono::duration<double>(m_shape.duration_s)) return false;
+  if (m_shape.duration_s > 0 && m_shape.kind == ShapeKind::open &&
+      m_next_send - m_t0 >= std::chrono::duration<double>(m_shape.duration_s)) {
+    return false;
+  }
+  return true;
+}
+
+void Loop::issue(Clock::time_point now) {
+  if (m_shape.kind == ShapeKind::closed) {
+    while (m_in_flight < static_cast<std::size_t>(std::max(1, m_shape.concurrency)) && may_issue(now)) send(now, now);
+    return;
+  }
+  while (may_issue(now) && m_next_send <= now &&
+         (m_shape.concurrency <= 0 || m_in_flight < static_cast<std::size_t>(m_shape.concurrency))) {
+    send(m_next_send, now);
+    if (m_shape.rate > 0 && std::isfinite(m_shape.rate)) {
+      m_next_send += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_gap(m_rng)));
+    }
+    now = Clock::now();
+  }
+}
+
+void Loop::send(Clock::time_point scheduled, Clock::time_point now) {
+  std::unique_ptr<Transfer> t;
+  if (m_idle.empty()) {
+    t = std::make_unique<Transfer>();
+  } else {
+    t = std::move(m_idle.back());
+    m_idle.pop_back();
+  }
+  const Prompt& prompt = m_prompts[m_issued % m_prompts.size()];
+  t->reset(m_issued, build_body(prompt, m_config.request), m_config.request.stream, m_t0);
+  RequestRecord& rec = t->record();
+  rec.scheduled_ms = ms(scheduled);
+  rec.input_tokens = prompt.input_tokens;
+  CURL* h = t->easy();
+  curl_easy_setopt(h, CURLOPT_URL, m_config.url.c_str());
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_POST, 1L);
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, t->body().c_str());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->body().size()));
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, m_headers.get());
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(h, CURLOPT_PRIVATE, t.get());
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error_buffer());
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(m_config.timeout.count()));
+  curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(h, CURLOPT_EXPECT_100_TIMEOUT_MS, 0L);
+  if (m_config.insecure) {
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  rec.sent_ms = ms(now);
+  ++m_issued;
+  ++m_in_flight;
+  m_out.peak_in_flight = std::max(m_out.peak_in_flight, static_cast<int>(m_in_flight));
+  curl_multi_add_handle(m_multi.get(), h);
+  m_active.insert(t.get());
+  (void)t.release();  // owned through CURLOPT_PRIVATE until reap()
+}
+
+void Loop::reap() {
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(m_multi.get(), &left)) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    CURL* h = msg->easy_handle;
+    const CURLcode code = msg->data.result;
+    Transfer* raw = nullptr;
+    curl_easy_getinfo(h, CURLINFO_PRIVATE, &raw);
+    std::unique_ptr<Transfer> t(raw);
+    m_active.erase(raw);
+    curl_multi_remove_handle(m_multi.get(), h);
+    t->complete(code, t->error_buffer());
+    RequestRecord& rec = t->record();
+    if (!rec.usage_reported && rec.input_tokens == 0) rec.input_tokens = m_prompts[rec.index % m_prompts.size()].input_tokens;
+    rec.ok() ? ++m_completed : ++m_failed;
+    m_out.requests.push_back(std::move(rec));
+    --m_in_flight;
+    m_idle.push_back(std::move(t));
+  }
+}
+
+void Loop::abandon_all() {
+  for (Transfer* raw : m_active) {
+    std::unique_ptr<Transfer> t(raw);
+    curl_multi_remove_handle(m_multi.get(), t->easy());
+    RequestRecord& rec = t->record();
+    rec.done_ms = ms(Clock::now());
+    rec.error = ErrorClass::timeout;
+    rec.error_message = "interrupted before it finished";
+    ++m_failed;
+    m_out.requests.push_back(std::move(rec));
+  }
+  m_active.clear();
+  m_in_flight = 0;
+}
+
+void Loop::arm(Clock::time_point when) {
+  itimerspec its{};
+  if (when != kNever) {
+    const auto ns = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count());
+    its.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);
+    its.it_value.tv_nsec = static_cast<long>(ns % 1000000000);
+  }
+  timerfd_settime(m_timer.get(), TFD_TIMER_ABSTIME, &its, nullptr);
+}
+
+Result<RunRecords> Loop::run(const ProgressFn& progress) {
+  if (m_epoll.get() < 0 || m_timer.get() < 0) return Error{"cannot create epoll or timerfd descriptors"};
+  if (!m_multi) return Error{"curl_multi_init failed"};
+  if (m_prompts.empty()) return Error{"no prompts to send"};
+  CURLM* multi = m_multi.get();
+  curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+  curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, this);
+  curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
+  curl_multi_setopt(multi, CURLMOPT_TIMERDATA, this);
+  epoll_event tev{};
+  tev.events = EPOLLIN;
+  tev.data.fd = m_timer.get();
+  epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, m_timer.get(), &tev);
+
+  m_t0 = Clock::now();
+  m_next_send = m_t0;
+  auto next_progress = m_t0;
+  std::vector<epoll_event> events(1024);
+  int running = 0;
+  for (;;) {
+    Clock::time_point now = Clock::now();
+    if (m_stop.load(std::memory_order_relaxed)) {
+      abandon_all();
+      break;
+    }
+    issue(now);
+    if (m_in_flight == 0 && !may_issue(now)) break;
+    if (progress && now >= next_progress) {
+      progress(Progress{m_issued, m_completed, m_failed, m_in_flight, ms(now) / 1000.0});
+      next_progress = now + std::chrono::milliseconds(250);
+    }
+    Clock::time_point wake = std::min(m_curl_deadline, now + std::chrono::milliseconds(250));
+    if (m_shape.kind == ShapeKind::open && may_issue(now) &&
+        (m_shape.concurrency <= 0 || m_in_flight < static_cast<std::size_t>(m_shape.concurrency))) {
+      wake = std::min(wake, m_next_send);
+    }
+    if (m_shape.duration_s > 0) {
+      const auto end = m_t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_shape.duration_s));
+      if (end > now) wake = std::min(wake, end);
+    }
+    int n = 0;
+    if (wake > now) {
+      arm(wake);
+      n = epoll_wait(m_epoll.get(), events.data(), static_cast<int>(events.size()), 1000);
+      if (n < 0 && errno != EINTR) return Error{"epoll_wait failed"};
+    }
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[static_cast<std::size_t>(i)].data.fd;
+      if (fd == m_timer.get()) {
+        std::uint64_t expirations = 0;
+        (void)!::read(fd, &expirations, sizeof expirations);
+        continue;
+      }
+      const std::uint32_t ev = events[static_cast<std::size_t>(i)].events;
+      int mask = 0;
+      if (ev & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) mask |= CURL_CSELECT_IN;
+      if (ev & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+      if (ev & EPOLLERR) mask |= CURL_CSELECT_ERR;
+      curl_multi_socket_action(multi, fd, mask, &running);
+    }
+    if (Clock::now() >= m_curl_deadline) {
+      m_curl_deadline = kNever;
+      curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
+    reap();
+  }
+  if (progress) progress(Progress{m_issued, m_completed, m_failed, m_in_flight, ms(Clock::now()) / 1000.0});
+  double last = 0;
+  for (const auto& r : m_out.requests) last = std::max(last, r.done_ms);
+  m_out.duration_ms = last;
+  std::sort(m_out.requests.begin(), m_out.requests.end(),
+            [](const RequestRecord& a, const RequestRecord& b) { return a.index < b.index; });
+  return std::move(m_out);
+}
+
+} // namespace
+
+Engine::Engine(EngineConfig config) : m_config(std::move(config)) { util::curl_global_once(); }
+
+Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadShape& shape, const ProgressFn& progress) {
+  m_stop.store(false);
+  Loop loop(m_config, prompts, shape, m_stop);
+  return loop.run(progress);
+}
+
+} // namespace dcukit::load

@@ -1,0 +1,59 @@
+#pragma once
+// The load engine: one thread, one epoll loop driving libcurl's multi interface through its
+// socket API, a timerfd for scheduled sends at absolute times. It issues requests in a closed
+// or open loop (see LoadShape) and returns one RequestRecord per request.
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "load/request.h"
+#include "load/types.h"
+
+namespace dcukit::load {
+
+/// Where and how requests are sent.
+struct EngineConfig {
+  std::string url;                    ///< the full endpoint, e.g. http://h:8000/v1/completions
+  RequestOptions request;
+  std::vector<std::string> headers;   ///< extra "Name: value" lines (the API key included)
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  ///< per request, start to end
+  bool insecure = false;              ///< skip TLS verification
+};
+
+/// A snapshot for live progress, taken a few times a second.
+struct Progress {
+  std::size_t issued = 0, completed = 0, failed = 0, in_flight = 0;
+  double elapsed_s = 0;
+};
+
+/// Called from the engine's loop with a progress snapshot (keep it cheap).
+using ProgressFn = std::function<void(const Progress&)>;
+
+/// Runs load levels against one endpoint. Not thread-safe; one run at a time.
+class Engine {
+public:
+  explicit Engine(EngineConfig config);
+
+  /// Sends prompts (cycled when the shape asks for more requests than there are prompts) under
+  /// shape and returns when every issued request has finished or timed out. Fails only when the
+  /// engine itself cannot run (epoll, curl); failed requests are data in the records.
+  Result<RunRecords> run(const std::vector<Prompt>& prompts, const LoadShape& shape,
+                         const ProgressFn& progress = {});
+
+  /// Asks a running run() to stop issuing and abandon requests in flight (from a signal
+  /// handler's flag poller or another thread).
+  void request_stop() { m_stop.store(true); }
+
+private:
+  EngineConfig m_config;
+  std::atomic<bool> m_stop{false};
+};
+
+/// Open-loop send times in seconds from the start: gamma-distributed gaps with mean 1/rate and
+/// shape burstiness (1: exponential gaps, a Poisson process); rate = infinity gives all zeros.
+std::vector<double> schedule_times(std::size_t count, double rate, double burstiness, std::uint64_t seed);
+
+} // namespace dcukit::load

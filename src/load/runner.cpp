@@ -1,0 +1,182 @@
+#include "load/runner.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <ctime>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "load/prom.h"
+#include "util/http.h"
+
+namespace dcukit::load {
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Result<long> get_status(const std::string& url, const std::vector<std::string>& headers, bool insecure,
+                        std::string* body = nullptr) {
+  util::HttpRequest req;
+  req.url = url;
+  req.headers = headers;
+  req.insecure = insecure;
+  req.timeout = std::chrono::seconds(5);
+  auto r = util::http_request(req);
+  if (!r) return r.error();
+  if (body) *body = std::move(r->body);
+  return r->status;
+}
+
+void print_progress(const std::string& label, const Progress& p) {
+  fmt::print(stderr, "\r\033[K{}: {} issued, {} ok, {} failed, {} in flight, {:.1f} s", label, p.issued, p.completed,
+             p.failed, p.in_flight, p.elapsed_s);
+}
+
+} // namespace
+
+Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers, bool insecure) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(deadline_s);
+  std::string last = "no answer";
+  for (const char* path : {"/health", "/v1/models"}) {
+    for (;;) {
+      auto s = get_status(base_url + path, headers, insecure);
+      if (s && *s == 200) break;
+      last = s ? "HTTP " + std::to_string(*s) : s.error().message;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        return Error{fmt::format("{}{} was not ready after {} s (last: {}); start the server or raise --wait-ready",
+                                 base_url, path, deadline_s, last)};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+  return {};
+}
+
+Result<std::string> first_model(const std::string& base_url, const std::vector<std::string>& headers, bool insecure) {
+  std::string body;
+  auto s = get_status(base_url + "/v1/models", headers, insecure, &body);
+  if (!s) return Error{s.error().message + "; pass --model"};
+  const auto j = nlohmann::json::parse(body, nullptr, false);
+  if (*s != 200 || j.is_discarded() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
+      !j["data"][0].contains("id")) {
+    return Error{base_url + "/v1/models did not list a model; pass --model"};
+  }
+  return j["data"][0]["id"].get<std::string>();
+}
+
+Result<LoadReport> run_load_test(LoadOptions o) {
+  const bool insecure = o.engine.insecure;
+  if (o.wait_ready_s > 0) {
+    if (Status s = wait_ready(o.base_url, o.wait_ready_s, o.engine.headers, insecure); !s) return s.error();
+  }
+  if (o.model.empty()) {
+    auto m = first_model(o.base_url, o.engine.headers, insecure);
+    if (!m) return m.error();
+    o.model = *m;
+  }
+  const bool chat = o.endpoint.find("chat") != std::string::npos;
+  o.engine.url = o.base_url + o.endpoint;
+  o.engine.request.model = o.model;
+  o.engine.request.api = chat ? Api::chat : Api::completions;
+  if (chat) o.workload.token_ids = false;
+  o.workload.count = o.num_prompts > 0 ? o.num_prompts : std::max<std::size_t>(o.workload.count, 1000);
+  if (o.workload.kind != DatasetKind::random) o.workload.count = o.num_prompts;
+  TokenizeEndpoint tok{o.base_url + "/tokenize", o.model, chat, o.engine.headers, insecure};
+  auto prompts = make_prompts(o.workload, tok);
+  if (!prompts) return prompts.error();
+
+  LoadReport report;
+  report.date = utc_now();
+  report.backend = chat ? "openai-chat" : "openai";
+  report.url = o.base_url;
+  report.endpoint = o.endpoint;
+  report.model = o.model;
+  report.dataset = o.workload.kind == DatasetKind::random ? "random" : o.workload.kind == DatasetKind::sharegpt ? "sharegpt" : "jsonl";
+  report.input_len = o.workload.input_len;
+  report.output_len = o.workload.output_len;
+  report.stream = o.engine.request.stream;
+  report.slo = o.slo;
+  report.warmup = o.warmup;
+
+  std::vector<LoadShape> shapes;
+  std::vector<std::string> labels;
+  if (!o.rates.empty()) {
+    for (double r : o.rates) {
+      shapes.push_back(LoadShape{ShapeKind::open, o.max_concurrency, r, o.burstiness, o.num_prompts, o.duration_s, o.seed});
+      labels.push_back(std::isinf(r) ? "rate inf" : fmt::format("rate {:g}/s", r));
+    }
+  } else {
+    for (int c : o.concurrencies) {
+      shapes.push_back(LoadShape{ShapeKind::closed, c, 0, 1, o.num_prompts, o.duration_s, o.seed});
+      labels.push_back(fmt::format("concurrency {}", c));
+    }
+  }
+  Engine engine(o.engine);
+  std::atomic<bool> watching{true};
+  std::thread interrupt_watch;
+  if (o.interrupt) {
+    interrupt_watch = std::thread([&] {
+      while (watching.load()) {
+        if (o.interrupt->load()) engine.request_stop();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
+  struct Joiner {
+    std::atomic<bool>& flag;
+    std::thread& t;
+    ~Joiner() {
+      flag.store(false);
+      if (t.joinable()) t.join();
+    }
+  } joiner{watching, interrupt_watch};
+
+  if (o.warmup > 0) {
+    const int conc = std::max(1, o.concurrencies.empty() ? std::min<int>(static_cast<int>(o.warmup), 8) : o.concurrencies.front());
+    LoadShape warm{ShapeKind::closed, conc, 0, 1, o.warmup, 0, o.seed};
+    ProgressFn pf;
+    if (o.progress) pf = [](const Progress& p) { print_progress("warm-up", p); };
+    auto w = engine.run(*prompts, warm, pf);
+    if (o.progress) fmt::print(stderr, "\n");
+    if (!w) return w.error();
+  }
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    if (o.interrupt && o.interrupt->load()) break;
+    std::unique_ptr<MetricsWatcher> watcher;
+    if (!o.metrics_url.empty()) {
+      watcher = std::make_unique<MetricsWatcher>(o.metrics_url, o.engine.headers, insecure);
+      if (Status s = watcher->start(); !s) return s.error();
+    }
+    ProgressFn pf;
+    const std::string label = fmt::format("[{}/{}] {}", i + 1, shapes.size(), labels[i]);
+    if (o.progress) pf = [label](const Progress& p) { print_progress(label, p); };
+    auto records = engine.run(*prompts, shapes[i], pf);
+    if (o.progress) fmt::print(stderr, "\n");
+    if (!records) return records.error();
+    LevelResult level = summarize_level(std::move(*records), o.slo);
+    level.label = labels[i];
+    level.kind = shapes[i].kind;
+    level.concurrency = shapes[i].concurrency;
+    level.rate = shapes[i].rate;
+    level.burstiness = shapes[i].burstiness;
+    if (watcher) {
+      auto d = watcher->stop();
+      if (!d) return d.error();
+      level.server = std::move(*d);
+    }
+    report.levels.push_back(std::move(level));
+  }
+  return report;
+}
+
+} // namespace dcukit::load

@@ -1,0 +1,140 @@
+#include "load/transfer.h"
+
+#include "load/chunk.h"
+
+namespace dcukit::load {
+namespace {
+
+constexpr std::size_t kMaxErrorBody = 64 * 1024;
+constexpr std::size_t kMaxBody = std::size_t{256} << 20;
+
+} // namespace
+
+Transfer::Transfer()
+    : m_easy(curl_easy_init()), m_sse([this](const SseEvent& e) { on_event(e); }) {}
+
+void Transfer::reset(std::size_t index, std::string body, bool stream, Clock::time_point t0) {
+  m_body = std::move(body);
+  m_raw.clear();
+  m_errbuf[0] = 0;
+  m_sse = SseReader([this](const SseEvent& e) { on_event(e); });
+  m_rec = RequestRecord{};
+  m_rec.index = index;
+  m_t0 = t0;
+  m_stream = stream;
+  m_status_checked = m_status_ok = m_done = m_finished = false;
+}
+
+double Transfer::now_ms() const {
+  return std::chrono::duration<double, std::milli>(Clock::now() - m_t0).count();
+}
+
+void Transfer::fail(ErrorClass c, std::string message) {
+  if (m_rec.error != ErrorClass::none) return;  // the first failure is the cause
+  m_rec.error = c;
+  m_rec.error_message = std::move(message);
+}
+
+std::size_t Transfer::on_bytes(const char* data, std::size_t n) {
+  if (!m_status_checked) {
+    long status = 0;
+    curl_easy_getinfo(m_easy.get(), CURLINFO_RESPONSE_CODE, &status);
+    m_rec.http_status = status;
+    m_status_ok = status == 200;
+    m_status_checked = true;
+  }
+  if (!m_status_ok || !m_stream) {
+    const std::size_t cap = m_status_ok ? kMaxBody : kMaxErrorBody;
+    if (m_raw.size() < cap) m_raw.append(data, std::min(n, cap - m_raw.size()));
+    if (m_status_ok && m_raw.size() >= cap) {
+      fail(ErrorClass::protocol, "response body larger than 256 MiB");
+      return 0;
+    }
+    return n;
+  }
+  m_event_ms = now_ms();
+  if (const Status s = m_sse.feed(std::string_view(data, n)); !s) {
+    fail(ErrorClass::protocol, s.message());
+    return 0;  // abort: curl reports a write error, the record keeps the cause
+  }
+  return m_rec.error == ErrorClass::protocol ? 0 : n;
+}
+
+void Transfer::on_event(const SseEvent& event) {
+  if (m_rec.error != ErrorClass::none) return;
+  if (m_done) return;  // anything after [DONE] is ignored
+  auto parsed = parse_chunk(event.data);
+  if (!parsed) {
+    fail(ErrorClass::protocol, "bad stream chunk: " + parsed.error().message);
+    return;
+  }
+  const ChunkInfo& c = *parsed;
+  if (c.done) {
+    m_done = true;
+    return;
+  }
+  if (c.has_error) {
+    fail(ErrorClass::stream_error, "error in stream: " + c.error_message);
+    return;
+  }
+  const std::size_t bytes = c.content_bytes + c.reasoning_bytes;
+  if (bytes > 0) {
+    if (m_rec.first_token_ms < 0) m_rec.first_token_ms = m_event_ms;
+    m_rec.last_token_ms = m_event_ms;
+    m_rec.chunk_ms.push_back(m_event_ms);
+    m_rec.chunk_bytes.push_back(static_cast<std::uint32_t>(bytes));
+    if (c.reasoning_bytes > 0) ++m_rec.reasoning_chunks;
+  }
+  if (c.has_usage) {
+    m_rec.usage_reported = true;
+    m_rec.input_tokens = c.prompt_tokens;
+    m_rec.output_tokens = c.completion_tokens;
+  }
+  if (c.finished) m_finished = true;
+}
+
+void Transfer::complete(CURLcode code, const char* curl_message) {
+  const double end = now_ms();
+  m_rec.done_ms = end;
+  if (m_rec.http_status == 0) curl_easy_getinfo(m_easy.get(), CURLINFO_RESPONSE_CODE, &m_rec.http_status);
+  if (m_rec.error == ErrorClass::none) {
+    const std::string why = curl_message && *curl_message ? curl_message : curl_easy_strerror(code);
+    switch (code) {
+      case CURLE_OK: break;
+      case CURLE_OPERATION_TIMEDOUT: fail(ErrorClass::timeout, "timed out: " + why); break;
+      case CURLE_COULDNT_CONNECT:
+      case CURLE_COULDNT_RESOLVE_HOST:
+      case CURLE_COULDNT_RESOLVE_PROXY: fail(ErrorClass::connect, why); break;
+      case CURLE_PARTIAL_FILE:
+      case CURLE_RECV_ERROR:
+      case CURLE_SEND_ERROR:
+      case CURLE_GOT_NOTHING: fail(ErrorClass::dropped, "connection dropped: " + why); break;
+      default: fail(ErrorClass::protocol, why); break;
+    }
+  }
+  if (m_rec.error == ErrorClass::none && m_rec.http_status != 200) {
+    fail(ErrorClass::http_status, "HTTP " + std::to_string(m_rec.http_status) + ": " + error_text(m_raw));
+  }
+  if (m_rec.error != ErrorClass::none) return;
+  if (!m_stream) {
+    auto parsed = parse_response(m_raw);
+    if (!parsed) return fail(ErrorClass::protocol, "bad response: " + parsed.error().message);
+    if (parsed->has_error) return fail(ErrorClass::stream_error, "error in response: " + parsed->error_message);
+    m_rec.first_token_ms = m_rec.last_token_ms = end;
+    m_rec.chunk_ms.push_back(end);
+    m_rec.chunk_bytes.push_back(static_cast<std::uint32_t>(parsed->content_bytes + parsed->reasoning_bytes));
+    if (parsed->has_usage) {
+      m_rec.usage_reported = true;
+      m_rec.input_tokens = parsed->prompt_tokens;
+      m_rec.output_tokens = parsed->completion_tokens;
+    }
+  } else {
+    m_sse.finish();
+    if (m_rec.error != ErrorClass::none) return;
+    if (!m_done && !m_finished) return fail(ErrorClass::dropped, "stream ended before [DONE]");
+  }
+  if (m_rec.first_token_ms < 0) return fail(ErrorClass::protocol, "the response had no content");
+  if (!m_rec.usage_reported) m_rec.output_tokens = static_cast<int>(m_rec.chunk_ms.size());
+}
+
+} // namespace dcukit::load

@@ -1,0 +1,59 @@
+#pragma once
+// One request in flight: its curl handle, the SSE reader on its byte stream, and the record it
+// fills. The engine owns a pool of these and reuses them (and so their connections).
+#include <chrono>
+#include <string>
+
+#include "load/sse.h"
+#include "load/types.h"
+#include "util/http.h"
+
+namespace dcukit::load {
+
+/// The steady clock the whole load engine reads.
+using Clock = std::chrono::steady_clock;
+
+/// A request's state between being handed to curl and its completion.
+class Transfer {
+public:
+  /// t0 is the run's start; record times are measured from it.
+  Transfer();
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+
+  /// Prepares for a new request: clears the record and the reader, sets the body.
+  void reset(std::size_t index, std::string body, bool stream, Clock::time_point t0);
+  /// The curl easy handle (owned).
+  CURL* easy() const { return m_easy.get(); }
+  /// The request body curl reads from (must outlive the transfer).
+  const std::string& body() const { return m_body; }
+  /// Called by curl's write callback with the next bytes of the response.
+  std::size_t on_bytes(const char* data, std::size_t n);
+  /// Called when curl reports the transfer done; classifies the outcome into the record.
+  void complete(CURLcode code, const char* curl_message);
+  /// The record (valid to move out after complete()).
+  RequestRecord& record() { return m_rec; }
+  /// The buffer curl writes its error text to (CURLOPT_ERRORBUFFER).
+  char* error_buffer() { return m_errbuf; }
+
+private:
+  void on_event(const SseEvent& event);
+  void fail(ErrorClass c, std::string message);
+  double now_ms() const;
+
+  util::CurlEasy m_easy;
+  char m_errbuf[CURL_ERROR_SIZE] = {};
+  std::string m_body;
+  std::string m_raw;  // a non-streamed body, or an error body
+  SseReader m_sse;
+  RequestRecord m_rec;
+  Clock::time_point m_t0;
+  double m_event_ms = 0;  // arrival of the bytes being parsed
+  bool m_stream = true;
+  bool m_status_checked = false;
+  bool m_status_ok = false;
+  bool m_done = false;
+  bool m_finished = false;
+};
+
+} // namespace dcukit::load

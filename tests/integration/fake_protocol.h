@@ -1,0 +1,51 @@
+#pragma once
+// The test server's view of the OpenAI protocol: which misbehaviours a request asks for, and
+// the bytes of each streamed event. Kept apart from the event loop in fake_server.cpp.
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace fake {
+
+/// Misbehaviours, named as they appear in --mode and the X-Fake-Mode header (comma-separated):
+/// split, coalesce, utf8, crlf, comments, nospace, longline, error, roleonly, reasoning, multi,
+/// nousage, drop, hang, nodone, badjson, status=NNN.
+struct Modes {
+  std::set<std::string> flags;
+  int status = 200;
+  bool has(std::string_view f) const { return flags.count(std::string(f)) > 0; }
+};
+
+/// Adds the comma-separated list in text to modes.
+void parse_modes(std::string_view text, Modes& modes);
+
+/// What one generation request asked for.
+struct GenRequest {
+  bool chat = false;
+  bool stream = false;
+  bool include_usage = false;
+  int prompt_tokens = 0;
+  int max_tokens = 16;
+  std::string model;
+};
+
+/// Parses a completions or chat body; false if it is not JSON.
+bool parse_gen_request(std::string_view body, bool chat, GenRequest& out);
+
+/// The fake tokenizer: whitespace-separated words. Token-id arrays count their elements.
+int count_tokens(std::string_view text);
+
+/// The SSE bytes (one event, blank line included) for a chunk carrying text.
+std::string text_event(const GenRequest& r, const Modes& m, std::string_view text, bool reasoning, bool last);
+/// A chat role-only chunk, or an empty-text chunk.
+std::string empty_event(const GenRequest& r, const Modes& m, bool role_only);
+/// The usage chunk.
+std::string usage_event(const GenRequest& r, const Modes& m, int completion_tokens);
+/// An in-stream error after a 200.
+std::string error_event(const Modes& m);
+/// `data: [DONE]`.
+std::string done_event(const Modes& m);
+/// A whole non-streamed response.
+std::string full_response(const GenRequest& r, int completion_tokens, std::string_view text);
+
+} // namespace fake
