@@ -1,0 +1,181 @@
+#include "plan/cards.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "device/registry.h"
+
+namespace dcukit::generated {
+extern const std::string_view kPeaksJson;
+}
+
+namespace dcukit::plan {
+namespace {
+
+std::string lower_alnum(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// Levenshtein distance, for "did you mean".
+std::size_t distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+Cards from_spec(const core::DeviceSpec& spec) {
+  Cards c;
+  c.name = spec.display_name;
+  c.key = spec.key;
+  c.vendor = spec.vendor;
+  c.bf16 = spec.bf16;
+  c.fp8 = spec.fp8;
+  c.total_bytes = runtime_memory(spec, &c.total_source);
+  return c;
+}
+
+const nlohmann::json& peaks_doc() {
+  static const nlohmann::json doc = nlohmann::json::parse(generated::kPeaksJson, nullptr, false);
+  return doc;
+}
+
+/// The devices of data/peaks.json with the fields plan uses. core::PeakTable::builtin() is the
+/// first choice; this reading stands in when it comes back empty (a parse failure there).
+const std::vector<core::DeviceSpec>& known_devices() {
+  static const std::vector<core::DeviceSpec> devices = [] {
+    if (!core::PeakTable::builtin().devices().empty()) return core::PeakTable::builtin().devices();
+    std::vector<core::DeviceSpec> out;
+    const auto& doc = peaks_doc();
+    if (doc.is_discarded() || !doc.contains("devices")) return out;
+    for (const auto& d : doc["devices"]) {
+      core::DeviceSpec s;
+      s.key = d.value("key", "");
+      s.display_name = d.value("display_name", s.key);
+      s.vendor = d.value("vendor", "");
+      s.arch = d.value("arch", "");
+      s.memory_bytes = d.value("memory_bytes", std::uint64_t{0});
+      s.source = d.value("source", "");
+      if (d.contains("supports")) {
+        const auto& sup = d["supports"];
+        if (sup.contains("bf16") && sup["bf16"].is_boolean()) s.bf16 = sup["bf16"].get<bool>();
+        if (sup.contains("fp8") && sup["fp8"].is_boolean()) s.fp8 = sup["fp8"].get<bool>();
+      }
+      out.push_back(std::move(s));
+    }
+    return out;
+  }();
+  return devices;
+}
+
+/// By key or display name, ignoring case, spaces, '-' and '_'; a unique key prefix or name
+/// suffix also matches ("BW1000", "H100"), as core::PeakTable::find does.
+const core::DeviceSpec* find_device(std::string_view name) {
+  const std::string want = lower_alnum(name);
+  if (want.empty()) return nullptr;
+  for (const auto& d : known_devices())
+    if (lower_alnum(d.key) == want || lower_alnum(d.display_name) == want) return &d;
+  const core::DeviceSpec* found = nullptr;
+  for (const auto& d : known_devices()) {
+    const std::string k = lower_alnum(d.key), dn = lower_alnum(d.display_name);
+    if (k.rfind(want, 0) != 0 && !(dn.size() >= want.size() && dn.compare(dn.size() - want.size(), want.size(), want) == 0))
+      continue;
+    if (found) return nullptr;
+    found = &d;
+  }
+  return found;
+}
+
+} // namespace
+
+std::uint64_t runtime_memory(const core::DeviceSpec& spec, std::string* source) {
+  // core::DeviceSpec does not carry runtime_memory yet; read it from the same compiled-in data.
+  const auto& doc = peaks_doc();
+  if (!doc.is_discarded() && doc.contains("devices"))
+    for (const auto& d : doc["devices"])
+      if (d.value("key", "") == spec.key && d.contains("runtime_memory") && d["runtime_memory"].contains("bytes")) {
+        if (source) {
+          *source = d["runtime_memory"].value("source", "");
+          if (d["runtime_memory"].value("low_confidence", false)) *source += " (low confidence)";
+        }
+        return d["runtime_memory"]["bytes"].get<std::uint64_t>();
+      }
+  if (source) *source = "the published memory size (" + spec.source + ")";
+  return spec.memory_bytes;
+}
+
+Result<Cards> cards_from_name(std::string_view name, int count) {
+  const core::DeviceSpec* spec = find_device(name);
+  if (spec == nullptr) {
+    std::string best;
+    std::size_t best_d = SIZE_MAX;
+    std::vector<std::string> keys;
+    for (const auto& d : known_devices()) {
+      keys.push_back(d.key);
+      const auto dist = distance(lower_alnum(name), lower_alnum(d.key));
+      if (dist < best_d) best_d = dist, best = d.key;
+    }
+    return Error{fmt::format("--gpu {}: no such device in the peak data; the nearest is '{}' (known: {})", name, best,
+                             fmt::join(keys, ", "))};
+  }
+  if (spec->memory_bytes == 0)
+    return Error{fmt::format("--gpu {}: the peak data has no memory size for {}; plan cannot budget it", name,
+                             spec->display_name)};
+  Cards c = from_spec(*spec);
+  c.count = count;
+  for (int i = 0; i < count; ++i) c.indices.push_back(i), c.numa_nodes.push_back(-1);
+  return c;
+}
+
+Result<Cards> cards_from_detected(const std::vector<device::DetectedDevice>& devices, int count) {
+  if (devices.empty())
+    return Error{"no GPU detected on this host (no CUDA or HIP device answered); pass --gpu NAME, e.g. --gpu BW1000, "
+                 "to plan for cards elsewhere"};
+  if (count > static_cast<int>(devices.size()))
+    return Error{fmt::format("--count {}: this host has {} GPU{}; pass --count {} or plan for other cards with --gpu NAME",
+                             count, devices.size(), devices.size() == 1 ? "" : "s", devices.size())};
+  const int n = count > 0 ? count : static_cast<int>(devices.size());
+  const auto& first = devices.front();
+  const core::DeviceSpec* spec = first.spec;
+  if (spec == nullptr) spec = find_device(first.info.name);
+  if (spec == nullptr && !first.info.arch.empty()) {  // "BW" on gfx936: the arch is the better key
+    for (const auto& d : known_devices())
+      if (d.arch == first.info.arch) {
+        if (spec != nullptr) { spec = nullptr; break; }  // two devices share it: do not guess
+        spec = &d;
+      }
+  }
+  Cards c;
+  if (spec) c = from_spec(*spec);
+  else c.name = first.info.name, c.vendor = first.backend == "hip" ? "amd" : "nvidia";
+  c.detected = true;
+  c.count = n;
+  c.total_bytes = UINT64_MAX;
+  c.free_bytes = UINT64_MAX;
+  for (int i = 0; i < n; ++i) {
+    const auto& d = devices[static_cast<std::size_t>(i)];
+    const auto total = d.memory.total > 0 ? d.memory.total : d.info.total_memory;
+    c.total_bytes = std::min(c.total_bytes, total);
+    c.free_bytes = std::min(c.free_bytes, d.memory.free > 0 ? d.memory.free : total);
+    c.indices.push_back(d.info.index);
+    c.numa_nodes.push_back(d.numa_node);
+  }
+  c.total_source = fmt::format("detected on this host ({} backend)", first.backend);
+  return c;
+}
+
+} // namespace dcukit::plan

@@ -1,0 +1,82 @@
+#pragma once
+// A model's shape as its Hugging Face config.json states it: what plan needs to count weights and
+// KV-cache bytes without loading anything. Reads the file locally; nothing is downloaded.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace dcukit::plan {
+
+/// What a decoder layer mixes tokens with; decides what it keeps per token or per sequence.
+enum class LayerKind {
+  full_attention,     ///< KV for every token of the sequence
+  sliding_attention,  ///< KV for the last sliding_window tokens only
+  linear_attention,   ///< a fixed recurrent + conv state per sequence (Gated DeltaNet, Mamba)
+};
+
+/// "full_attention", "sliding_attention", "linear_attention".
+std::string_view to_string(LayerKind kind);
+
+/// Weight quantization a checkpoint declares in quantization_config.
+enum class QuantMethod { none, gptq, awq, fp8, unsupported };
+
+/// The fields of config.json that decide memory. Sizes are counts, not bytes.
+struct ModelConfig {
+  std::string name;          ///< the model directory's name, for messages and the script
+  std::string path;          ///< the directory (or config.json) it was read from
+  std::string model_type;    ///< "qwen3", "deepseek_v2", ...
+  std::string architecture;  ///< architectures[0]
+  std::string torch_dtype;   ///< "bfloat16", "float16", "float32" (the checkpoint's dtype)
+
+  std::int64_t hidden_size = 0, num_layers = 0, vocab_size = 0;
+  std::int64_t num_heads = 0, num_kv_heads = 0, head_dim = 0;
+  std::int64_t intermediate_size = 0;
+  std::int64_t max_position_embeddings = 0;
+  bool tie_word_embeddings = false;
+  bool qkv_bias = false;     ///< Qwen2 has q/k/v biases
+  bool qk_norm = false;      ///< Qwen3 normalises q and k per head
+  bool attn_output_gate = false;  ///< Qwen3-Next / Qwen3.5: q_proj also yields a gate
+
+  std::vector<LayerKind> layers;   ///< one a decoder layer
+  std::int64_t sliding_window = 0; ///< tokens, for sliding_attention layers
+
+  // Multi-head latent attention (DeepSeek V2/V3): one latent "head" a layer, not split by TP.
+  bool mla = false;
+  std::int64_t kv_lora_rank = 0, q_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+
+  // Mixture of experts; moe_layers marks the layers whose MLP is the expert block.
+  std::int64_t num_experts = 0, experts_per_token = 0, moe_intermediate_size = 0;
+  std::int64_t shared_expert_intermediate_size = 0;  ///< all shared experts together
+  std::vector<bool> moe_layers;
+
+  // Linear-attention (Gated DeltaNet) layers.
+  std::int64_t linear_num_key_heads = 0, linear_num_value_heads = 0;
+  std::int64_t linear_key_head_dim = 0, linear_value_head_dim = 0, linear_conv_kernel = 0;
+
+  QuantMethod quant = QuantMethod::none;
+  std::string quant_name;    ///< quant_method as written
+  int quant_bits = 16;       ///< 4 for GPTQ/AWQ int4, 8 for fp8
+  int quant_group_size = 0;  ///< GPTQ/AWQ group size; -1 per channel
+
+  /// Layers of one kind.
+  int count(LayerKind kind) const;
+  /// True when some layers keep a per-sequence state instead of per-token KV.
+  bool hybrid() const { return count(LayerKind::linear_attention) > 0; }
+  /// True for a mixture-of-experts model.
+  bool moe() const { return num_experts > 0; }
+};
+
+/// Parses config.json text; `origin` names it in errors. Fields under text_config (multimodal
+/// wrappers such as Qwen3.5) take precedence over the top level. Errors name the field.
+Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_view origin);
+
+/// Reads `path`: a model directory holding config.json, or a config.json itself. A missing file
+/// names the nearest directory below that has one.
+Result<ModelConfig> load_model_config(const std::filesystem::path& path);
+
+} // namespace dcukit::plan

@@ -1,0 +1,179 @@
+#include "plan/planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace dcukit::plan {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr std::array<int, 4> kTp{1, 2, 4, 8};
+constexpr std::array<int, 3> kPp{2, 4, 8};
+
+/// Why vLLM cannot shard the model this way; empty when it can.
+std::string shard_problem(const ModelConfig& m, int tp, int pp) {
+  if (m.num_heads % tp != 0) return fmt::format("TP {} does not divide the {} attention heads", tp, m.num_heads);
+  if (!m.mla && m.num_kv_heads % tp != 0 && tp % m.num_kv_heads != 0)
+    return fmt::format("TP {} and the {} KV heads do not divide one another", tp, m.num_kv_heads);
+  if (m.hybrid() && (m.linear_num_value_heads % tp != 0 || m.linear_num_key_heads % tp != 0))
+    return fmt::format("TP {} does not divide the linear-attention heads ({} key, {} value)", tp,
+                       m.linear_num_key_heads, m.linear_num_value_heads);
+  if (pp > m.num_layers) return fmt::format("PP {} exceeds the {} layers", pp, m.num_layers);
+  return {};
+}
+
+std::vector<Option> enumerate(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& s,
+                              const std::vector<std::string>& kv_dtypes, int count) {
+  std::vector<Option> out;
+  for (const auto& kv : kv_dtypes)
+    for (int tp : kTp)
+      if (tp <= count) out.push_back(evaluate(m, w, c, s, tp, 1, kv));
+  if (std::none_of(out.begin(), out.end(), [](const Option& o) { return o.starts(); }))
+    for (const auto& kv : kv_dtypes)
+      for (int pp : kPp)
+        for (int tp : kTp)
+          if (tp * pp <= count) out.push_back(evaluate(m, w, c, s, tp, pp, kv));
+  return out;
+}
+
+std::string label(const Option& o) {
+  return o.pp > 1 ? fmt::format("TP {} × PP {}", o.tp, o.pp) : fmt::format("TP {}", o.tp);
+}
+
+void recommend(Plan& p) {
+  std::vector<int> order;
+  for (int i = 0; i < static_cast<int>(p.options.size()); ++i)
+    if (p.options[static_cast<std::size_t>(i)].starts()) order.push_back(i);
+  if (order.empty()) return;
+  auto at = [&](int i) -> const Option& { return p.options[static_cast<std::size_t>(i)]; };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (at(a).gpus() != at(b).gpus()) return at(a).gpus() < at(b).gpus();
+    if (at(a).pp != at(b).pp) return at(a).pp < at(b).pp;
+    return at(a).kv_cache_dtype == "auto" && at(b).kv_cache_dtype != "auto";
+  });
+  const auto target = static_cast<double>(p.min_concurrency);
+  for (int i : order)
+    if (at(i).budget.max_concurrency >= target) {
+      p.recommended = i;
+      const auto& o = at(i);
+      p.reason = fmt::format("the fewest cards ({}) that hold at least {} full-length ({}-token) requests at once: {:.1f}",
+                             label(o), p.min_concurrency, p.settings.max_model_len, o.budget.max_concurrency);
+      if (o.kv_cache_dtype != "auto") p.reason += "; needs the fp8 KV cache";
+      if (o.gpus() < p.cards.count)
+        p.reason += fmt::format("; more TP adds all-reduce traffic, so the other {} card{} can serve replicas",
+                                p.cards.count - o.gpus(), p.cards.count - o.gpus() == 1 ? "" : "s");
+      return;
+    }
+  int best = order.front();
+  for (int i : order)
+    if (at(i).budget.max_concurrency > at(best).budget.max_concurrency * 1.0001) best = i;
+  p.recommended = best;
+  p.reason = fmt::format("no option holds {} full-length requests at once; {} holds the most ({:.1f}). Pass "
+                         "--min-concurrency to change the target", p.min_concurrency, label(at(best)),
+                         at(best).budget.max_concurrency);
+}
+
+/// The nearest inputs that start, for a plan where nothing does.
+std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& s,
+                    const std::vector<Option>& tried, const std::vector<std::string>& kv_dtypes) {
+  std::vector<std::string> ways;
+  const Option* longest = nullptr;
+  for (const auto& o : tried)
+    if (o.budget.weights_fit && o.budget.longest_fitting_len >= s.block_size &&
+        (longest == nullptr || o.budget.longest_fitting_len > longest->budget.longest_fitting_len))
+      longest = &o;
+  if (longest)
+    ways.push_back(fmt::format("--max-model-len {} on these {} card{} ({})", longest->budget.longest_fitting_len,
+                               c.count, c.count == 1 ? "" : "s", label(*longest)));
+  for (int count : {2, 4, 8, 16, 32}) {
+    if (count <= c.count) continue;
+    Cards more = c;
+    more.count = count;
+    auto options = enumerate(m, w, more, s, kv_dtypes, count);
+    auto it = std::find_if(options.begin(), options.end(), [](const Option& o) { return o.starts(); });
+    if (it != options.end()) {
+      ways.push_back(fmt::format("--count {} ({}) at --max-model-len {}", count, label(*it), s.max_model_len));
+      break;
+    }
+  }
+  if (c.fp8.value_or(false) && std::find(kv_dtypes.begin(), kv_dtypes.end(), "fp8") == kv_dtypes.end()) {
+    auto options = enumerate(m, w, c, s, {"fp8"}, c.count);
+    auto it = std::find_if(options.begin(), options.end(), [](const Option& o) { return o.starts(); });
+    if (it != options.end()) ways.push_back(fmt::format("--kv-cache-dtype fp8 ({})", label(*it)));
+  }
+  if (ways.empty())
+    return fmt::format("none within 32 cards; the weights alone take {:.1f} GiB: a 4-bit (GPTQ/AWQ) checkpoint "
+                       "needs about a quarter of that", static_cast<double>(w.total_bytes) / kGiB);
+  return fmt::format("{}", fmt::join(ways, "; or "));
+}
+
+} // namespace
+
+Option evaluate(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& base, int tp, int pp,
+                const std::string& kv_cache_dtype) {
+  Option o;
+  o.tp = tp;
+  o.pp = pp;
+  o.kv_cache_dtype = kv_cache_dtype;
+  Settings s = base;
+  s.kv_cache_dtype = kv_cache_dtype;
+  o.problem = shard_problem(m, tp, pp);
+  if (!o.problem.empty()) return o;
+  o.budget = compute_budget(m, w, c, s, tp, pp);
+  const auto& b = o.budget;
+  if (c.detected && c.free_bytes > 0 && static_cast<double>(c.free_bytes) < b.usable) {
+    o.problem = fmt::format("{:.2f} GiB free on a card is below {:.2f} × {:.2f} GiB; vLLM refuses to start. Lower "
+                            "--gpu-memory-utilization to {:.2f} or free the card",
+                            static_cast<double>(c.free_bytes) / kGiB, s.gpu_memory_utilization,
+                            static_cast<double>(c.total_bytes) / kGiB,
+                            static_cast<double>(c.free_bytes) / static_cast<double>(c.total_bytes) - 0.01);
+  } else if (!b.weights_fit) {
+    o.problem = fmt::format("weights {:.2f} + activations {:.2f} + non-torch {:.2f} + graphs {:.2f} GiB exceed "
+                            "{:.2f} × {:.2f} GiB = {:.2f} GiB",
+                            b.weights / kGiB, b.activation / kGiB, b.non_torch / kGiB, b.graphs / kGiB,
+                            s.gpu_memory_utilization, static_cast<double>(c.total_bytes) / kGiB, b.usable / kGiB);
+  } else if (!b.one_request_fits) {
+    o.problem = fmt::format("one {}-token request needs {:.2f} GiB of KV cache, {:.2f} GiB is left; vLLM refuses to "
+                            "start. The longest that fits is {}",
+                            s.max_model_len, b.kv.sequence_bytes(s.max_model_len, s.block_size) / kGiB,
+                            b.kv_budget / kGiB, b.longest_fitting_len);
+  }
+  return o;
+}
+
+Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, const Request& request) {
+  if (c.count < 1) return Error{fmt::format("--count {}: plan needs at least one card", c.count)};
+  Plan p;
+  p.model = m;
+  p.weights = w;
+  p.cards = c;
+  p.min_concurrency = std::max(1, request.min_concurrency);
+  auto settings = resolve_settings(m, c, request, p.advice);
+  if (!settings) return settings.error();
+  p.settings = *settings;
+  std::vector<std::string> kv_dtypes{p.settings.kv_cache_dtype};
+  if (!request.kv_cache_dtype && c.fp8.value_or(false)) kv_dtypes.push_back("fp8");
+  p.options = enumerate(m, w, c, p.settings, kv_dtypes, c.count);
+  recommend(p);
+  if (p.recommended < 0) {
+    const Option* best = nullptr;  // the option that came closest, for the message
+    for (const auto& o : p.options)
+      if (o.budget.usable > 0 && (best == nullptr || o.budget.kv_budget > best->budget.kv_budget)) best = &o;
+    p.nearest = nearest(m, w, c, p.settings, p.options, kv_dtypes);
+    p.reason = fmt::format("{} at --max-model-len {} starts on none of the options on {} × {}{}", m.name,
+                           p.settings.max_model_len, c.count, c.name,
+                           best ? fmt::format(": with {}, {}", label(*best), best->problem) : std::string{});
+  } else {
+    // The script and the table name the chosen KV dtype.
+    for (auto& a : p.advice)
+      if (a.flag == "--kv-cache-dtype" && p.chosen()->kv_cache_dtype != a.value) {
+        a.value = p.chosen()->kv_cache_dtype;
+        a.why = "the card has FP8: half the bytes a token, so the target concurrency is reached";
+      }
+  }
+  return p;
+}
+
+} // namespace dcukit::plan

@@ -1,0 +1,23 @@
+#pragma once
+// A plan as people read it (tables through core/table.h) and as programs read it (JSON with the
+// same numbers). Both render the one Plan struct.
+#include <string>
+#include <vector>
+
+#include "core/table.h"
+#include "plan/planner.h"
+
+namespace dcukit::plan {
+
+/// The model, the cards and what the weights and KV cost, in a few lines.
+std::string render_summary(const Plan& plan);
+/// One row an option, the recommended one marked; notes say why it was chosen.
+core::Table options_table(const Plan& plan);
+/// One row an engine flag: its value and why.
+core::Table flags_table(const Plan& plan);
+/// Summary, both tables and the verdict as aligned text (markdown = true: Markdown tables).
+std::string render_text(const Plan& plan, bool markdown = false);
+/// Everything in the plan as a JSON document (bytes as integers, ratios as numbers).
+std::string render_json(const Plan& plan);
+
+} // namespace dcukit::plan

@@ -1,0 +1,63 @@
+#pragma once
+// How many bytes of weights a model puts on each GPU. Exact from the safetensors headers where
+// the shards are present (or the index's total_size), otherwise counted from config.json.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "core/result.h"
+#include "plan/model_config.h"
+
+namespace dcukit::plan {
+
+/// Where the total came from, weakest last.
+enum class WeightSource { safetensors_headers, index_total_size, computed };
+
+/// "safetensors headers", "index total_size", "computed from config.json".
+std::string_view to_string(WeightSource source);
+
+/// The weights counted from config.json in the served dtype, split the way tensor and pipeline
+/// parallelism split them. Bytes, not parameters.
+struct WeightBreakdown {
+  double embed = 0;       ///< input embedding (vocab-parallel: split by TP)
+  double lm_head = 0;     ///< output projection; 0 when tied to the embedding
+  double layers = 0;      ///< all decoder layers, everything below included
+  double replicated = 0;  ///< inside layers, held whole by every TP rank (norms, routers, MLA down-projections)
+  double kv_proj = 0;     ///< inside layers, k/v projections: replicated once TP exceeds the KV heads
+  double final_norm = 0;
+
+  double total() const { return embed + lm_head + layers + final_norm; }
+};
+
+/// Counts from config.json. Embeddings and norms stay 16-bit; linear layers take the
+/// quantization_config's width (GPTQ/AWQ int4 with a scale and zero per group, fp8 one byte).
+WeightBreakdown compute_weights(const ModelConfig& model);
+
+/// Bytes in the safetensors files of a directory, read from their headers only.
+struct SafetensorsTotal {
+  std::uint64_t bytes = 0;           ///< as served: 16/32-bit floats counted at 2 bytes, others as stored
+  std::uint64_t stored_bytes = 0;    ///< as the files hold them
+  std::uint64_t excluded_bytes = 0;  ///< multi-token-prediction layers vLLM does not load without speculation
+  int files = 0, tensors = 0;
+};
+
+/// Reads the 8-byte little-endian header length and the JSON header of every *.safetensors file
+/// in `dir`. Tensors of layers at index >= num_layers, or named mtp.*, count as excluded.
+Result<SafetensorsTotal> read_safetensors(const std::filesystem::path& dir, std::int64_t num_layers);
+
+/// A model's weights: the total and where it came from, and the split by TP and PP.
+struct Weights {
+  std::uint64_t total_bytes = 0;
+  WeightSource source = WeightSource::computed;
+  std::string detail;  ///< what was read: "4 files, 339 tensors"
+  WeightBreakdown computed;
+
+  /// Bytes on the busiest GPU with this TP and PP: the computed split scaled to total_bytes.
+  std::uint64_t per_gpu(const ModelConfig& model, int tp, int pp) const;
+};
+
+/// Weights of `model` from the files next to its config.json, else computed. A quantization the
+/// computation cannot size, with no safetensors to read, is an error that says so.
+Result<Weights> count_weights(const ModelConfig& model);
+
+} // namespace dcukit::plan

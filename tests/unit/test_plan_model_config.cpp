@@ -1,0 +1,130 @@
+// config.json parsing: the real published files under tests/fixtures/models, plus the shapes
+// (text_config nesting, bad input) that need a hand-made document.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "plan/model_config.h"
+
+using dcukit::plan::LayerKind;
+using dcukit::plan::load_model_config;
+using dcukit::plan::parse_model_config;
+
+namespace {
+std::string fixture(const char* name) { return std::string(DCUKIT_FIXTURES) + "/models/" + name; }
+} // namespace
+
+TEST(PlanModelConfig, Qwen3DenseFields) {
+  auto m = load_model_config(fixture("qwen3-32b"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->name, "qwen3-32b");
+  EXPECT_EQ(m->architecture, "Qwen3ForCausalLM");
+  EXPECT_EQ(m->num_layers, 64);
+  EXPECT_EQ(m->num_heads, 64);
+  EXPECT_EQ(m->num_kv_heads, 8);
+  EXPECT_EQ(m->head_dim, 128);  // explicit: 5120 / 64 would give 80
+  EXPECT_TRUE(m->qk_norm);
+  EXPECT_FALSE(m->qkv_bias);
+  EXPECT_EQ(m->count(LayerKind::full_attention), 64);
+  EXPECT_EQ(m->max_position_embeddings, 40960);
+}
+
+TEST(PlanModelConfig, Qwen25HasQkvBiasAndNoSlidingWindow) {
+  auto m = load_model_config(fixture("qwen2.5-7b-instruct") + "/config.json");  // the file itself works too
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_TRUE(m->qkv_bias);
+  // sliding_window is 131072 but use_sliding_window is false: every layer is full attention.
+  EXPECT_EQ(m->count(LayerKind::sliding_attention), 0);
+  EXPECT_EQ(m->head_dim, 128);  // 3584 / 28
+}
+
+TEST(PlanModelConfig, DeepSeekMlaAndMoeLayers) {
+  auto m = load_model_config(fixture("deepseek-v2-lite"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_TRUE(m->mla);
+  EXPECT_EQ(m->kv_lora_rank, 512);
+  EXPECT_EQ(m->qk_rope_head_dim, 64);
+  EXPECT_EQ(m->num_experts, 64);
+  EXPECT_EQ(m->shared_expert_intermediate_size, 2 * 1408);
+  EXPECT_FALSE(m->moe_layers[0]);  // first_k_dense_replace = 1
+  EXPECT_TRUE(m->moe_layers[1]);
+  EXPECT_TRUE(m->moe_layers[26]);
+}
+
+TEST(PlanModelConfig, Qwen3NextHybridLayersFromFullAttentionInterval) {
+  auto m = load_model_config(fixture("qwen3-next-80b-a3b-instruct"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_TRUE(m->hybrid());
+  EXPECT_EQ(m->count(LayerKind::full_attention), 12);    // layers 3, 7, ..., 47
+  EXPECT_EQ(m->count(LayerKind::linear_attention), 36);
+  EXPECT_EQ(m->layers[3], LayerKind::full_attention);
+  EXPECT_EQ(m->layers[0], LayerKind::linear_attention);
+  EXPECT_TRUE(m->attn_output_gate);
+  EXPECT_EQ(m->linear_num_value_heads, 32);
+}
+
+TEST(PlanModelConfig, TextConfigNestingAndLayerTypes) {
+  // The Qwen3.5 layout: a multimodal wrapper whose text model sits under text_config and lists
+  // layer_types explicitly. Hand-made (4 layers), not a published file.
+  const char* doc = R"({
+    "architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+    "text_config": {
+      "model_type": "qwen3_5_text", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+      "num_key_value_heads": 2, "head_dim": 256, "intermediate_size": 3072, "vocab_size": 1000,
+      "max_position_embeddings": 262144, "attn_output_gate": true,
+      "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"],
+      "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_key_head_dim": 128,
+      "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "torch_dtype": "bfloat16"
+    },
+    "vision_config": {"hidden_size": 1152}
+  })";
+  auto m = parse_model_config(doc, "nested");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->architecture, "Qwen3_5ForConditionalGeneration");
+  EXPECT_EQ(m->hidden_size, 1024);
+  EXPECT_EQ(m->count(LayerKind::linear_attention), 3);
+  EXPECT_EQ(m->count(LayerKind::full_attention), 1);
+  EXPECT_TRUE(m->attn_output_gate);
+}
+
+TEST(PlanModelConfig, MissingConfigNamesTheNearestDirectoryThatHasOne) {
+  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("no config.json"), std::string::npos);
+  EXPECT_NE(m.error().message.find("pass --model"), std::string::npos);
+  EXPECT_NE(m.error().message.find("/models/"), std::string::npos) << m.error().message;
+}
+
+TEST(PlanModelConfig, MalformedJsonNamesTheFile) {
+  auto m = parse_model_config("{\"hidden_size\": 4096,", "/m/config.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("/m/config.json is not valid JSON"), std::string::npos);
+}
+
+TEST(PlanModelConfig, UnknownArchitectureFieldsAreNamed) {
+  // A Mamba-style config: no attention fields at all.
+  auto m = parse_model_config(R"({"model_type": "mamba", "d_model": 2560, "n_layer": 64, "vocab_size": 50280})", "c");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("lacks num_attention_heads"), std::string::npos) << m.error().message;
+  EXPECT_NE(m.error().message.find("model_type 'mamba'"), std::string::npos);
+
+  auto odd = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "vocab_size": 10, "intermediate_size": 128, "layer_types": ["full_attention", "chunked_attention"]})", "c");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.error().message.find("'chunked_attention'"), std::string::npos) << odd.error().message;
+  EXPECT_NE(odd.error().message.find("full_attention, sliding_attention and linear_attention"), std::string::npos);
+
+  auto gdn = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "vocab_size": 10, "intermediate_size": 128, "layer_types": ["linear_attention", "full_attention"]})", "c");
+  ASSERT_FALSE(gdn.ok());
+  EXPECT_NE(gdn.error().message.find("linear_num_key_heads"), std::string::npos);
+}
+
+TEST(PlanModelConfig, SlidingWindowLayerTypes) {
+  auto m = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "vocab_size": 10, "intermediate_size": 128, "sliding_window": 128,
+      "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"]})", "c");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->count(LayerKind::sliding_attention), 2);
+  EXPECT_EQ(m->sliding_window, 128);
+}
