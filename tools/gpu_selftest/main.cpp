@@ -291,7 +291,7 @@ void perf_memory(Backend& be, std::size_t array_bytes) {
     const std::size_t n = array_bytes / (type == Precision::fp32 ? 4 : 8);
     for (double v : {0.1, 0.2, 0.0})
       (void)be.fill(type, v == 0.1 ? a.p : v == 0.2 ? b.p : c.p, v, n);
-    for (const char* variant : {"plain", "nt", "unroll4", "flat"}) {
+    for (const char* variant : {"plain", "nt", "unroll4", "unroll4_plain", "flat"}) {
       setenv("DCUKIT_STREAM_VARIANT", variant, 1);
       for (auto op : kAllStreamOps) {
         const double ms = time_ms(be, 20, [&] { return be.stream(op, type, a.p, b.p, c.p, 0.4, n).ok(); });
@@ -304,10 +304,19 @@ void perf_memory(Backend& be, std::size_t array_bytes) {
   unsetenv("DCUKIT_STREAM_VARIANT");
 }
 
-void perf_gemm(Backend& be, int n) {
+/// Fills `bytes` of device memory with exact random inputs of `p` (a 1 Mi-element pattern, tiled).
+bool fill_random(Backend& be, void* dst, std::size_t bytes, Precision p) {
+  const auto pattern = selftest::encode_inputs(selftest::gemm_inputs(1u << 20, p, 42), p);
+  for (std::size_t off = 0; off < bytes; off += pattern.size())
+    if (!be.copy(static_cast<char*>(dst) + off, pattern.data(), std::min(pattern.size(), bytes - off), 0).ok())
+      return false;
+  return be.synchronize(kTimeout).ok();
+}
+
+void perf_gemm(Backend& be, int n, const std::vector<Precision>& precisions) {
   std::printf("\n-- GEMM N=%d, 2·N³/t, median of 20 (DCUKIT_GEMM_ALGOS=%s) --\n", n,
               std::getenv("DCUKIT_GEMM_ALGOS") ? std::getenv("DCUKIT_GEMM_ALGOS") : "1");
-  for (Precision p : kAllPrecisions) {
+  for (Precision p : precisions) {
     if (auto why = be.gemm_unsupported(p); !why.empty()) {
       std::printf("%-5s skipped: %s\n", std::string(to_string(p)).c_str(), why.c_str());
       continue;
@@ -315,9 +324,10 @@ void perf_gemm(Backend& be, int n) {
     const std::size_t ab = std::size_t(n) * n * input_size(p), cb = std::size_t(n) * n * output_size(p);
     DevBuf a(be, ab), b(be, ab), c(be, cb);
     if (!a.p || !b.p || !c.p) return;
-    // Small non-zero inputs in every format: fill as fp32 0.25 words reinterpreted is enough for timing.
-    (void)be.fill(Precision::fp32, a.p, 0.015625, ab / 4);
-    (void)be.fill(Precision::fp32, b.p, 0.015625, ab / 4);
+    if (!fill_random(be, a.p, ab, p) || !fill_random(be, b.p, ab, p)) {
+      report(false, "fill GEMM inputs");
+      return;
+    }
     GemmArgs args{p, n, n, n, a.p, b.p, c.p};
     const double ms = time_ms(be, 20, [&] { return be.gemm(args).ok(); });
     std::printf("%-5s %9.1f TFLOPS  (%.3f ms)\n", std::string(to_string(p)).c_str(),
@@ -345,7 +355,7 @@ void run_backend(Backend& be, int device, bool perf) {
     report(mem->free > 0 && mem->free <= mem->total, "memory_info",
            std::to_string(mem->free >> 20) + " MiB free of " + std::to_string(mem->total >> 20));
 
-  for (const char* variant : {"plain", "nt", "unroll4", "flat"})
+  for (const char* variant : {"plain", "nt", "unroll4", "unroll4_plain", "flat"})
     for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(1000), std::size_t((1u << 20) + 3)}) {
       check_stream<float>(be, Precision::fp32, n, 0, variant);
       check_stream<double>(be, Precision::fp64, n, 0, variant);
@@ -409,7 +419,7 @@ void run_backend(Backend& be, int device, bool perf) {
   latency(be);
   if (perf) {
     perf_memory(be, 4ull << 30);
-    perf_gemm(be, 8192);
+    perf_gemm(be, 8192, std::vector<Precision>(kAllPrecisions.begin(), kAllPrecisions.end()));
   }
 }
 
@@ -449,6 +459,14 @@ int main(int argc, char** argv) {
     }
     ++tested;
     run_backend(*loaded->backend, device, perf);
+    if (perf && !std::getenv("DCUKIT_GEMM_ALGOS")) {
+      // The same GEMMs again with cuBLASLt's first 8 candidates timed (a fresh instance: plans are cached).
+      setenv("DCUKIT_GEMM_ALGOS", "8", 1);
+      std::string err;
+      if (auto again = load(path, err); again && again->backend->select(device).ok())
+        perf_gemm(*again->backend, 8192, {Precision::bf16, Precision::fp16, Precision::fp8, Precision::tf32});
+      unsetenv("DCUKIT_GEMM_ALGOS");
+    }
   }
   if (tested == 0) {
     std::printf("no GPU backend with a device: nothing tested\n");

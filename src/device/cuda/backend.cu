@@ -130,24 +130,13 @@ public:
   Status select(int index) override {
     if (auto st = check_index(index); !st) return st;
     DCUKIT_CHECK(cudaSetDevice(index));
-    m_current = index;
     if (m_devices.size() <= std::size_t(index)) m_devices.resize(index + 1);
-    if (m_devices[index]) return {};
-    auto state = std::make_unique<DeviceState>();
-    state->index = index;
-    cudaDeviceProp prop{};
-    DCUKIT_CHECK(cudaGetDeviceProperties(&prop, index));
-    state->sms = std::max(1, prop.multiProcessorCount);
-    state->name = prop.name;
-    for (auto& s : state->streams) DCUKIT_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    // Enough partials for any resident-block count (≤ 64 blocks of 256 threads per SM/CU).
-    state->dot.capacity = state->sms * 64;
-    DCUKIT_CHECK(cudaMalloc(reinterpret_cast<void**>(&state->dot.partials), sizeof(double) * state->dot.capacity));
-    DCUKIT_CHECK(cudaMalloc(reinterpret_cast<void**>(&state->dot.counter), sizeof(unsigned)));
-    DCUKIT_CHECK(cudaMalloc(reinterpret_cast<void**>(&state->dot.result), sizeof(double)));
-    DCUKIT_CHECK(cudaMemsetAsync(state->dot.counter, 0, sizeof(unsigned), state->streams[0]));
-    DCUKIT_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&state->dot_host), sizeof(double), cudaHostAllocDefault));
-    m_devices[index] = std::move(state);
+    if (!m_devices[index]) {
+      auto state = std::make_unique<DeviceState>();  // frees what was made if a step fails
+      if (auto st = init_state(index, *state); !st) return st;
+      m_devices[index] = std::move(state);
+    }
+    m_current = index;
     return {};
   }
 
@@ -294,6 +283,25 @@ public:
   }
 
 private:
+  /// Streams, dot scratch and the pinned dot result of device `index` (current).
+  static Status init_state(int index, DeviceState& state) {
+    state.index = index;
+    cudaDeviceProp prop{};
+    DCUKIT_CHECK(cudaGetDeviceProperties(&prop, index));
+    state.sms = std::max(1, prop.multiProcessorCount);
+    state.name = prop.name;
+    for (auto& s : state.streams) DCUKIT_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    // Enough partials for any resident-block count (≤ 64 blocks of 256 threads per SM/CU).
+    state.dot.capacity = state.sms * 64;
+    DCUKIT_CHECK(cudaMalloc(reinterpret_cast<void**>(&state.dot.partials), sizeof(double) * state.dot.capacity));
+    DCUKIT_CHECK(cudaMalloc(reinterpret_cast<void**>(&state.dot.counter), sizeof(unsigned)));
+    DCUKIT_CHECK(cudaMalloc(reinterpret_cast<void**>(&state.dot.result), sizeof(double)));
+    DCUKIT_CHECK(cudaMemsetAsync(state.dot.counter, 0, sizeof(unsigned), state.streams[0]));
+    DCUKIT_CHECK(cudaMemsetAsync(state.dot.result, 0, sizeof(double), state.streams[0]));
+    DCUKIT_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&state.dot_host), sizeof(double), cudaHostAllocDefault));
+    return {};
+  }
+
   Status check_index(int index) {
     const int n = device_count();
     if (index < 0 || index >= n)

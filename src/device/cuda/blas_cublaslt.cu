@@ -87,6 +87,14 @@ struct EventPairGuard {
 
 constexpr int kMaxAlgos = 32;
 
+/// The pointer's alignment in bytes, capped at 256 (what cuBLASLt asks about).
+std::uint32_t alignment(const void* p) {
+  const auto v = reinterpret_cast<std::uintptr_t>(p);
+  std::uint32_t a = 256;
+  while (a > 1 && v % a != 0) a /= 2;
+  return a;
+}
+
 /// Heuristic candidates to time on a shape's first call: $DCUKIT_GEMM_ALGOS (1..32), default
 /// 1 = take cuBLASLt's first choice, as PyTorch does.
 int algos_to_try() {
@@ -125,7 +133,9 @@ public:
     if (auto st = check_gemm_args(args); !st) return st;
     if (auto why = unsupported(args.precision); !why.empty()) return Error{"gemm: " + why};
     if (!m_workspace) DCUKIT_CHECK(cudaMalloc(&m_workspace, kWorkspaceBytes));
-    auto key = std::make_tuple(args.precision, args.m, args.n, args.k);
+    // Plans assume the pointers' alignment (up to 256 bytes), so it is part of the key.
+    auto key = std::make_tuple(args.precision, args.m, args.n, args.k, alignment(args.a), alignment(args.b),
+                               alignment(args.c));
     auto it = m_plans.find(key);
     if (it == m_plans.end()) {
       auto plan = std::make_unique<Plan>();
@@ -159,6 +169,11 @@ private:
     PreferenceGuard guard{pref};
     const std::uint64_t ws = kWorkspaceBytes;
     DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+    const std::uint32_t align_a = alignment(args.a), align_b = alignment(args.b), align_c = alignment(args.c);
+    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof(align_a)));
+    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof(align_b)));
+    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof(align_c)));
+    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof(align_c)));
     const int wanted = algos_to_try();
     // A plain array: nvcc 13's front end crashes on std::vector of these C structs in C++20.
     cublasLtMatmulHeuristicResult_t found[kMaxAlgos] = {};
@@ -204,7 +219,7 @@ private:
   cublasLtHandle_t m_handle;
   int m_cc;
   void* m_workspace = nullptr;
-  std::map<std::tuple<Precision, int, int, int>, std::unique_ptr<Plan>> m_plans;
+  std::map<std::tuple<Precision, int, int, int, unsigned, unsigned, unsigned>, std::unique_ptr<Plan>> m_plans;
 };
 
 std::string version_text(std::size_t v) {

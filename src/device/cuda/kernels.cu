@@ -183,28 +183,25 @@ __global__ void empty_kernel() {}
 
 // ---- Launch shapes ---------------------------------------------------------------------------
 
-/// Resident blocks per SM of `kernel`, from the occupancy API. Cached per kernel: assumes all
-/// devices in one process share an architecture (the usual case; a mix only costs occupancy).
+/// Resident blocks per SM of `kernel` of kBlockSize threads, from the occupancy API (1 if it
+/// fails). Callers cache it per kernel in a function-local static: this assumes that all
+/// devices of one process share an architecture (a mix only costs occupancy, not correctness).
 template <class Kernel>
 int blocks_per_sm(Kernel kernel) {
-  static const int cached = [&] {
-    int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlockSize, 0) != cudaSuccess || blocks < 1)
-      blocks = 1;
-    return blocks;
-  }();
-  return cached;
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlockSize, 0) != cudaSuccess || blocks < 1)
+    blocks = 1;
+  return blocks;
 }
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-/// Grid of a grid-stride kernel: enough resident blocks to fill the device, no more blocks
-/// than there is work for (at least one, for the tail).
-template <class Kernel>
-unsigned grid_for(Kernel kernel, int sms, std::size_t work_items, bool flat) {
+/// Grid of a grid-stride kernel: `resident` blocks per SM on every SM, but no more blocks than
+/// there is work for (at least one, for the tail); `flat`: one work item per thread.
+unsigned grid_for(int resident, int sms, std::size_t work_items, bool flat) {
   const std::size_t needed = std::max<std::size_t>(1, ceil_div(work_items, kBlockSize));
   if (flat) return unsigned(std::min<std::size_t>(needed, 0x7fffffffu));
-  const std::size_t full = std::size_t(std::max(sms, 1)) * blocks_per_sm(kernel);
+  const std::size_t full = std::size_t(std::max(sms, 1)) * std::size_t(resident);
   return unsigned(std::min(needed, full));
 }
 
@@ -214,42 +211,40 @@ template <int kInputs, bool kNT, int kUnroll, class T, class V, class F>
 Status launch_op_shape(const T* x, const T* y, T* out, std::size_t n, F f, int sms, bool flat, cudaStream_t stream) {
   constexpr std::size_t kWidth = sizeof(V) / sizeof(T);
   auto kernel = stream_kernel<kInputs, kNT, kUnroll, T, V, F>;
+  static const int resident = blocks_per_sm(kernel);
   const std::size_t items = std::max(ceil_div(n / kWidth, kUnroll), n % kWidth);
-  const unsigned grid = grid_for(kernel, sms, items, flat);
-  kernel<<<grid, kBlockSize, 0, stream>>>(x, y, out, n, f);
+  kernel<<<grid_for(resident, sms, items, flat), kBlockSize, 0, stream>>>(x, y, out, n, f);
   DCUKIT_CHECK(cudaGetLastError());
   return {};
-}
-
-template <int kInputs, class T, class V, class F>
-Status launch_op_variant(const T* x, const T* y, T* out, std::size_t n, F f, StreamVariant variant, int sms,
-                         cudaStream_t stream) {
-  switch (variant) {
-    case StreamVariant::plain: return launch_op_shape<kInputs, false, 1, T, V>(x, y, out, n, f, sms, false, stream);
-    case StreamVariant::nt: return launch_op_shape<kInputs, true, 1, T, V>(x, y, out, n, f, sms, false, stream);
-    case StreamVariant::unroll4: return launch_op_shape<kInputs, true, 4, T, V>(x, y, out, n, f, sms, false, stream);
-    case StreamVariant::flat: return launch_op_shape<kInputs, false, 1, T, V>(x, y, out, n, f, sms, true, stream);
-  }
-  return Error{"unknown stream variant"};
 }
 
 template <int kInputs, class T, class F>
 Status launch_op(const void* x, const void* y, void* out, std::size_t n, F f, StreamVariant variant, int sms,
                  cudaStream_t stream) {
+  using V = typename Vec16<T>::type;
   auto* xt = static_cast<const T*>(x);
   auto* yt = static_cast<const T*>(y);
   auto* ot = static_cast<T*>(out);
-  if (aligned16(x) && aligned16(y) && aligned16(out))
-    return launch_op_variant<kInputs, T, typename Vec16<T>::type>(xt, yt, ot, n, f, variant, sms, stream);
-  return launch_op_variant<kInputs, T, T>(xt, yt, ot, n, f, variant, sms, stream);
+  // Unaligned pointers (never from allocate()) take one scalar shape whatever the variant.
+  if (!(aligned16(x) && aligned16(y) && aligned16(out)))
+    return launch_op_shape<kInputs, false, 1, T, T>(xt, yt, ot, n, f, sms, false, stream);
+  switch (variant) {
+    case StreamVariant::plain: return launch_op_shape<kInputs, false, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::nt: return launch_op_shape<kInputs, true, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::unroll4: return launch_op_shape<kInputs, true, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::unroll4_plain:
+      return launch_op_shape<kInputs, false, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::flat: return launch_op_shape<kInputs, false, 1, T, V>(xt, yt, ot, n, f, sms, true, stream);
+  }
+  return Error{"unknown stream variant"};
 }
 
-template <class T, class V>
-Status launch_dot_shape(const T* x, const T* y, std::size_t n, bool nt, int sms, const DotScratch& s,
-                        cudaStream_t stream) {
-  auto kernel = nt ? dot_kernel<true, T, V> : dot_kernel<false, T, V>;
+template <bool kNT, class T, class V>
+Status launch_dot_shape(const T* x, const T* y, std::size_t n, int sms, const DotScratch& s, cudaStream_t stream) {
+  auto kernel = dot_kernel<kNT, T, V>;
+  static const int resident = blocks_per_sm(kernel);
   // A fixed grid (BabelStream's dot): the device filled once, capped by the scratch size.
-  const std::size_t full = std::size_t(std::max(sms, 1)) * blocks_per_sm(kernel);
+  const std::size_t full = std::size_t(std::max(sms, 1)) * std::size_t(resident);
   const unsigned grid = unsigned(std::min<std::size_t>(full, std::size_t(s.capacity)));
   kernel<<<grid, kBlockSize, 0, stream>>>(x, y, n, s.partials, s.counter, s.result);
   DCUKIT_CHECK(cudaGetLastError());
@@ -260,11 +255,12 @@ template <class T>
 Status launch_dot(const void* a, const void* b, std::size_t n, StreamVariant variant, int sms, const DotScratch& s,
                   cudaStream_t stream) {
   if (s.capacity < 1) return Error{std::string(kBackendName) + ": dot scratch is not allocated"};
-  const bool nt = variant == StreamVariant::nt || variant == StreamVariant::unroll4;
   auto* x = static_cast<const T*>(a);
   auto* y = static_cast<const T*>(b);
-  if (aligned16(a) && aligned16(b)) return launch_dot_shape<T, typename Vec16<T>::type>(x, y, n, nt, sms, s, stream);
-  return launch_dot_shape<T, T>(x, y, n, nt, sms, s, stream);
+  if (!(aligned16(a) && aligned16(b))) return launch_dot_shape<false, T, T>(x, y, n, sms, s, stream);
+  if (variant == StreamVariant::nt || variant == StreamVariant::unroll4)
+    return launch_dot_shape<true, T, typename Vec16<T>::type>(x, y, n, sms, s, stream);
+  return launch_dot_shape<false, T, typename Vec16<T>::type>(x, y, n, sms, s, stream);
 }
 
 template <class T>
@@ -294,6 +290,7 @@ const char* to_string(StreamVariant v) {
     case StreamVariant::plain: return "plain";
     case StreamVariant::nt: return "nt";
     case StreamVariant::unroll4: return "unroll4";
+    case StreamVariant::unroll4_plain: return "unroll4_plain";
     case StreamVariant::flat: return "flat";
   }
   return "?";
@@ -302,9 +299,10 @@ const char* to_string(StreamVariant v) {
 Result<StreamVariant> stream_variant_from_env() {
   const char* env = std::getenv("DCUKIT_STREAM_VARIANT");
   if (env == nullptr || *env == '\0') return kDefaultStreamVariant;
-  for (auto v : {StreamVariant::plain, StreamVariant::nt, StreamVariant::unroll4, StreamVariant::flat})
+  for (auto v : kAllStreamVariants)
     if (std::strcmp(env, to_string(v)) == 0) return v;
-  return Error{std::string("DCUKIT_STREAM_VARIANT=") + env + " is not a stream variant; use plain, nt, unroll4 or flat"};
+  return Error{std::string("DCUKIT_STREAM_VARIANT=") + env +
+               " is not a stream variant; use plain, nt, unroll4, unroll4_plain or flat"};
 }
 
 Status launch_fill(Precision type, void* dst, double value, std::size_t n, int sms, cudaStream_t stream) {
@@ -313,14 +311,15 @@ Status launch_fill(Precision type, void* dst, double value, std::size_t n, int s
   auto go = [&](auto tag) -> Status {
     using T = decltype(tag);
     using V = typename Vec16<T>::type;
+    constexpr std::size_t kWidth = sizeof(V) / sizeof(T);
     T* d = static_cast<T*>(dst);
     if (aligned16(dst)) {
-      auto kernel = fill_kernel<T, V>;
-      kernel<<<grid_for(kernel, sms, std::max(n / (sizeof(V) / sizeof(T)), n % (sizeof(V) / sizeof(T))), false),
-               kBlockSize, 0, stream>>>(d, n, T(value));
+      static const int resident = blocks_per_sm(fill_kernel<T, V>);
+      const std::size_t items = std::max(n / kWidth, n % kWidth);
+      fill_kernel<T, V><<<grid_for(resident, sms, items, false), kBlockSize, 0, stream>>>(d, n, T(value));
     } else {
-      auto kernel = fill_kernel<T, T>;
-      kernel<<<grid_for(kernel, sms, n, false), kBlockSize, 0, stream>>>(d, n, T(value));
+      static const int resident = blocks_per_sm(fill_kernel<T, T>);
+      fill_kernel<T, T><<<grid_for(resident, sms, n, false), kBlockSize, 0, stream>>>(d, n, T(value));
     }
     DCUKIT_CHECK(cudaGetLastError());
     return {};
