@@ -44,7 +44,8 @@ DeviceSpec parse_device(const json& d) {
     if (sup.contains("bf16") && !sup["bf16"].is_null()) s.bf16 = sup["bf16"].get<bool>();
     if (sup.contains("fp8") && !sup["fp8"].is_null()) s.fp8 = sup["fp8"].get<bool>();
   }
-  for (const auto& [k, v] : d.value("peaks", json::object()).items()) {
+  const json peaks = d.value("peaks", json::object());
+  for (const auto& [k, v] : peaks.items()) {
     PeakFigure f;
     f.source = s.source;
     if (v.is_number()) {

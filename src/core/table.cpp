@@ -50,6 +50,7 @@ std::string render_text(const Table& t) {
     line += pad(t.columns[c].header, width[c], t.columns[c].align);
     rule += std::string(width[c], '-');
   }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
   out += line + "\n" + rule + "\n";
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     line.clear();

@@ -50,7 +50,7 @@ void run_stream(StreamOp op, T* a, T* b, T* c, T s, std::size_t n, double& dot) 
       std::vector<double> partial(std::max(1u, std::thread::hardware_concurrency()) + 1, 0.0);
       std::atomic<std::size_t> slot{0};
       parallel_for(n, [&](std::size_t i0, std::size_t i1) {
-        T sum = 0;
+        double sum = 0;
         for (auto i = i0; i < i1; ++i) sum += a[i] * b[i];
         partial[slot++] = static_cast<double>(sum);
       });

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 or Ubuntu 22.04/24.04 machine to build dcukit, then configures and
+# builds it in ./build. Idempotent: installs only missing packages, reuses the build tree.
+# GPU toolkits are not installed: the CUDA backend builds where nvcc is found (PATH or
+# /usr/local/cuda), the HIP backend where hipcc is (Debian's `hipcc` package, or DTK/ROCm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+required=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
+          libcurl4-openssl-dev libopenblas-dev libnuma-dev libgtest-dev libcpp-httplib-dev)
+# Optional: Debian's HIP compiler (builds the HIP backend), clang + libFuzzer (fuzz target).
+optional=(hipcc libamdhip64-dev clang libclang-rt-dev)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${required[@]}" "${optional[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  if ! command -v apt-get >/dev/null; then
+    echo "setup: apt-get not found; install the equivalents of: ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  installable=()
+  for p in "${missing[@]}"; do
+    if apt-cache show "$p" >/dev/null 2>&1; then installable+=("$p")
+    elif printf '%s\n' "${required[@]}" | grep -qx "$p"; then
+      echo "setup: required package $p is not available from apt on this system" >&2; exit 1
+    else echo "setup: optional package $p is not available here; continuing without it"; fi
+  done
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${installable[@]}" >/dev/null
+fi
+
+# nvcc from the usual place when it is not on PATH.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+
+BUILD_DIR="${DCUKIT_BUILD_DIR:-build}"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${DCUKIT_BUILD_TYPE:-Release}" ${DCUKIT_CMAKE_ARGS:-} >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)"
