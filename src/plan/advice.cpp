@@ -128,8 +128,12 @@ Result<Settings> resolve_settings(const ModelConfig& model, const Cards& cards, 
   if (request.kv_cache_dtype)
     why = kv == "auto" ? "as asked" : (cards.fp8.has_value() ? "as asked; half the bytes a token"
                                                               : "as asked; nobody has published whether this card has FP8");
+  else if (cards.fp8.has_value() && !*cards.fp8)
+    why = fmt::format("the model dtype: {} has no FP8, so no fp8 KV cache (the peak data)", cards.name);
+  else if (!cards.fp8.has_value())
+    why = fmt::format("the model dtype: nobody has published whether {} has FP8", cards.name);
   else
-    why = "the model dtype; plan adds fp8 options only where the card has FP8";
+    why = "the model dtype: full precision where the target concurrency is reached without fp8";
   advice.push_back({"--kv-cache-dtype", kv, why});
 
   s.enforce_eager = request.enforce_eager.value_or(cards.dcu());

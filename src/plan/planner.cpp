@@ -28,8 +28,11 @@ std::vector<Option> enumerate(const ModelConfig& m, const Weights& w, const Card
                               const std::vector<std::string>& kv_dtypes, int count) {
   std::vector<Option> out;
   for (const auto& kv : kv_dtypes)
-    for (int tp : kTp)
-      if (tp <= count) out.push_back(evaluate(m, w, c, s, tp, 1, kv));
+    for (int tp : kTp) {  // every TP is shown; those beyond the cards say so
+      out.push_back(evaluate(m, w, c, s, tp, 1, kv));
+      if (tp > count && out.back().starts())
+        out.back().problem = fmt::format("needs {} cards, {} available", tp, count);
+    }
   if (std::none_of(out.begin(), out.end(), [](const Option& o) { return o.starts(); }))
     for (const auto& kv : kv_dtypes)
       for (int pp : kPp)
@@ -81,7 +84,7 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
   std::vector<std::string> ways;
   const Option* longest = nullptr;
   for (const auto& o : tried)
-    if (o.budget.weights_fit && o.budget.longest_fitting_len >= s.block_size &&
+    if (o.gpus() <= c.count && o.budget.weights_fit && o.budget.longest_fitting_len >= s.block_size &&
         (longest == nullptr || o.budget.longest_fitting_len > longest->budget.longest_fitting_len))
       longest = &o;
   if (longest)
@@ -160,7 +163,8 @@ Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, c
   if (p.recommended < 0) {
     const Option* best = nullptr;  // the option that came closest, for the message
     for (const auto& o : p.options)
-      if (o.budget.usable > 0 && (best == nullptr || o.budget.kv_budget > best->budget.kv_budget)) best = &o;
+      if (o.gpus() <= c.count && o.budget.usable > 0 && (best == nullptr || o.budget.kv_budget > best->budget.kv_budget))
+        best = &o;
     p.nearest = nearest(m, w, c, p.settings, p.options, kv_dtypes);
     p.reason = fmt::format("{} at --max-model-len {} starts on none of the options on {} × {}{}", m.name,
                            p.settings.max_model_len, c.count, c.name,

@@ -52,8 +52,9 @@ TEST(PlanPlanner, Qwen3_32BOnFourBw1000At32K) {
   EXPECT_EQ(advice(*p, "--gpu-memory-utilization"), "0.85");
   EXPECT_EQ(advice(*p, "--enforce-eager"), "true");
   EXPECT_EQ(advice(*p, "--kv-cache-dtype"), "auto");
-  // TP 1, 2, 4 and no fp8 rows: BW1000 has no FP8.
-  ASSERT_EQ(p->options.size(), 3u);
+  // TP 1, 2, 4 and 8 (which needs 8 cards), and no fp8 rows: BW1000 has no FP8.
+  ASSERT_EQ(p->options.size(), 4u);
+  EXPECT_EQ(p->options[3].problem, "needs 8 cards, 4 available");
   for (const auto& o : p->options) EXPECT_EQ(o.kv_cache_dtype, "auto");
   EXPECT_FALSE(p->options[0].starts());  // 61 GiB of weights on one 64 GB card
   EXPECT_TRUE(p->options[1].starts());
