@@ -124,7 +124,7 @@ Result<Settings> resolve_settings(const ModelConfig& model, const Cards& cards, 
     return Error{fmt::format("--kv-cache-dtype {}: vLLM takes auto, fp8, fp8_e4m3 or fp8_e5m2; pass auto", kv)};
   if (kv != "auto" && cards.fp8.has_value() && !*cards.fp8)
     return Error{fmt::format("--kv-cache-dtype {}: {} has no FP8 (the peak data says so{}); pass --kv-cache-dtype auto",
-                             kv, cards.name, cards.dcu() ? "; seed 000: BW1000 lists no FP8" : "")};
+                             kv, cards.name, cards.key == "bw1000" ? "; seed 000: BW1000 lists no FP8" : "")};
   if (request.kv_cache_dtype)
     why = kv == "auto" ? "as asked" : (cards.fp8.has_value() ? "as asked; half the bytes a token"
                                                               : "as asked; nobody has published whether this card has FP8");

@@ -168,6 +168,16 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
   m.head_dim = get_int(j, "head_dim", m.hidden_size / m.num_heads);
   m.intermediate_size = get_int(j, "intermediate_size");
   m.max_position_embeddings = get_int(j, "max_position_embeddings");
+  // vLLM's derived limit: YaRN stretches original_max_position_embeddings by its factor, linear
+  // scaling stretches max_position_embeddings; llama3 and dynamic NTK leave it.
+  if (auto rs = j.find("rope_scaling"); rs != j.end() && rs->is_object()) {
+    std::string type = get_string(*rs, "rope_type");
+    if (type.empty()) type = get_string(*rs, "type");
+    const double factor = rs->contains("factor") && (*rs)["factor"].is_number() ? (*rs)["factor"].get<double>() : 1.0;
+    const auto original = get_int(*rs, "original_max_position_embeddings", m.max_position_embeddings);
+    if (type == "yarn" && factor > 1) m.max_position_embeddings = static_cast<std::int64_t>(original * factor);
+    else if (type == "linear" && factor > 1) m.max_position_embeddings = static_cast<std::int64_t>(m.max_position_embeddings * factor);
+  }
   m.tie_word_embeddings = get_bool(j, "tie_word_embeddings", get_bool(root, "tie_word_embeddings", false));
   m.qkv_bias = get_bool(j, "attention_bias", m.model_type == "qwen2" || m.model_type == "qwen2_moe");
   m.qk_norm = m.model_type.rfind("qwen3", 0) == 0;

@@ -49,6 +49,22 @@ TEST(PlanModelConfig, DeepSeekMlaAndMoeLayers) {
   EXPECT_FALSE(m->moe_layers[0]);  // first_k_dense_replace = 1
   EXPECT_TRUE(m->moe_layers[1]);
   EXPECT_TRUE(m->moe_layers[26]);
+  // YaRN: original_max_position_embeddings 4096 × factor 40 = 163,840, vLLM's derived limit.
+  EXPECT_EQ(m->max_position_embeddings, 163840);
+}
+
+TEST(PlanModelConfig, YarnRopeScalingStretchesTheLimitTheWayVllmDerivesIt) {
+  // Qwen2.5's model card: add rope_scaling {"type": "yarn", "factor": 4.0,
+  // "original_max_position_embeddings": 32768} for 131,072 tokens.
+  auto m = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "vocab_size": 10, "intermediate_size": 128, "max_position_embeddings": 32768,
+      "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})", "c");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->max_position_embeddings, 131072);
+  // Llama 3.1's llama3 scaling leaves max_position_embeddings (131,072) as it is.
+  auto llama = load_model_config(fixture("llama-3.1-8b-instruct"));
+  ASSERT_TRUE(llama.ok());
+  EXPECT_EQ(llama->max_position_embeddings, 131072);
 }
 
 TEST(PlanModelConfig, Qwen3NextHybridLayersFromFullAttentionInterval) {
