@@ -291,7 +291,7 @@ void perf_memory(Backend& be, std::size_t array_bytes) {
     const std::size_t n = array_bytes / (type == Precision::fp32 ? 4 : 8);
     for (double v : {0.1, 0.2, 0.0})
       (void)be.fill(type, v == 0.1 ? a.p : v == 0.2 ? b.p : c.p, v, n);
-    for (const char* variant : {"plain", "nt", "unroll4", "unroll4_plain", "flat"}) {
+    for (const char* variant : {"plain", "nt", "unroll4", "unroll4_plain", "l2pf", "flat"}) {
       setenv("DCUKIT_STREAM_VARIANT", variant, 1);
       for (auto op : kAllStreamOps) {
         const double ms = time_ms(be, 20, [&] { return be.stream(op, type, a.p, b.p, c.p, 0.4, n).ok(); });
@@ -355,7 +355,7 @@ void run_backend(Backend& be, int device, bool perf) {
     report(mem->free > 0 && mem->free <= mem->total, "memory_info",
            std::to_string(mem->free >> 20) + " MiB free of " + std::to_string(mem->total >> 20));
 
-  for (const char* variant : {"plain", "nt", "unroll4", "unroll4_plain", "flat"})
+  for (const char* variant : {"plain", "nt", "unroll4", "unroll4_plain", "l2pf", "flat"})
     for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(1000), std::size_t((1u << 20) + 3)}) {
       check_stream<float>(be, Precision::fp32, n, 0, variant);
       check_stream<double>(be, Precision::fp64, n, 0, variant);

@@ -1,5 +1,7 @@
 // The CUDA and HIP backends: one class over the CUDA runtime API, which the HIP build maps
 // onto HIP through device/hip/vendor.h. Exported through dcukit_create_backend() only.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -72,6 +74,19 @@ std::string arch_name(const cudaDeviceProp& prop) {
   return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
 #endif
 }
+
+#if !defined(DCUKIT_HIP)
+/// The static CUDA runtime reports a missing driver as "insufficient": say which it is.
+std::string driver_hint(cudaError_t e) {
+  if (e != cudaErrorInsufficientDriver) return {};
+  if (void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(lib);
+    return " (the NVIDIA driver is older than this CUDA " + runtime_version_text(CUDART_VERSION) +
+           " build needs; update the driver or build with an older CUDA toolkit)";
+  }
+  return std::string(" (no NVIDIA driver: ") + dlerror() + ")";
+}
+#endif
 
 class GpuBackend final : public Backend {
 public:
@@ -310,10 +325,16 @@ private:
     return {};
   }
 
-  /// The current device's state; selects device 0 when nothing was selected yet.
+  /// The current device's state; selects device 0 when nothing was selected yet. Re-applies
+  /// the selection when called from a thread whose current device differs (it is per thread,
+  /// and a launch into another device's stream fails).
   Result<DeviceState*> current() {
-    if (m_current < 0)
+    if (m_current < 0) {
       if (auto st = select(0); !st) return st.error();
+    } else {
+      int dev = -1;
+      if (cudaGetDevice(&dev) != cudaSuccess || dev != m_current) DCUKIT_CHECK(cudaSetDevice(m_current));
+    }
     return m_devices[m_current].get();
   }
 
@@ -377,7 +398,7 @@ extern "C" __attribute__((visibility("default"))) dcukit::device::Backend* dcuki
 #if defined(DCUKIT_HIP)
       return fail("hipGetDeviceCount failed: " + gpu::status_text(e));
 #else
-      return fail("cudaGetDeviceCount failed: " + gpu::status_text(e));
+      return fail("cudaGetDeviceCount failed: " + gpu::status_text(e) + gpu::driver_hint(e));
 #endif
     return new gpu::GpuBackend();
   } catch (const std::exception& e) {

@@ -12,6 +12,24 @@
 #else
 #include <cuda_runtime.h>
 #define DCUKIT_WARP_SIZE 32
+
+/// A read-only load that bypasses L1 and asks L2 to fetch 256-byte sectors (PTX
+/// ld.global.nc.L1::no_allocate.L2::256B, sm_80+). Only for data no thread writes during the
+/// kernel. The HIP build gets a non-temporal load of the same name from the vendor header.
+__device__ __forceinline__ float4 load_l2_256(const float4* p) {
+  float4 v;
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(p));
+  return v;
+}
+__device__ __forceinline__ double2 load_l2_256(const double2* p) {
+  double2 v;
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ float load_l2_256(const float* p) { return __ldcs(p); }
+__device__ __forceinline__ double load_l2_256(const double* p) { return __ldcs(p); }
 #endif
 
 namespace dcukit::device::gpu {

@@ -41,15 +41,19 @@ __device__ __forceinline__ void splat(double2& out, double v) { out = make_doubl
 __device__ __forceinline__ void splat(float& out, float v) { out = v; }
 __device__ __forceinline__ void splat(double& out, double v) { out = v; }
 
-/// Loads and stores, streaming (__ldcs/__stcs: evict-first on NVIDIA, non-temporal on AMD,
-/// defined for HIP in the vendor header) when kNT.
-template <bool kNT, class V> __device__ __forceinline__ V load(const V* p) {
-  if constexpr (kNT) return __ldcs(p);
+/// How a kernel loads and stores: ordinary (cached), streaming (__ldcs/__stcs: evict-first on
+/// NVIDIA, non-temporal on AMD, defined for HIP in the vendor header), or streaming stores with
+/// read-only loads that ask L2 for 256-byte fetches (load_l2_256, common.cuh / vendor.h).
+enum class Access { cached, streaming, l2_256 };
+
+template <Access kA, class V> __device__ __forceinline__ V load(const V* p) {
+  if constexpr (kA == Access::streaming) return __ldcs(p);
+  else if constexpr (kA == Access::l2_256) return load_l2_256(p);
   else return *p;
 }
-template <bool kNT, class V> __device__ __forceinline__ void store(V* p, V v) {
-  if constexpr (kNT) __stcs(p, v);
-  else *p = v;
+template <Access kA, class V> __device__ __forceinline__ void store(V* p, V v) {
+  if constexpr (kA == Access::cached) *p = v;
+  else __stcs(p, v);
 }
 
 // ---- The STREAM operations as f(x, y) -> out -------------------------------------------------
@@ -73,7 +77,7 @@ template <class S> struct TriadOp {
 /// (a 16-byte vector, or T itself for unaligned pointers). Vectors are walked grid-stride,
 /// kUnroll at a time (loads of all kUnroll issued before any store); the last n % width
 /// elements are done by the first threads of the grid.
-template <int kInputs, bool kNT, int kUnroll, class T, class V, class F>
+template <int kInputs, Access kA, int kUnroll, class T, class V, class F>
 __global__ void __launch_bounds__(kBlockSize)
     stream_kernel(const T* __restrict__ x, const T* __restrict__ y, T* __restrict__ out, std::size_t n, F f) {
   constexpr std::size_t kWidth = sizeof(V) / sizeof(T);
@@ -89,18 +93,18 @@ __global__ void __launch_bounds__(kBlockSize)
       V a[kUnroll], b[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        a[u] = load<kNT>(xv + i + u * stride);
-        if constexpr (kInputs == 2) b[u] = load<kNT>(yv + i + u * stride);
+        a[u] = load<kA>(xv + i + u * stride);
+        if constexpr (kInputs == 2) b[u] = load<kA>(yv + i + u * stride);
         else b[u] = a[u];
       }
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) store<kNT>(ov + i + u * stride, zip(f, a[u], b[u]));
+      for (int u = 0; u < kUnroll; ++u) store<kA>(ov + i + u * stride, zip(f, a[u], b[u]));
     }
   }
   for (; i < nv; i += stride) {
-    const V a = load<kNT>(xv + i);
-    const V b = kInputs == 2 ? load<kNT>(yv + i) : a;
-    store<kNT>(ov + i, zip(f, a, b));
+    const V a = load<kA>(xv + i);
+    const V b = kInputs == 2 ? load<kA>(yv + i) : a;
+    store<kA>(ov + i, zip(f, a, b));
   }
   const std::size_t t = nv * kWidth + first;
   if (t < n) out[t] = f(x[t], kInputs == 2 ? y[t] : x[t]);
@@ -139,7 +143,7 @@ __device__ double block_sum(double v) {
 /// BabelStream's dot with a fixed grid: each thread accumulates a·b (in double) grid-stride,
 /// each block writes its partial sum, and the last block to finish adds the partials in block
 /// order (deterministic) into *result and re-arms the counter: one launch, no host reduction.
-template <bool kNT, class T, class V>
+template <Access kA, class T, class V>
 __global__ void __launch_bounds__(kBlockSize)
     dot_kernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n, double* partials,
                unsigned* counter, double* result) {
@@ -152,9 +156,9 @@ __global__ void __launch_bounds__(kBlockSize)
   double sum = 0;
   std::size_t i = first;
   for (; i + stride < nv; i += 2 * stride)  // two loads of each array in flight
-    sum += dot_lanes(load<kNT>(xv + i), load<kNT>(yv + i)) +
-           dot_lanes(load<kNT>(xv + i + stride), load<kNT>(yv + i + stride));
-  for (; i < nv; i += stride) sum += dot_lanes(load<kNT>(xv + i), load<kNT>(yv + i));
+    sum += dot_lanes(load<kA>(xv + i), load<kA>(yv + i)) +
+           dot_lanes(load<kA>(xv + i + stride), load<kA>(yv + i + stride));
+  for (; i < nv; i += stride) sum += dot_lanes(load<kA>(xv + i), load<kA>(yv + i));
   const std::size_t t = nv * kWidth + first;
   if (t < n) sum += double(x[t]) * y[t];
 
@@ -207,10 +211,10 @@ unsigned grid_for(int resident, int sms, std::size_t work_items, bool flat) {
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-template <int kInputs, bool kNT, int kUnroll, class T, class V, class F>
+template <int kInputs, Access kA, int kUnroll, class T, class V, class F>
 Status launch_op_shape(const T* x, const T* y, T* out, std::size_t n, F f, int sms, bool flat, cudaStream_t stream) {
   constexpr std::size_t kWidth = sizeof(V) / sizeof(T);
-  auto kernel = stream_kernel<kInputs, kNT, kUnroll, T, V, F>;
+  auto kernel = stream_kernel<kInputs, kA, kUnroll, T, V, F>;
   static const int resident = blocks_per_sm(kernel);
   const std::size_t items = std::max(ceil_div(n / kWidth, kUnroll), n % kWidth);
   kernel<<<grid_for(resident, sms, items, flat), kBlockSize, 0, stream>>>(x, y, out, n, f);
@@ -227,21 +231,22 @@ Status launch_op(const void* x, const void* y, void* out, std::size_t n, F f, St
   auto* ot = static_cast<T*>(out);
   // Unaligned pointers (never from allocate()) take one scalar shape whatever the variant.
   if (!(aligned16(x) && aligned16(y) && aligned16(out)))
-    return launch_op_shape<kInputs, false, 1, T, T>(xt, yt, ot, n, f, sms, false, stream);
+    return launch_op_shape<kInputs, Access::cached, 1, T, T>(xt, yt, ot, n, f, sms, false, stream);
+  constexpr Access kC = Access::cached, kS = Access::streaming, kL2 = Access::l2_256;
   switch (variant) {
-    case StreamVariant::plain: return launch_op_shape<kInputs, false, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::nt: return launch_op_shape<kInputs, true, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::unroll4: return launch_op_shape<kInputs, true, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::unroll4_plain:
-      return launch_op_shape<kInputs, false, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::flat: return launch_op_shape<kInputs, false, 1, T, V>(xt, yt, ot, n, f, sms, true, stream);
+    case StreamVariant::plain: return launch_op_shape<kInputs, kC, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::nt: return launch_op_shape<kInputs, kS, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::unroll4: return launch_op_shape<kInputs, kS, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::unroll4_plain: return launch_op_shape<kInputs, kC, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::l2pf: return launch_op_shape<kInputs, kL2, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::flat: return launch_op_shape<kInputs, kC, 1, T, V>(xt, yt, ot, n, f, sms, true, stream);
   }
   return Error{"unknown stream variant"};
 }
 
-template <bool kNT, class T, class V>
+template <Access kA, class T, class V>
 Status launch_dot_shape(const T* x, const T* y, std::size_t n, int sms, const DotScratch& s, cudaStream_t stream) {
-  auto kernel = dot_kernel<kNT, T, V>;
+  auto kernel = dot_kernel<kA, T, V>;
   static const int resident = blocks_per_sm(kernel);
   // A fixed grid (BabelStream's dot): the device filled once, capped by the scratch size.
   const std::size_t full = std::size_t(std::max(sms, 1)) * std::size_t(resident);
@@ -257,10 +262,14 @@ Status launch_dot(const void* a, const void* b, std::size_t n, StreamVariant var
   if (s.capacity < 1) return Error{std::string(kBackendName) + ": dot scratch is not allocated"};
   auto* x = static_cast<const T*>(a);
   auto* y = static_cast<const T*>(b);
-  if (!(aligned16(a) && aligned16(b))) return launch_dot_shape<false, T, T>(x, y, n, sms, s, stream);
-  if (variant == StreamVariant::nt || variant == StreamVariant::unroll4)
-    return launch_dot_shape<true, T, typename Vec16<T>::type>(x, y, n, sms, s, stream);
-  return launch_dot_shape<false, T, typename Vec16<T>::type>(x, y, n, sms, s, stream);
+  if (!(aligned16(a) && aligned16(b))) return launch_dot_shape<Access::cached, T, T>(x, y, n, sms, s, stream);
+  using V = typename Vec16<T>::type;
+  switch (variant) {
+    case StreamVariant::nt:
+    case StreamVariant::unroll4: return launch_dot_shape<Access::streaming, T, V>(x, y, n, sms, s, stream);
+    case StreamVariant::l2pf: return launch_dot_shape<Access::l2_256, T, V>(x, y, n, sms, s, stream);
+    default: return launch_dot_shape<Access::cached, T, V>(x, y, n, sms, s, stream);
+  }
 }
 
 template <class T>
@@ -291,6 +300,7 @@ const char* to_string(StreamVariant v) {
     case StreamVariant::nt: return "nt";
     case StreamVariant::unroll4: return "unroll4";
     case StreamVariant::unroll4_plain: return "unroll4_plain";
+    case StreamVariant::l2pf: return "l2pf";
     case StreamVariant::flat: return "flat";
   }
   return "?";
@@ -302,7 +312,7 @@ Result<StreamVariant> stream_variant_from_env() {
   for (auto v : kAllStreamVariants)
     if (std::strcmp(env, to_string(v)) == 0) return v;
   return Error{std::string("DCUKIT_STREAM_VARIANT=") + env +
-               " is not a stream variant; use plain, nt, unroll4, unroll4_plain or flat"};
+               " is not a stream variant; use plain, nt, unroll4, unroll4_plain, l2pf or flat"};
 }
 
 Status launch_fill(Precision type, void* dst, double value, std::size_t n, int sms, cudaStream_t stream) {

@@ -12,17 +12,18 @@ namespace dcukit::device::gpu {
 /// How the streaming kernels walk their arrays; chosen at run time by DCUKIT_STREAM_VARIANT so
 /// that one device run can compare them. All use 16-byte vectors (float4/double2) with a
 /// scalar tail; a pointer that is not 16-byte aligned takes a scalar kernel whatever the variant.
-/// dot follows the variant's load kind only (streaming for nt and unroll4) and keeps its fixed grid.
+/// dot follows the variant's load kind only (streaming for nt/unroll4, L2 256 B for l2pf) and keeps its fixed grid.
 enum class StreamVariant {
   plain,          ///< grid-stride loop, grid = SMs × resident blocks per SM, ordinary loads/stores
   nt,             ///< as plain, with streaming (evict-first / non-temporal) loads and stores
   unroll4,        ///< as nt, with four independent vectors in flight per thread (the default)
   unroll4_plain,  ///< as unroll4, with ordinary loads/stores
+  l2pf,           ///< as unroll4, loads bypass L1 and ask L2 for 256-byte fetches (NVIDIA sm_80+; nt on AMD)
   flat,           ///< one vector per thread, grid covering the whole array (BabelStream's shape)
 };
 
 inline constexpr StreamVariant kAllStreamVariants[] = {StreamVariant::plain, StreamVariant::nt, StreamVariant::unroll4,
-                                                       StreamVariant::unroll4_plain, StreamVariant::flat};
+                                                       StreamVariant::unroll4_plain, StreamVariant::l2pf, StreamVariant::flat};
 
 inline constexpr StreamVariant kDefaultStreamVariant = StreamVariant::unroll4;
 

@@ -90,3 +90,6 @@ __device__ inline void __stcs(double2* p, double2 v) {
 }
 __device__ inline void __stcs(float* p, float v) { __builtin_nontemporal_store(v, p); }
 __device__ inline void __stcs(double* p, double v) { __builtin_nontemporal_store(v, p); }
+
+// CUDA's L2::256B prefetch-hinted load (cuda/common.cuh) has no AMD counterpart: non-temporal.
+template <class V> __device__ inline V load_l2_256(const V* p) { return __ldcs(p); }
