@@ -3,6 +3,7 @@
 // float64 results the GPU kernels and GEMMs are checked against.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "device/types.h"
@@ -25,10 +26,15 @@ std::vector<unsigned char> encode_inputs(const std::vector<double>& v, dcukit::d
 /// Decodes `count` outputs of `p` (output_size(p) bytes each) to double.
 std::vector<double> decode_outputs(const std::vector<unsigned char>& bytes, std::size_t count,
                                    dcukit::device::Precision p);
-/// Relative tolerance of one output element of `p`, given exactly computed products.
+/// Tolerance of one output element of `p`, relative to Σ_l |a_l·b_l| (the usual GEMM error
+/// bound): the rounding of the output type, or of fp8's reduced-precision accumulation.
 double gemm_tolerance(dcukit::device::Precision p);
 
-/// C = Aᵀ·B in float64, TN column-major as GemmArgs.
-std::vector<double> gemm_reference(const std::vector<double>& a, const std::vector<double>& b, int m, int n, int k);
+/// C = Aᵀ·B in float64, TN column-major as GemmArgs; `abs_sums` gets Σ_l |a_l·b_l| per element.
+std::vector<double> gemm_reference(const std::vector<double>& a, const std::vector<double>& b, int m, int n, int k,
+                                   std::vector<double>* abs_sums = nullptr);
+
+/// Checks the format conversions and the reference on known values; returns what failed, or "".
+std::string check_reference();
 
 } // namespace selftest
