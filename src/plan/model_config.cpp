@@ -84,6 +84,7 @@ void read_moe(const json& j, ModelConfig& m) {
   const auto n_shared = get_int(j, "n_shared_experts");
   m.shared_expert_intermediate_size =
       n_shared > 0 ? n_shared * m.moe_intermediate_size : get_int(j, "shared_expert_intermediate_size");
+  m.router_bias = get_string(j, "topk_method") == "noaux_tc";
   std::vector<std::int64_t> mlp_only;
   if (auto it = j.find("mlp_only_layers"); it != j.end() && it->is_array())
     for (const auto& v : *it)

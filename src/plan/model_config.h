@@ -52,6 +52,7 @@ struct ModelConfig {
   // Mixture of experts; moe_layers marks the layers whose MLP is the expert block.
   std::int64_t num_experts = 0, experts_per_token = 0, moe_intermediate_size = 0;
   std::int64_t shared_expert_intermediate_size = 0;  ///< all shared experts together
+  bool router_bias = false;  ///< DeepSeek-V3's noaux_tc routing keeps a bias per expert
   std::vector<bool> moe_layers;
 
   // Linear-attention (Gated DeltaNet) layers.

@@ -158,6 +158,10 @@ Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, c
   p.settings = *settings;
   std::vector<std::string> kv_dtypes{p.settings.kv_cache_dtype};
   if (!request.kv_cache_dtype && c.fp8.value_or(false)) kv_dtypes.push_back("fp8");
+  if (m.quant == QuantMethod::fp8 && c.fp8.has_value() && !*c.fp8)
+    p.warnings.push_back(fmt::format("the checkpoint's weights are fp8 but {} has no FP8: vLLM needs a kernel that "
+                                     "widens them on the fly (Marlin on NVIDIA); on DCU prefer a bf16/fp16 or "
+                                     "int8/int4 checkpoint", c.name));
   p.options = enumerate(m, w, c, p.settings, kv_dtypes, c.count);
   recommend(p);
   if (p.recommended < 0) {

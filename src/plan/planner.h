@@ -36,6 +36,7 @@ struct Plan {
   int recommended = -1;         ///< index into options; -1 when none starts
   std::string reason;           ///< why the recommended option, or why none starts
   std::string nearest;          ///< when none starts: the nearest inputs that do, as flags
+  std::vector<std::string> warnings;  ///< what the numbers cannot show: a checkpoint the card cannot run natively
 
   /// The recommended option, or nullptr.
   const Option* chosen() const { return recommended >= 0 ? &options[static_cast<std::size_t>(recommended)] : nullptr; }

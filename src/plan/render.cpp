@@ -68,6 +68,7 @@ std::string render_summary(const Plan& p) {
                      gib(static_cast<double>(p.cards.total_bytes)), p.cards.total_source);
   if (p.cards.detected && p.cards.free_bytes > 0)
     out += fmt::format("        {} free on the fullest card\n", gib(static_cast<double>(p.cards.free_bytes)));
+  for (const auto& w : p.warnings) out += fmt::format("warning {}\n", w);
   return out;
 }
 
@@ -170,6 +171,7 @@ std::string render_json(const Plan& p) {
   j["recommended"] = p.recommended;
   j["reason"] = p.reason;
   if (!p.nearest.empty()) j["nearest"] = p.nearest;
+  j["warnings"] = p.warnings;
   return j.dump(2) + "\n";
 }
 

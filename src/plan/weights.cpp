@@ -85,6 +85,7 @@ LayerParams mlp_params(const ModelConfig& m, bool moe) {
   p.linear = static_cast<double>(m.num_experts) * 3 * h * static_cast<double>(m.moe_intermediate_size);
   p.linear += 3 * h * static_cast<double>(m.shared_expert_intermediate_size);
   p.small += h * static_cast<double>(m.num_experts);  // router
+  if (m.router_bias) p.small += static_cast<double>(m.num_experts);
   if (m.shared_expert_intermediate_size > 0 && m.model_type.rfind("deepseek", 0) != 0) p.small += h;  // shared gate
   return p;
 }

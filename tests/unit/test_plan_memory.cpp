@@ -63,6 +63,12 @@ TEST(PlanKvBytes, DeepSeekMlaLatentIsNotSplitByTp) {
   EXPECT_DOUBLE_EQ(per_token("deepseek-v2-lite", 8), 31104);
 }
 
+TEST(PlanKvBytes, DeepSeekV3Latent) {
+  // (512 + 64) · 61 layers · 2 B = 70,272 B a token; fp8 KV 35,136 B; TP does not split it.
+  EXPECT_DOUBLE_EQ(per_token("deepseek-v3", 8), 70272);
+  EXPECT_DOUBLE_EQ(per_token("deepseek-v3", 8, "fp8"), 35136);
+}
+
 TEST(PlanKvBytes, Qwen3NextAttentionPerTokenAndRecurrentStatePerSequence) {
   // 12 full-attention layers · 2 · 2 KV heads · 256 · 2 B = 24,576 B a token at TP 1; TP 2 → 12,288;
   // TP 4 exceeds the 2 KV heads, so each rank keeps one: 12,288 still.

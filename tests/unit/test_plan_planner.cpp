@@ -245,6 +245,19 @@ TEST(PlanPlanner, JsonCarriesTheSameNumbersAsTheTable) {
   EXPECT_NE(text.find("TP 4"), std::string::npos);
 }
 
+TEST(PlanPlanner, Fp8CheckpointOnACardWithoutFp8IsWarnedAbout) {
+  Request r;
+  r.max_model_len = 32768;
+  auto p = plan("deepseek-v3", "BW1000", 16, r);
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->warnings.size(), 1u);
+  EXPECT_NE(p->warnings[0].find("has no FP8"), std::string::npos);
+  // 627 GiB of weights: TP 8 alone leaves 78 GiB a card, above a BW1000's 54 GiB; TP 8 × PP 2 fits.
+  ASSERT_NE(p->chosen(), nullptr) << p->reason;
+  EXPECT_EQ(p->chosen()->tp, 8);
+  EXPECT_EQ(p->chosen()->pp, 2);
+}
+
 TEST(PlanPlanner, HybridAndMlaModelsPlan) {
   Request r;
   r.max_model_len = 32768;

@@ -78,6 +78,22 @@ TEST(PlanWeights, DeepSeekV2LiteMlaAndExperts) {
   EXPECT_GT(w.replicated, 27 * 1179648.0 * 2);
 }
 
+TEST(PlanWeights, DeepSeekV3Fp8WithQLora) {
+  // Per layer, MLA with q_lora_rank 1536: q_a 7168·1536 = 11,010,048; q_b 1536·128·192 = 37,748,736;
+  // kv_a 7168·576 = 4,128,768; kv_b 512·128·256 = 16,777,216; o 128·128·7168 = 117,440,512
+  // → 187,105,280 linear; × 61 = 11,413,422,080. Dense MLP (layers 0-2) 3·7168·18432 = 396,361,728
+  // each → 1,189,085,184. MoE (58 layers): 256·3·7168·2048 + 3·7168·2048 = 11,318,329,344 each
+  // → 656,463,101,952. Linear params 669,065,609,216, fp8 with a float32 scale per 128×128 block:
+  // × (1 + 4/16384) = 669,065,609,216 + 163,346,096 = 669,228,955,312 B.
+  // 16-bit: norms 61·(1536 + 512 + 2·7168) = 999,424; routers and their noaux_tc bias
+  // 58·(256·7168 + 256) = 106,445,312; final norm 7,168 → 107,451,904 params; embedding and
+  // lm_head 2·129280·7168 = 1,853,358,080 → 3,921,619,968 B. Total 673,150,575,280 B.
+  // (Parameters: 671,026,419,200, the published "671B" without the MTP layer.)
+  const auto m = load("deepseek-v3");
+  EXPECT_EQ(m.quant, QuantMethod::fp8);
+  EXPECT_DOUBLE_EQ(compute_weights(m).total(), 673150575280.0);
+}
+
 TEST(PlanWeights, Qwen3NextHybridMoe) {
   // Full-attention layer (gated): q 2048·16·256·2 = 16,777,216; k, v 2048·2·256 = 1,048,576 each;
   // o 4096·2048 = 8,388,608; q/k norms 512 → 27,263,488; 12 of them = 327,161,856.
