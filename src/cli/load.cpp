@@ -30,7 +30,7 @@ struct LoadCliOptions {
   bool insecure = false;
   double timeout_s = 600;
   std::string dataset = "random", dataset_path, prompt_mode = "auto";
-  int input_len = 1024, output_len = 128, output_len_max = 0, prefix_len = 0;
+  int input_len = 1024, output_len = -1, output_len_max = 0, prefix_len = 0;  // -1: 128 or the file's
   bool no_ignore_eos = false, min_tokens = false, no_stream = false, no_usage = false;
   double temperature = 0;
   std::string extra_body;
@@ -135,7 +135,7 @@ Result<load::LoadOptions> to_options(const LoadCliOptions& c) {
   w.path = c.dataset_path;
   w.input_len = c.input_len;
   w.prefix_len = c.prefix_len;
-  w.output_len = c.output_len;
+  w.output_len = c.output_len >= 0 ? c.output_len : (w.kind == load::DatasetKind::random ? 128 : 0);
   w.output_len_max = c.output_len_max;
   if (c.prompt_mode == "text") w.token_ids = false;
   else if (c.prompt_mode == "ids" || c.prompt_mode == "auto") w.token_ids = true;
@@ -225,17 +225,19 @@ void setup_load(CLI::App& app, Runner& runner) {
   auto opts = std::make_shared<LoadCliOptions>();
   auto* sub = app.add_subcommand("load", "Benchmark an OpenAI-compatible server (vLLM, SGLang, ...): TTFT, TPOT, ITL, throughput, goodput");
   auto& o = *opts;
+  sub->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   sub->add_option("--url", o.url, "Server base URL, e.g. http://127.0.0.1:8000");
   sub->add_option("--endpoint", o.endpoint, "API path: /v1/completions or /v1/chat/completions")->capture_default_str();
   sub->add_option("--model", o.model, "Model name (default: the first /v1/models lists)");
   sub->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key (sent as a Bearer token)")->capture_default_str();
-  sub->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)");
+  sub->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--insecure", o.insecure, "Skip TLS certificate verification");
   sub->add_option("--timeout", o.timeout_s, "Per-request deadline in seconds (a stream that never ends fails here)")->capture_default_str();
   sub->add_option("--dataset", o.dataset, "random, sharegpt or jsonl")->capture_default_str();
   sub->add_option("--dataset-path", o.dataset_path, "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)");
   sub->add_option("--input-len", o.input_len, "random: prompt length in tokens, shared prefix included")->capture_default_str();
-  sub->add_option("--output-len", o.output_len, "max_tokens (files: overrides their lengths)")->capture_default_str();
+  sub->add_option("--output-len", o.output_len, "max_tokens (default 128; files: overrides their lengths, 0 keeps them)");
   sub->add_option("--output-len-max", o.output_len_max, "random: draw max_tokens uniformly from [--output-len, this]");
   sub->add_option("--prefix-len", o.prefix_len, "random: tokens shared by every prompt");
   sub->add_option("--prompt", o.prompt_mode, "random prompts as token ids (completions) or text calibrated by /tokenize: ids, text, auto")->capture_default_str();

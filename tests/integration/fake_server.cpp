@@ -2,7 +2,7 @@
 // epoll loop and a timer heap (timerfd, absolute times), so that thousands of streams keep exact
 // token times on a small machine. Token c of a stream goes out at arrival + ttft + c * itl.
 // It misbehaves on demand: per run with --mode, per request with the X-Fake-Mode header (see
-// fake_protocol.h for the list). Listens on 127.0.0.1 only and prints "PORT <n>" when ready.
+// fake_protocol.h for the list) or inside the prompt text as "fake-mode=drop". Listens on 127.0.0.1 only and prints "PORT <n>" when ready.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -242,6 +242,14 @@ void Server::handle(Conn& c, const std::string& method, const std::string& path,
   if (c.modes.status != 200) {
     return respond(c, c.modes.status, "application/json",
                    "{\"object\":\"error\",\"message\":\"fake status\",\"type\":\"Error\",\"code\":" + std::to_string(c.modes.status) + "}");
+  }
+  const auto in_prompt = body.find("fake-mode=");
+  if (in_prompt != std::string::npos) {
+    const auto end = body.find_first_of(" \\\"", in_prompt);
+    fake::parse_modes(body.substr(in_prompt + 10, end == std::string::npos ? std::string::npos : end - in_prompt - 10), c.modes);
+    if (c.modes.status != 200) {
+      return respond(c, c.modes.status, "application/json", "{\"object\":\"error\",\"message\":\"fake status\",\"code\":" + std::to_string(c.modes.status) + "}");
+    }
   }
   if (!fake::parse_gen_request(body, chat, c.req)) return respond(c, 400, "application/json", "{\"error\":\"bad json\"}");
   ++m_counts.requests;
