@@ -142,7 +142,9 @@ if(NOT _DCUKIT_HIP STREQUAL "OFF")
     list(REMOVE_DUPLICATES _hip_archs)
   endif()
   if(DCUKIT_HIPCC AND DCUKIT_HIPCC_USABLE)
-    set(_hip_flags -x hip -std=c++20 -O3 -fPIC -fvisibility=hidden -DDCUKIT_HIP -DNDEBUG -I${_gpu_src} -Wall -Wextra)
+    # -Wno-deprecated-declarations: newer ROCm/DTK deprecate hipHostMalloc and friends that HIP 5.2 needs.
+    set(_hip_flags -x hip -std=c++20 -O3 -fPIC -fvisibility=hidden -DDCUKIT_HIP -DNDEBUG -I${_gpu_src}
+                   -Wall -Wextra -Wno-deprecated-declarations)
     if(DCUKIT_WERROR)
       list(APPEND _hip_flags -Werror)
     endif()
