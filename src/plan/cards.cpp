@@ -114,7 +114,7 @@ std::uint64_t runtime_memory(const core::DeviceSpec& spec, std::string* source) 
         }
         return d["runtime_memory"]["bytes"].get<std::uint64_t>();
       }
-  if (source) *source = "the published memory size (" + spec.source + ")";
+  if (source) *source = "the published size; " + spec.source;
   return spec.memory_bytes;
 }
 

@@ -79,7 +79,7 @@ double non_torch_bytes(const Cards& cards, int gpus) {
   return bytes;
 }
 
-double graph_bytes(const ModelConfig& /*model*/, const Settings& s) {
+double graph_bytes(const Settings& s) {
   if (s.enforce_eager) return 0;
   // vLLM captures one graph per batch size up to max-num-seqs (at most 512); pools grow with them.
   return 0.25 * kGiB + 0.25 * kGiB * std::min(s.max_num_seqs, 512) / 256.0;
@@ -91,7 +91,7 @@ Budget compute_budget(const ModelConfig& m, const Weights& w, const Cards& cards
   b.weights = static_cast<double>(w.per_gpu(m, tp, pp));
   b.activation = activation_bytes(m, s, tp);
   b.non_torch = non_torch_bytes(cards, tp * pp);
-  b.graphs = graph_bytes(m, s);
+  b.graphs = graph_bytes(s);
   b.kv_budget = b.usable - b.weights - b.activation - b.non_torch - b.graphs;
   b.kv = kv_footprint(m, s, tp, pp);
   b.weights_fit = b.kv_budget > 0;

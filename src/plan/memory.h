@@ -66,7 +66,7 @@ double activation_bytes(const ModelConfig& model, const Settings& settings, int 
 /// buffers with more than one GPU; more on DCU (seed 004).
 double non_torch_bytes(const Cards& cards, int gpus);
 /// Estimated graph-pool memory (bytes); 0 when enforce_eager.
-double graph_bytes(const ModelConfig& model, const Settings& settings);
+double graph_bytes(const Settings& settings);
 
 /// The budget of one GPU of `cards` for `model` at TP × PP with `settings`.
 Budget compute_budget(const ModelConfig& model, const Weights& weights, const Cards& cards, const Settings& settings,

@@ -137,10 +137,17 @@ int ModelConfig::count(LayerKind kind) const {
 }
 
 Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_view origin) {
-  const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (root.is_discarded() || !root.is_object())
-    return Error{fmt::format("{} is not valid JSON (a Hugging Face config.json is one JSON object); "
-                             "re-download it or point --model at the model's directory", origin)};
+  json root;
+  try {
+    root = json::parse(json_text.begin(), json_text.end());
+  } catch (const json::parse_error& e) {  // caught here: errors leave this function as values
+    return Error{fmt::format("{} is not valid JSON ({}); a Hugging Face config.json is one JSON object: "
+                             "re-download it, or point --model at the model's directory",
+                             origin, e.what())};
+  }
+  if (!root.is_object())
+    return Error{fmt::format("{} holds JSON but not an object; a Hugging Face config.json is one JSON object: "
+                             "re-download it, or point --model at the model's directory", origin)};
   const json j = merged_text_config(root);
   ModelConfig m;
   m.model_type = get_string(j, "model_type");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace dcukit::plan {
 namespace {
@@ -73,9 +74,15 @@ void recommend(Plan& p) {
   for (int i : order)
     if (at(i).budget.max_concurrency > at(best).budget.max_concurrency * 1.0001) best = i;
   p.recommended = best;
-  p.reason = fmt::format("no option holds {} full-length requests at once; {} holds the most ({:.1f}). Pass "
-                         "--min-concurrency to change the target", p.min_concurrency, label(at(best)),
+  p.reason = fmt::format("no option on {} card{} holds {} full-length requests at once; {} holds the most ({:.1f})",
+                         p.cards.count, p.cards.count == 1 ? "" : "s", p.min_concurrency, label(at(best)),
                          at(best).budget.max_concurrency);
+  for (const auto& o : p.options)  // TP rows beyond the cards were budgeted too: name the first that would
+    if (o.gpus() > p.cards.count && o.budget.one_request_fits && o.budget.max_concurrency >= target) {
+      p.reason += fmt::format("; --count {} ({}) would hold {:.1f}", o.gpus(), label(o), o.budget.max_concurrency);
+      break;
+    }
+  p.reason += ". --min-concurrency sets the target";
 }
 
 /// The nearest inputs that start, for a plan where nothing does.
@@ -90,6 +97,18 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
   if (longest)
     ways.push_back(fmt::format("--max-model-len {} on these {} card{} ({})", longest->budget.longest_fitting_len,
                                c.count, c.count == 1 ? "" : "s", label(*longest)));
+  for (int u = static_cast<int>(std::lround(s.gpu_memory_utilization * 100)) + 1; u <= 95; ++u) {
+    Settings more = s;
+    more.gpu_memory_utilization = u / 100.0;
+    auto options = enumerate(m, w, c, more, kv_dtypes, c.count);
+    auto it = std::find_if(options.begin(), options.end(),
+                           [&](const Option& o) { return o.starts() && o.gpus() <= c.count; });
+    if (it != options.end()) {
+      ways.push_back(fmt::format("--gpu-memory-utilization {:.2f} ({}){}", more.gpu_memory_utilization, label(*it),
+                                 c.dcu() && u > 90 ? ", above the 0.85-0.9 seed 004 advises on DCU" : ""));
+      break;
+    }
+  }
   for (int count : {2, 4, 8, 16, 32}) {
     if (count <= c.count) continue;
     Cards more = c;
@@ -97,7 +116,9 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
     auto options = enumerate(m, w, more, s, kv_dtypes, count);
     auto it = std::find_if(options.begin(), options.end(), [](const Option& o) { return o.starts(); });
     if (it != options.end()) {
-      ways.push_back(fmt::format("--count {} ({}) at --max-model-len {}", count, label(*it), s.max_model_len));
+      const std::string where = c.detected && !c.key.empty() ? fmt::format("--gpu {} --count {}", c.key, count)
+                                                              : fmt::format("--count {}", count);
+      ways.push_back(fmt::format("{} ({}) at --max-model-len {}", where, label(*it), s.max_model_len));
       break;
     }
   }

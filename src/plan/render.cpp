@@ -154,6 +154,7 @@ std::string render_json(const Plan& p) {
                    {"block_size", s.block_size},
                    {"enforce_eager", s.enforce_eager},
                    {"dtype", s.dtype},
+                   {"kv_cache_dtype", p.chosen() ? p.chosen()->kv_cache_dtype : s.kv_cache_dtype},
                    {"min_concurrency", p.min_concurrency}};
   j["advice"] = nlohmann::json::array();
   for (const auto& a : p.advice) j["advice"].push_back({{"flag", a.flag}, {"value", a.value}, {"why", a.why}});
