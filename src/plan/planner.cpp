@@ -95,8 +95,9 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
         (longest == nullptr || o.budget.longest_fitting_len > longest->budget.longest_fitting_len))
       longest = &o;
   if (longest)
-    ways.push_back(fmt::format("--max-model-len {} on these {} card{} ({})", longest->budget.longest_fitting_len,
-                               c.count, c.count == 1 ? "" : "s", label(*longest)));
+    ways.push_back(fmt::format("--max-model-len {} on {} ({})", longest->budget.longest_fitting_len,
+                               c.count == 1 ? std::string("this card") : fmt::format("these {} cards", c.count),
+                               label(*longest)));
   for (int u = static_cast<int>(std::lround(s.gpu_memory_utilization * 100)) + 1; u <= 95; ++u) {
     Settings more = s;
     more.gpu_memory_utilization = u / 100.0;
