@@ -72,7 +72,10 @@ if(NOT _DCUKIT_CUDA STREQUAL "OFF")
       CUDA_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden
       BUILD_RPATH "${CUDAToolkit_LIBRARY_DIR}" INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}"
       LINK_DEPENDS ${_gpu_version_script})
-    target_link_options(dcukit_cuda PRIVATE "LINKER:--version-script=${_gpu_version_script}" "LINKER:--no-undefined")
+    # -z nodelete: dcukit's dlclose at exit must not unmap the GPU runtime under its own threads
+    # and exit handlers; the library then stays mapped until the process ends.
+    target_link_options(dcukit_cuda PRIVATE "LINKER:--version-script=${_gpu_version_script}" "LINKER:--no-undefined"
+                        "LINKER:-z,nodelete")
     target_compile_options(dcukit_cuda PRIVATE
       $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>
       $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${DCUKIT_WERROR}>>:-Xcompiler=-Werror --Werror=all-warnings>)
@@ -174,7 +177,7 @@ if(NOT _DCUKIT_HIP STREQUAL "OFF")
     add_custom_command(OUTPUT ${_hip_lib}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}
       COMMAND ${DCUKIT_HIPCC} -shared -fPIC ${_hip_link_archs} -o ${_hip_lib} ${_hip_objs}
-              -Wl,--version-script=${_gpu_version_script} -Wl,--no-undefined -ldl
+              -Wl,--version-script=${_gpu_version_script} -Wl,--no-undefined -Wl,-z,nodelete -ldl
       DEPENDS ${_hip_objs} ${_gpu_version_script}
       COMMENT "hipcc -shared libdcukit_hip.so"
       VERBATIM)
