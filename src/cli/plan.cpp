@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 
+#include "core/units.h"
 #include "device/registry.h"
 #include "plan/cards.h"
 #include "plan/emit_vllm.h"
@@ -22,7 +23,7 @@ namespace {
 
 /// Everything the user typed; request's optionals stay empty where a flag was not given.
 struct PlanOptions {
-  std::string model, gpu;
+  std::string model, gpu, gpu_memory;
   int count = 0;
   double gpu_memory_utilization = 0;
   std::int64_t max_model_len = 0, max_num_batched_tokens = 0;
@@ -46,9 +47,18 @@ ExitCode fail(ExitCode code, const std::string& message) {
 }
 
 Result<plan::Cards> find_cards(const PlanOptions& o) {
-  if (!o.gpu.empty()) return plan::cards_from_name(o.gpu, o.count > 0 ? o.count : 8);
-  auto registry = device::Registry::load();
-  return plan::cards_from_detected(device::detect_gpus(registry), o.count);
+  auto cards = [&]() -> Result<plan::Cards> {
+    if (!o.gpu.empty()) return plan::cards_from_name(o.gpu, o.count > 0 ? o.count : 8);
+    auto registry = device::Registry::load();
+    return plan::cards_from_detected(device::detect_gpus(registry), o.count);
+  }();
+  if (!cards || o.gpu_memory.empty()) return cards;
+  auto bytes = core::parse_size(o.gpu_memory);
+  if (!bytes || *bytes == 0)
+    return Error{fmt::format("--gpu-memory {}: give the total a card's runtime reports, e.g. 63.98GiB", o.gpu_memory)};
+  cards->total_bytes = *bytes;
+  cards->total_source = fmt::format("--gpu-memory {}", o.gpu_memory);
+  return cards;
 }
 
 ExitCode write_script(const PlanOptions& o, const plan::Plan& p) {
@@ -102,6 +112,8 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--model", opts->model, "Model directory (with config.json) or a config.json; read locally")->required();
   sub->add_option("--gpu", opts->gpu, "Plan for these cards from the peak data (BW1000, H100, ...); default: this host's");
   sub->add_option("--count", opts->count, "Cards available (default: all detected; 8 with --gpu)");
+  sub->add_option("--gpu-memory", opts->gpu_memory,
+                  "Total memory of a card as its runtime reports it, overriding the peak data (e.g. 96GiB)");
   sub->add_option("--max-model-len", opts->max_model_len, "Longest request in tokens (default: the model's limit)");
   sub->add_option("--gpu-memory-utilization", opts->gpu_memory_utilization,
                   "Fraction of each card vLLM may use (default: 0.9; 0.85-0.9 on DCU)");

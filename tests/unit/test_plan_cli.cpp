@@ -59,6 +59,16 @@ TEST(PlanCli, FlagsReachTheEngine) {
   EXPECT_EQ(j["cards"]["count"].get<int>(), 2);
 }
 
+TEST(PlanCli, GpuMemoryOverridesThePeakData) {
+  // Seed 004 calls its K100 a 96 GB card; the peak data says 64 GB. The user decides.
+  auto r = run({"--gpu", "K100", "--count", "1", "--gpu-memory", "96GiB", "--max-model-len", "8192", "--json"});
+  EXPECT_EQ(r.code, ExitCode::ok);  // 61 GiB of Qwen3-32B fit one such card; on the peak data's 64 GB they would not
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cards"]["total_bytes"].get<std::uint64_t>(), 96ull << 30);
+  EXPECT_EQ(j["cards"]["total_source"].get<std::string>(), "--gpu-memory 96GiB");
+  EXPECT_EQ(run({"--gpu", "K100", "--gpu-memory", "lots"}).code, ExitCode::bad_input);
+}
+
 TEST(PlanCli, ExitCodes) {
   EXPECT_EQ(run({"--gpu", "BW2000"}).code, ExitCode::bad_input);
   EXPECT_EQ(run({"--gpu", "BW1000", "--kv-cache-dtype", "fp8"}).code, ExitCode::bad_input);
