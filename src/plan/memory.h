@@ -14,13 +14,13 @@ namespace dcukit::plan {
 
 /// The engine settings one option is evaluated with (vLLM's flags of the same names).
 struct Settings {
-  double gpu_memory_utilization = 0.9;
-  std::int64_t max_model_len = 0;
-  int max_num_seqs = 256;
-  std::int64_t max_num_batched_tokens = 8192;
+  double gpu_memory_utilization = 0.9;         ///< fraction of the runtime-reported total vLLM may use
+  std::int64_t max_model_len = 0;              ///< tokens of the longest request
+  int max_num_seqs = 256;                      ///< sequences a step; sizes the sampler's profiling
+  std::int64_t max_num_batched_tokens = 8192;  ///< tokens a step; sizes the activation peak
   std::string kv_cache_dtype = "auto";  ///< "auto" (the model dtype) or "fp8"
-  int block_size = 16;
-  bool enforce_eager = false;
+  int block_size = 16;                  ///< tokens a KV block
+  bool enforce_eager = false;           ///< no graphs, so no graph memory
   std::string dtype = "bfloat16";       ///< "bfloat16" or "float16": activations and weights
 };
 

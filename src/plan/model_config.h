@@ -33,9 +33,9 @@ struct ModelConfig {
   std::string torch_dtype;   ///< "bfloat16", "float16", "float32" (the checkpoint's dtype)
 
   std::int64_t hidden_size = 0, num_layers = 0, vocab_size = 0;
-  std::int64_t num_heads = 0, num_kv_heads = 0, head_dim = 0;
-  std::int64_t intermediate_size = 0;
-  std::int64_t max_position_embeddings = 0;
+  std::int64_t num_heads = 0, num_kv_heads = 0, head_dim = 0;  ///< attention heads, KV heads (GQA), their width
+  std::int64_t intermediate_size = 0;        ///< the dense MLP's width
+  std::int64_t max_position_embeddings = 0;  ///< the context limit as vLLM derives it (RoPE scaling applied)
   bool tie_word_embeddings = false;
   bool qkv_bias = false;     ///< Qwen2 has q/k/v biases
   bool qk_norm = false;      ///< Qwen3 normalises q and k per head

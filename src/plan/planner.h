@@ -15,9 +15,9 @@ namespace dcukit::plan {
 
 /// One way to run the model: tensor and pipeline parallel sizes and a KV-cache dtype.
 struct Option {
-  int tp = 1, pp = 1;
-  std::string kv_cache_dtype = "auto";
-  Budget budget;
+  int tp = 1, pp = 1;                   ///< tensor and pipeline parallel sizes: tp × pp cards
+  std::string kv_cache_dtype = "auto";  ///< "auto" or "fp8"
+  Budget budget;                        ///< the busiest GPU's budget; empty when TP cannot shard the model
   std::string problem;  ///< why vLLM would not start with it; empty when it starts
 
   int gpus() const { return tp * pp; }
@@ -26,9 +26,9 @@ struct Option {
 
 /// Everything plan found, for the renderers and the script.
 struct Plan {
-  ModelConfig model;
-  Weights weights;
-  Cards cards;
+  ModelConfig model;            ///< what was planned
+  Weights weights;              ///< its weights and where their size came from
+  Cards cards;                  ///< on what
   Settings settings;            ///< with kv_cache_dtype as requested or "auto"
   std::vector<Advice> advice;   ///< one per engine flag
   int min_concurrency = 8;
