@@ -85,8 +85,10 @@ struct DevBuf {
   void* p = nullptr;
   DevBuf(Backend& b, std::size_t bytes) : be(b) {
     auto r = be.allocate(MemKind::device, bytes);
-    if (r.ok()) p = *r;
-    else report(false, "allocate " + std::to_string(bytes) + " bytes", r.error().message);
+    if (r.ok())
+      p = *r;
+    else
+      report(false, "allocate " + std::to_string(bytes) + " bytes", r.error().message);
   }
   ~DevBuf() { be.release(MemKind::device, p); }
 };
@@ -157,15 +159,20 @@ void check_fill(Backend& be, Precision type, std::size_t n, std::size_t offset) 
   DevBuf d(be, (n + offset) * es);
   if (!d.p) return;
   void* p = static_cast<char*>(d.p) + offset * es;
-  const std::string label = "fill " + std::string(to_string(type)) + " n=" + std::to_string(n) + (offset ? " unaligned" : "");
+  const std::string label =
+      "fill " + std::string(to_string(type)) + " n=" + std::to_string(n) + (offset ? " unaligned" : "");
   if (!ok_or_report(be.fill(type, p, 0.375, n), label) || !ok_or_report(be.synchronize(kTimeout), label)) return;
   std::vector<unsigned char> h(n * es);
   if (!download(be, h.data(), p, n * es)) return;
   std::size_t bad = 0;
   for (std::size_t i = 0; i < n; ++i) {
     double v;
-    if (es == 4) { float f; std::memcpy(&f, &h[i * 4], 4); v = f; }
-    else std::memcpy(&v, &h[i * 8], 8);
+    if (es == 4) {
+      float f;
+      std::memcpy(&f, &h[i * 4], 4);
+      v = f;
+    } else
+      std::memcpy(&v, &h[i * 8], 8);
     bad += v != 0.375;
   }
   report(bad == 0, label, bad ? std::to_string(bad) + " wrong" : "");
@@ -174,8 +181,8 @@ void check_fill(Backend& be, Precision type, std::size_t n, std::size_t offset) 
 // ---- GEMM -----------------------------------------------------------------------------------
 
 void check_gemm(Backend& be, Precision p, int m, int n, int k) {
-  const std::string label = "gemm " + std::string(to_string(p)) + " m=" + std::to_string(m) + " n=" +
-                            std::to_string(n) + " k=" + std::to_string(k);
+  const std::string label = "gemm " + std::string(to_string(p)) + " m=" + std::to_string(m) +
+                            " n=" + std::to_string(n) + " k=" + std::to_string(k);
   const auto a = selftest::gemm_inputs(std::size_t(k) * m, p, 1u + m);
   const auto b = selftest::gemm_inputs(std::size_t(k) * n, p, 7u + n);
   const auto ea = selftest::encode_inputs(a, p), eb = selftest::encode_inputs(b, p);
@@ -233,7 +240,8 @@ void check_events(Backend& be) {
   t1 = Clock::now();
   auto st = be.synchronize(std::chrono::milliseconds(1));
   waited = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
-  report(!st.ok() && waited < 200, "synchronize gives up at its deadline", st.ok() ? "it returned success" : st.message());
+  report(!st.ok() && waited < 200, "synchronize gives up at its deadline",
+         st.ok() ? "it returned success" : st.message());
   report(be.synchronize(kTimeout).ok(), "synchronize waits for the queue");
   be.destroy_event(*e0);
   be.destroy_event(*e1);
@@ -290,8 +298,7 @@ void perf_memory(Backend& be, std::size_t array_bytes) {
   std::printf("%-8s %-5s %-8s %8.3f TB/s\n", "memcpy", "-", "D2D", 2.0 * array_bytes / (d2d * 1e-3) / 1e12);
   for (Precision type : {Precision::fp64, Precision::fp32}) {
     const std::size_t n = array_bytes / (type == Precision::fp32 ? 4 : 8);
-    for (double v : {0.1, 0.2, 0.0})
-      (void)be.fill(type, v == 0.1 ? a.p : v == 0.2 ? b.p : c.p, v, n);
+    for (double v : {0.1, 0.2, 0.0}) (void)be.fill(type, v == 0.1 ? a.p : v == 0.2 ? b.p : c.p, v, n);
     for (const char* variant : {"plain", "nt", "unroll4", "unroll4_plain", "l2pf", "flat"}) {
       setenv("DCUKIT_STREAM_VARIANT", variant, 1);
       for (auto op : kAllStreamOps) {
@@ -344,10 +351,12 @@ void run_backend(Backend& be, int device, bool perf) {
   for (int i = 0; i < count; ++i) {
     auto info = be.device_info(i);
     if (!ok_or_report(info, "device_info " + std::to_string(i))) continue;
-    std::printf("   device %d: %s arch=%s pci=%s mem=%.1f GiB units=%d warp=%d clock=%d MHz mem_clock=%d MHz bus=%d bit L2=%.1f MiB\n",
-                i, info->name.c_str(), info->arch.c_str(), info->pci_bus_id.c_str(), info->total_memory / 1073741824.0,
-                info->compute_units, info->warp_size, info->clock_mhz, info->memory_clock_mhz,
-                info->memory_bus_width_bits, info->l2_cache_bytes / 1048576.0);
+    std::printf(
+        "   device %d: %s arch=%s pci=%s mem=%.1f GiB units=%d warp=%d clock=%d MHz mem_clock=%d MHz bus=%d bit "
+        "L2=%.1f MiB\n",
+        i, info->name.c_str(), info->arch.c_str(), info->pci_bus_id.c_str(), info->total_memory / 1073741824.0,
+        info->compute_units, info->warp_size, info->clock_mhz, info->memory_clock_mhz, info->memory_bus_width_bits,
+        info->l2_cache_bytes / 1048576.0);
   }
   if (device >= count) return;
   if (!ok_or_report(be.select(device), "select " + std::to_string(device))) return;
@@ -424,7 +433,7 @@ void run_backend(Backend& be, int device, bool perf) {
   }
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   std::string dir = exe_dir() + "/../lib/dcukit";
@@ -439,14 +448,20 @@ int main(int argc, char** argv) {
       std::printf("%s\n", bad.empty() ? "host references OK" : ("host references wrong: " + bad).c_str());
       return bad.empty() ? 0 : 1;
     }
-    if (arg == "--perf") perf = true;
-    else if (arg == "--backend" && i + 1 < argc) names = {argv[++i]};
-    else if (arg == "--device" && i + 1 < argc) device = std::atoi(argv[++i]);
-    else if (arg == "--lib-dir" && i + 1 < argc) dir = argv[++i];
+    if (arg == "--perf")
+      perf = true;
+    else if (arg == "--backend" && i + 1 < argc)
+      names = {argv[++i]};
+    else if (arg == "--device" && i + 1 < argc)
+      device = std::atoi(argv[++i]);
+    else if (arg == "--lib-dir" && i + 1 < argc)
+      dir = argv[++i];
     else {
-      std::printf("usage: %s [--backend cuda|hip] [--device N] [--lib-dir DIR] [--perf] [--check-reference]\n"
-                  "  checks every Backend method of the GPU backends against host references;\n"
-                  "  --perf adds bandwidth per stream variant (4 GiB arrays) and GEMM at N=8192\n", argv[0]);
+      std::printf(
+          "usage: %s [--backend cuda|hip] [--device N] [--lib-dir DIR] [--perf] [--check-reference]\n"
+          "  checks every Backend method of the GPU backends against host references;\n"
+          "  --perf adds bandwidth per stream variant (4 GiB arrays) and GEMM at N=8192\n",
+          argv[0]);
       return arg == "--help" || arg == "-h" ? 0 : 2;
     }
   }

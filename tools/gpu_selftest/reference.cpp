@@ -38,9 +38,12 @@ float from_fp16(std::uint16_t h) {
   const int exp = (h >> 10) & 0x1f;
   const std::uint32_t mant = h & 0x3ffu;
   float v;
-  if (exp == 0) v = std::ldexp(float(mant), -24);
-  else if (exp == 31) v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else v = std::ldexp(float(mant | 0x400u), exp - 25);
+  if (exp == 0)
+    v = std::ldexp(float(mant), -24);
+  else if (exp == 31)
+    v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    v = std::ldexp(float(mant | 0x400u), exp - 25);
   return sign ? -v : v;
 }
 
@@ -63,9 +66,12 @@ float from_e4m3(std::uint8_t v) {
   const bool neg = v & 0x80;
   const int exp = (v >> 3) & 0xf, mant = v & 7;
   float r;
-  if (exp == 0xf && mant == 7) r = std::numeric_limits<float>::quiet_NaN();
-  else if (exp == 0) r = std::ldexp(float(mant), -9);  // subnormal: m/8 · 2^-6
-  else r = std::ldexp(float(8 + mant), exp - 10);      // (1 + m/8) · 2^(e-7)
+  if (exp == 0xf && mant == 7)
+    r = std::numeric_limits<float>::quiet_NaN();
+  else if (exp == 0)
+    r = std::ldexp(float(mant), -9);  // subnormal: m/8 · 2^-6
+  else
+    r = std::ldexp(float(8 + mant), exp - 10);  // (1 + m/8) · 2^(e-7)
   return neg ? -r : r;
 }
 
@@ -102,13 +108,35 @@ std::vector<unsigned char> encode_inputs(const std::vector<double>& v, Precision
   for (std::size_t i = 0; i < v.size(); ++i) {
     unsigned char* dst = out.data() + i * es;
     switch (p) {
-      case Precision::fp64: { double d = v[i]; std::memcpy(dst, &d, 8); break; }
+      case Precision::fp64: {
+        double d = v[i];
+        std::memcpy(dst, &d, 8);
+        break;
+      }
       case Precision::fp32:
-      case Precision::tf32: { float f = float(v[i]); std::memcpy(dst, &f, 4); break; }
-      case Precision::fp16: { auto h = to_fp16(float(v[i])); std::memcpy(dst, &h, 2); break; }
-      case Precision::bf16: { auto h = to_bf16(float(v[i])); std::memcpy(dst, &h, 2); break; }
-      case Precision::fp8: *dst = to_e4m3(float(v[i])); break;
-      case Precision::int8: { auto c = std::int8_t(v[i]); std::memcpy(dst, &c, 1); break; }
+      case Precision::tf32: {
+        float f = float(v[i]);
+        std::memcpy(dst, &f, 4);
+        break;
+      }
+      case Precision::fp16: {
+        auto h = to_fp16(float(v[i]));
+        std::memcpy(dst, &h, 2);
+        break;
+      }
+      case Precision::bf16: {
+        auto h = to_bf16(float(v[i]));
+        std::memcpy(dst, &h, 2);
+        break;
+      }
+      case Precision::fp8:
+        *dst = to_e4m3(float(v[i]));
+        break;
+      case Precision::int8: {
+        auto c = std::int8_t(v[i]);
+        std::memcpy(dst, &c, 1);
+        break;
+      }
     }
   }
   return out;
@@ -120,11 +148,36 @@ std::vector<double> decode_outputs(const std::vector<unsigned char>& bytes, std:
   for (std::size_t i = 0; i < count; ++i) {
     const unsigned char* src = bytes.data() + i * es;
     switch (p) {
-      case Precision::fp64: { double d; std::memcpy(&d, src, 8); out[i] = d; break; }
-      case Precision::fp16: { std::uint16_t h; std::memcpy(&h, src, 2); out[i] = from_fp16(h); break; }
-      case Precision::bf16: { std::uint16_t h; std::memcpy(&h, src, 2); out[i] = from_bf16(h); break; }
-      case Precision::int8: { std::int32_t x; std::memcpy(&x, src, 4); out[i] = x; break; }
-      default: { float f; std::memcpy(&f, src, 4); out[i] = f; break; }
+      case Precision::fp64: {
+        double d;
+        std::memcpy(&d, src, 8);
+        out[i] = d;
+        break;
+      }
+      case Precision::fp16: {
+        std::uint16_t h;
+        std::memcpy(&h, src, 2);
+        out[i] = from_fp16(h);
+        break;
+      }
+      case Precision::bf16: {
+        std::uint16_t h;
+        std::memcpy(&h, src, 2);
+        out[i] = from_bf16(h);
+        break;
+      }
+      case Precision::int8: {
+        std::int32_t x;
+        std::memcpy(&x, src, 4);
+        out[i] = x;
+        break;
+      }
+      default: {
+        float f;
+        std::memcpy(&f, src, 4);
+        out[i] = f;
+        break;
+      }
     }
   }
   return out;
@@ -135,11 +188,16 @@ double gemm_tolerance(Precision p) {
   // wider accumulator is exact; what remains is the output rounding, and for fp8 the tensor
   // cores' narrower accumulator.
   switch (p) {
-    case Precision::fp16: return std::ldexp(1.0, -10);
-    case Precision::bf16: return std::ldexp(1.0, -7);
-    case Precision::fp8: return std::ldexp(1.0, -10);
-    case Precision::int8: return 0;
-    default: return 1e-6;
+    case Precision::fp16:
+      return std::ldexp(1.0, -10);
+    case Precision::bf16:
+      return std::ldexp(1.0, -7);
+    case Precision::fp8:
+      return std::ldexp(1.0, -10);
+    case Precision::int8:
+      return 0;
+    default:
+      return 1e-6;
   }
 }
 
@@ -190,4 +248,4 @@ std::string check_reference() {
   return bad;
 }
 
-} // namespace selftest
+}  // namespace selftest

@@ -37,4 +37,4 @@ std::vector<double> gemm_reference(const std::vector<double>& a, const std::vect
 /// Checks the format conversions and the reference on known values; returns what failed, or "".
 std::string check_reference();
 
-} // namespace selftest
+}  // namespace selftest

@@ -168,12 +168,18 @@ public:
     if (!d) return d.error();
     void* p = nullptr;
     switch (kind) {
-      case MemKind::device: DCUKIT_CHECK(cudaMalloc(&p, bytes)); break;
-      case MemKind::pinned_host: DCUKIT_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocDefault)); break;
+      case MemKind::device:
+        DCUKIT_CHECK(cudaMalloc(&p, bytes));
+        break;
+      case MemKind::pinned_host:
+        DCUKIT_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
+        break;
       case MemKind::pageable_host: {
         const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 4095) / 4096 * 4096;
         p = std::aligned_alloc(4096, rounded);
-        if (!p) return Error{std::string(kBackendName) + ": out of host memory allocating " + std::to_string(bytes) + " bytes"};
+        if (!p)
+          return Error{std::string(kBackendName) + ": out of host memory allocating " + std::to_string(bytes) +
+                       " bytes"};
         break;
       }
     }
@@ -183,9 +189,15 @@ public:
   void release(MemKind kind, void* ptr) noexcept override {
     if (!ptr) return;
     switch (kind) {
-      case MemKind::device: (void)cudaFree(ptr); break;
-      case MemKind::pinned_host: (void)cudaFreeHost(ptr); break;
-      case MemKind::pageable_host: std::free(ptr); break;
+      case MemKind::device:
+        (void)cudaFree(ptr);
+        break;
+      case MemKind::pinned_host:
+        (void)cudaFreeHost(ptr);
+        break;
+      case MemKind::pageable_host:
+        std::free(ptr);
+        break;
     }
   }
 
@@ -270,8 +282,10 @@ public:
     auto s = static_cast<cudaEvent_t>(start), e = static_cast<cudaEvent_t>(end);
     const auto began = std::chrono::steady_clock::now();
     for (auto [ev, what] : {std::pair{e, "end"}, std::pair{s, "start"}}) {
-      const auto left = timeout - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
-      const cudaError_t r = poll_until([ev = ev] { return cudaEventQuery(ev); }, std::max(left, std::chrono::milliseconds(0)));
+      const auto left =
+          timeout - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
+      const cudaError_t r =
+          poll_until([ev = ev] { return cudaEventQuery(ev); }, std::max(left, std::chrono::milliseconds(0)));
       if (r == cudaErrorNotReady)
         return Error{std::string(kBackendName) + ": the " + what + " event of a timing did not complete within " +
                      std::to_string(timeout.count()) + " ms on " + device_label() + "; the device may be hung"};
@@ -291,7 +305,8 @@ public:
     if (!d) return d.error();
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (int i = 0; i < 2; ++i) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (auto st = wait_stream(**d, i, std::max(left, std::chrono::milliseconds(0)), nullptr, timeout); !st) return st;
     }
     return {};
@@ -377,12 +392,12 @@ private:
   std::vector<std::unique_ptr<DeviceState>> m_devices;
 };
 
-} // namespace
-} // namespace dcukit::device::gpu
+}  // namespace
+}  // namespace dcukit::device::gpu
 
 /// The one exported symbol (see device/backend.h). Never throws.
 extern "C" __attribute__((visibility("default"))) dcukit::device::Backend* dcukit_create_backend(int abi_version,
-                                                                                                   std::string* error) {
+                                                                                                 std::string* error) {
   using namespace dcukit::device;
   std::string lib = std::string("libdcukit_") + gpu::kBackendName + ".so";
   auto fail = [&](std::string message) -> Backend* {

@@ -42,4 +42,4 @@ private:
 /// Rejects empty or negative shapes and null pointers with a message naming them.
 Status check_gemm_args(const GemmArgs& args);
 
-} // namespace dcukit::device::gpu
+}  // namespace dcukit::device::gpu

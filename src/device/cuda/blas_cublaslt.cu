@@ -13,7 +13,9 @@
 
 namespace dcukit::device::gpu {
 
-inline bool status_ok(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS; }
+inline bool status_ok(cublasStatus_t s) {
+  return s == CUBLAS_STATUS_SUCCESS;
+}
 inline std::string status_text(cublasStatus_t s) {
   return std::string(cublasLtGetStatusName(s)) + ": " + cublasLtGetStatusString(s);
 }
@@ -28,13 +30,20 @@ struct LtTypes {
 
 LtTypes lt_types(Precision p) {
   switch (p) {
-    case Precision::fp64: return {CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F};
-    case Precision::fp32: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
-    case Precision::tf32: return {CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
-    case Precision::fp16: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F};
-    case Precision::bf16: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF};
-    case Precision::fp8: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8F_E4M3, CUDA_R_32F};
-    case Precision::int8: return {CUBLAS_COMPUTE_32I, CUDA_R_32I, CUDA_R_8I, CUDA_R_32I};
+    case Precision::fp64:
+      return {CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F};
+    case Precision::fp32:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
+    case Precision::tf32:
+      return {CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
+    case Precision::fp16:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F};
+    case Precision::bf16:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF};
+    case Precision::fp8:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8F_E4M3, CUDA_R_32F};
+    case Precision::int8:
+      return {CUBLAS_COMPUTE_32I, CUDA_R_32I, CUDA_R_8I, CUDA_R_32I};
   }
   return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
 }
@@ -44,8 +53,12 @@ struct Scalars {
   double f64[2] = {1.0, 0.0};
   float f32[2] = {1.0f, 0.0f};
   int i32[2] = {1, 0};
-  const void* alpha(cudaDataType_t t) const { return t == CUDA_R_64F ? (const void*)&f64[0] : t == CUDA_R_32I ? (const void*)&i32[0] : (const void*)&f32[0]; }
-  const void* beta(cudaDataType_t t) const { return t == CUDA_R_64F ? (const void*)&f64[1] : t == CUDA_R_32I ? (const void*)&i32[1] : (const void*)&f32[1]; }
+  const void* alpha(cudaDataType_t t) const {
+    return t == CUDA_R_64F ? (const void*)&f64[0] : t == CUDA_R_32I ? (const void*)&i32[0] : (const void*)&f32[0];
+  }
+  const void* beta(cudaDataType_t t) const {
+    return t == CUDA_R_64F ? (const void*)&f64[1] : t == CUDA_R_32I ? (const void*)&i32[1] : (const void*)&f32[1];
+  }
 };
 const Scalars kScalars;
 
@@ -125,7 +138,8 @@ public:
       case Precision::int8:
         if (m_cc < 75) return "int8 tensor-core GEMM needs compute capability 7.5+; this device is " + cc;
         return {};
-      default: return {};
+      default:
+        return {};
     }
   }
 
@@ -170,18 +184,22 @@ private:
     const std::uint64_t ws = kWorkspaceBytes;
     DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
     const std::uint32_t align_a = alignment(args.a), align_b = alignment(args.b), align_c = alignment(args.c);
-    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof(align_a)));
-    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof(align_b)));
-    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof(align_c)));
-    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof(align_c)));
+    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a,
+                                                      sizeof(align_a)));
+    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b,
+                                                      sizeof(align_b)));
+    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c,
+                                                      sizeof(align_c)));
+    DCUKIT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c,
+                                                      sizeof(align_c)));
     const int wanted = algos_to_try();
     // A plain array: nvcc 13's front end crashes on std::vector of these C structs in C++20.
     cublasLtMatmulHeuristicResult_t found[kMaxAlgos] = {};
     int returned = 0;
     DCUKIT_CHECK(cublasLtMatmulAlgoGetHeuristic(m_handle, p.op, p.a, p.b, p.c, p.c, pref, wanted, found, &returned));
     if (returned < 1)
-      return Error{"cuBLASLt has no algorithm for " + std::string(to_string(args.precision)) + " m=" +
-                   std::to_string(args.m) + " n=" + std::to_string(args.n) + " k=" + std::to_string(args.k)};
+      return Error{"cuBLASLt has no algorithm for " + std::string(to_string(args.precision)) +
+                   " m=" + std::to_string(args.m) + " n=" + std::to_string(args.n) + " k=" + std::to_string(args.k)};
     p.algo = found[0].algo;
     if (returned > 1) return pick_fastest(p, args, found, returned, stream);
     return {};
@@ -189,8 +207,8 @@ private:
 
   /// Times each candidate (one warm-up, three timed runs) and keeps the fastest. Blocks, once
   /// per shape, with a deadline; only when $DCUKIT_GEMM_ALGOS asks for more than one.
-  Status pick_fastest(Plan& p, const GemmArgs& args, const cublasLtMatmulHeuristicResult_t* found,
-                      int returned, cudaStream_t stream) {
+  Status pick_fastest(Plan& p, const GemmArgs& args, const cublasLtMatmulHeuristicResult_t* found, int returned,
+                      cudaStream_t stream) {
     cudaEvent_t start = nullptr, stop = nullptr;
     DCUKIT_CHECK(cudaEventCreate(&start));
     EventPairGuard guard{start, stop};
@@ -226,7 +244,7 @@ std::string version_text(std::size_t v) {
   return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Blas> make_blas(int device) {
   cudaDeviceProp prop{};
@@ -239,8 +257,7 @@ std::unique_ptr<Blas> make_blas(int device) {
 }
 
 std::vector<std::pair<std::string, std::string>> blas_versions() {
-  return {{"cuBLASLt", version_text(cublasLtGetVersion())},
-          {"cuBLASLt built against", version_text(CUBLAS_VERSION)}};
+  return {{"cuBLASLt", version_text(cublasLtGetVersion())}, {"cuBLASLt built against", version_text(CUBLAS_VERSION)}};
 }
 
-} // namespace dcukit::device::gpu
+}  // namespace dcukit::device::gpu

@@ -28,8 +28,12 @@ __device__ __forceinline__ double2 load_l2_256(const double2* p) {
   asm("ld.global.nc.L1::no_allocate.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
   return v;
 }
-__device__ __forceinline__ float load_l2_256(const float* p) { return __ldcs(p); }
-__device__ __forceinline__ double load_l2_256(const double* p) { return __ldcs(p); }
+__device__ __forceinline__ float load_l2_256(const float* p) {
+  return __ldcs(p);
+}
+__device__ __forceinline__ double load_l2_256(const double* p) {
+  return __ldcs(p);
+}
 #endif
 
 namespace dcukit::device::gpu {
@@ -46,7 +50,9 @@ inline constexpr int kWarpSize = DCUKIT_WARP_SIZE;
 /// Threads of every block we launch: a multiple of both warp sizes.
 inline constexpr int kBlockSize = 256;
 
-inline bool status_ok(cudaError_t e) { return e == cudaSuccess; }
+inline bool status_ok(cudaError_t e) {
+  return e == cudaSuccess;
+}
 inline std::string status_text(cudaError_t e) {
   return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
 }
@@ -56,17 +62,17 @@ inline Error call_failed(const char* call, const char* file, int line, const std
   return Error{std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + what};
 }
 
-} // namespace dcukit::device::gpu
+}  // namespace dcukit::device::gpu
 
 /// The one check macro (ggml's CUDA_CHECK_GEN): evaluates a runtime or BLAS call and, when it
 /// fails, returns an Error from the enclosing function (which returns Status or Result<T>)
 /// naming the call, file, line and the library's message. Overload status_ok/status_text in
 /// namespace dcukit::device::gpu for each status type (cudaError_t here, BLAS in blas_*.cu).
-#define DCUKIT_CHECK(call)                                                                      \
-  do {                                                                                          \
-    const auto dcukit_status_ = (call);                                                         \
-    if (!::dcukit::device::gpu::status_ok(dcukit_status_))                                      \
-      return ::dcukit::device::gpu::call_failed(#call, __FILE__, __LINE__,                      \
+#define DCUKIT_CHECK(call)                                                                           \
+  do {                                                                                               \
+    const auto dcukit_status_ = (call);                                                              \
+    if (!::dcukit::device::gpu::status_ok(dcukit_status_))                                           \
+      return ::dcukit::device::gpu::call_failed(#call, __FILE__, __LINE__,                           \
                                                 ::dcukit::device::gpu::status_text(dcukit_status_)); \
   } while (0)
 
@@ -94,4 +100,4 @@ cudaError_t poll_until(Query query, std::chrono::milliseconds timeout) {
   }
 }
 
-} // namespace dcukit::device::gpu
+}  // namespace dcukit::device::gpu

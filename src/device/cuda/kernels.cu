@@ -16,61 +16,111 @@ namespace {
 
 // ---- 16-byte vectors and element-wise application --------------------------------------------
 
-template <class T> struct Vec16;
-template <> struct Vec16<float> { using type = float4; };
-template <> struct Vec16<double> { using type = double2; };
+template <class T>
+struct Vec16;
+template <>
+struct Vec16<float> {
+  using type = float4;
+};
+template <>
+struct Vec16<double> {
+  using type = double2;
+};
 
-template <class F> __device__ __forceinline__ float4 zip(F f, float4 a, float4 b) {
+template <class F>
+__device__ __forceinline__ float4 zip(F f, float4 a, float4 b) {
   return make_float4(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z), f(a.w, b.w));
 }
-template <class F> __device__ __forceinline__ double2 zip(F f, double2 a, double2 b) {
+template <class F>
+__device__ __forceinline__ double2 zip(F f, double2 a, double2 b) {
   return make_double2(f(a.x, b.x), f(a.y, b.y));
 }
-template <class F> __device__ __forceinline__ float zip(F f, float a, float b) { return f(a, b); }
-template <class F> __device__ __forceinline__ double zip(F f, double a, double b) { return f(a, b); }
+template <class F>
+__device__ __forceinline__ float zip(F f, float a, float b) {
+  return f(a, b);
+}
+template <class F>
+__device__ __forceinline__ double zip(F f, double a, double b) {
+  return f(a, b);
+}
 
 __device__ __forceinline__ double dot_lanes(float4 a, float4 b) {
   return double(a.x) * b.x + double(a.y) * b.y + double(a.z) * b.z + double(a.w) * b.w;
 }
-__device__ __forceinline__ double dot_lanes(double2 a, double2 b) { return a.x * b.x + a.y * b.y; }
-__device__ __forceinline__ double dot_lanes(float a, float b) { return double(a) * b; }
-__device__ __forceinline__ double dot_lanes(double a, double b) { return a * b; }
+__device__ __forceinline__ double dot_lanes(double2 a, double2 b) {
+  return a.x * b.x + a.y * b.y;
+}
+__device__ __forceinline__ double dot_lanes(float a, float b) {
+  return double(a) * b;
+}
+__device__ __forceinline__ double dot_lanes(double a, double b) {
+  return a * b;
+}
 
-__device__ __forceinline__ void splat(float4& out, float v) { out = make_float4(v, v, v, v); }
-__device__ __forceinline__ void splat(double2& out, double v) { out = make_double2(v, v); }
-__device__ __forceinline__ void splat(float& out, float v) { out = v; }
-__device__ __forceinline__ void splat(double& out, double v) { out = v; }
+__device__ __forceinline__ void splat(float4& out, float v) {
+  out = make_float4(v, v, v, v);
+}
+__device__ __forceinline__ void splat(double2& out, double v) {
+  out = make_double2(v, v);
+}
+__device__ __forceinline__ void splat(float& out, float v) {
+  out = v;
+}
+__device__ __forceinline__ void splat(double& out, double v) {
+  out = v;
+}
 
 /// How a kernel loads and stores: ordinary (cached), streaming (__ldcs/__stcs: evict-first on
 /// NVIDIA, non-temporal on AMD, defined for HIP in the vendor header), or streaming stores with
 /// read-only loads that ask L2 for 256-byte fetches (load_l2_256, common.cuh / vendor.h).
 enum class Access { cached, streaming, l2_256 };
 
-template <Access kA, class V> __device__ __forceinline__ V load(const V* p) {
-  if constexpr (kA == Access::streaming) return __ldcs(p);
-  else if constexpr (kA == Access::l2_256) return load_l2_256(p);
-  else return *p;
+template <Access kA, class V>
+__device__ __forceinline__ V load(const V* p) {
+  if constexpr (kA == Access::streaming)
+    return __ldcs(p);
+  else if constexpr (kA == Access::l2_256)
+    return load_l2_256(p);
+  else
+    return *p;
 }
-template <Access kA, class V> __device__ __forceinline__ void store(V* p, V v) {
-  if constexpr (kA == Access::cached) *p = v;
-  else __stcs(p, v);
+template <Access kA, class V>
+__device__ __forceinline__ void store(V* p, V v) {
+  if constexpr (kA == Access::cached)
+    *p = v;
+  else
+    __stcs(p, v);
 }
 
 // ---- The STREAM operations as f(x, y) -> out -------------------------------------------------
 
 struct CopyOp {
-  template <class T> __device__ T operator()(T a, T) const { return a; }
+  template <class T>
+  __device__ T operator()(T a, T) const {
+    return a;
+  }
 };
-template <class S> struct ScaleOp {
+template <class S>
+struct ScaleOp {
   S s;
-  template <class T> __device__ T operator()(T c, T) const { return s * c; }
+  template <class T>
+  __device__ T operator()(T c, T) const {
+    return s * c;
+  }
 };
 struct AddOp {
-  template <class T> __device__ T operator()(T a, T b) const { return a + b; }
+  template <class T>
+  __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
 };
-template <class S> struct TriadOp {
+template <class S>
+struct TriadOp {
   S s;
-  template <class T> __device__ T operator()(T b, T c) const { return b + s * c; }
+  template <class T>
+  __device__ T operator()(T b, T c) const {
+    return b + s * c;
+  }
 };
 
 /// out[i] = f(x[i], y[i]) (y unused when kInputs is 1) over n elements of T, accessed as V
@@ -94,8 +144,10 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         a[u] = load<kA>(xv + i + u * stride);
-        if constexpr (kInputs == 2) b[u] = load<kA>(yv + i + u * stride);
-        else b[u] = a[u];
+        if constexpr (kInputs == 2)
+          b[u] = load<kA>(yv + i + u * stride);
+        else
+          b[u] = a[u];
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) store<kA>(ov + i + u * stride, zip(f, a[u], b[u]));
@@ -145,8 +197,8 @@ __device__ double block_sum(double v) {
 /// order (deterministic) into *result and re-arms the counter: one launch, no host reduction.
 template <Access kA, class T, class V>
 __global__ void __launch_bounds__(kBlockSize)
-    dot_kernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n, double* partials,
-               unsigned* counter, double* result) {
+    dot_kernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n, double* partials, unsigned* counter,
+               double* result) {
   constexpr std::size_t kWidth = sizeof(V) / sizeof(T);
   const std::size_t nv = n / kWidth;
   const V* xv = reinterpret_cast<const V*>(x);
@@ -156,8 +208,8 @@ __global__ void __launch_bounds__(kBlockSize)
   double sum = 0;
   std::size_t i = first;
   for (; i + stride < nv; i += 2 * stride)  // two loads of each array in flight
-    sum += dot_lanes(load<kA>(xv + i), load<kA>(yv + i)) +
-           dot_lanes(load<kA>(xv + i + stride), load<kA>(yv + i + stride));
+    sum +=
+        dot_lanes(load<kA>(xv + i), load<kA>(yv + i)) + dot_lanes(load<kA>(xv + i + stride), load<kA>(yv + i + stride));
   for (; i < nv; i += stride) sum += dot_lanes(load<kA>(xv + i), load<kA>(yv + i));
   const std::size_t t = nv * kWidth + first;
   if (t < n) sum += double(x[t]) * y[t];
@@ -198,7 +250,9 @@ int blocks_per_sm(Kernel kernel) {
   return blocks;
 }
 
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+std::size_t ceil_div(std::size_t a, std::size_t b) {
+  return (a + b - 1) / b;
+}
 
 /// Grid of a grid-stride kernel: `resident` blocks per SM on every SM, but no more blocks than
 /// there is work for (at least one, for the tail); `flat`: one work item per thread.
@@ -209,7 +263,9 @@ unsigned grid_for(int resident, int sms, std::size_t work_items, bool flat) {
   return unsigned(std::min(needed, full));
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 template <int kInputs, Access kA, int kUnroll, class T, class V, class F>
 Status launch_op_shape(const T* x, const T* y, T* out, std::size_t n, F f, int sms, bool flat, cudaStream_t stream) {
@@ -234,12 +290,18 @@ Status launch_op(const void* x, const void* y, void* out, std::size_t n, F f, St
     return launch_op_shape<kInputs, Access::cached, 1, T, T>(xt, yt, ot, n, f, sms, false, stream);
   constexpr Access kC = Access::cached, kS = Access::streaming, kL2 = Access::l2_256;
   switch (variant) {
-    case StreamVariant::plain: return launch_op_shape<kInputs, kC, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::nt: return launch_op_shape<kInputs, kS, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::unroll4: return launch_op_shape<kInputs, kS, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::unroll4_plain: return launch_op_shape<kInputs, kC, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::l2pf: return launch_op_shape<kInputs, kL2, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
-    case StreamVariant::flat: return launch_op_shape<kInputs, kC, 1, T, V>(xt, yt, ot, n, f, sms, true, stream);
+    case StreamVariant::plain:
+      return launch_op_shape<kInputs, kC, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::nt:
+      return launch_op_shape<kInputs, kS, 1, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::unroll4:
+      return launch_op_shape<kInputs, kS, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::unroll4_plain:
+      return launch_op_shape<kInputs, kC, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::l2pf:
+      return launch_op_shape<kInputs, kL2, 4, T, V>(xt, yt, ot, n, f, sms, false, stream);
+    case StreamVariant::flat:
+      return launch_op_shape<kInputs, kC, 1, T, V>(xt, yt, ot, n, f, sms, true, stream);
   }
   return Error{"unknown stream variant"};
 }
@@ -266,22 +328,30 @@ Status launch_dot(const void* a, const void* b, std::size_t n, StreamVariant var
   using V = typename Vec16<T>::type;
   switch (variant) {
     case StreamVariant::nt:
-    case StreamVariant::unroll4: return launch_dot_shape<Access::streaming, T, V>(x, y, n, sms, s, stream);
-    case StreamVariant::l2pf: return launch_dot_shape<Access::l2_256, T, V>(x, y, n, sms, s, stream);
-    default: return launch_dot_shape<Access::cached, T, V>(x, y, n, sms, s, stream);
+    case StreamVariant::unroll4:
+      return launch_dot_shape<Access::streaming, T, V>(x, y, n, sms, s, stream);
+    case StreamVariant::l2pf:
+      return launch_dot_shape<Access::l2_256, T, V>(x, y, n, sms, s, stream);
+    default:
+      return launch_dot_shape<Access::cached, T, V>(x, y, n, sms, s, stream);
   }
 }
 
 template <class T>
-Status launch_stream_typed(StreamOp op, void* a, void* b, void* c, double scalar, std::size_t n,
-                           StreamVariant variant, int sms, const DotScratch& scratch, cudaStream_t stream) {
+Status launch_stream_typed(StreamOp op, void* a, void* b, void* c, double scalar, std::size_t n, StreamVariant variant,
+                           int sms, const DotScratch& scratch, cudaStream_t stream) {
   const T s = T(scalar);
   switch (op) {
-    case StreamOp::copy: return launch_op<1, T>(a, a, c, n, CopyOp{}, variant, sms, stream);              // c = a
-    case StreamOp::scale: return launch_op<1, T>(c, c, b, n, ScaleOp<T>{s}, variant, sms, stream);        // b = s·c
-    case StreamOp::add: return launch_op<2, T>(a, b, c, n, AddOp{}, variant, sms, stream);                // c = a + b
-    case StreamOp::triad: return launch_op<2, T>(b, c, a, n, TriadOp<T>{s}, variant, sms, stream);        // a = b + s·c
-    case StreamOp::dot: return launch_dot<T>(a, b, n, variant, sms, scratch, stream);                     // Σ a·b
+    case StreamOp::copy:
+      return launch_op<1, T>(a, a, c, n, CopyOp{}, variant, sms, stream);  // c = a
+    case StreamOp::scale:
+      return launch_op<1, T>(c, c, b, n, ScaleOp<T>{s}, variant, sms, stream);  // b = s·c
+    case StreamOp::add:
+      return launch_op<2, T>(a, b, c, n, AddOp{}, variant, sms, stream);  // c = a + b
+    case StreamOp::triad:
+      return launch_op<2, T>(b, c, a, n, TriadOp<T>{s}, variant, sms, stream);  // a = b + s·c
+    case StreamOp::dot:
+      return launch_dot<T>(a, b, n, variant, sms, scratch, stream);  // Σ a·b
   }
   return Error{"unknown stream op"};
 }
@@ -292,16 +362,22 @@ Status require_fp32_or_fp64(Precision type, const char* what) {
                std::string(to_string(type))};
 }
 
-} // namespace
+}  // namespace
 
 const char* to_string(StreamVariant v) {
   switch (v) {
-    case StreamVariant::plain: return "plain";
-    case StreamVariant::nt: return "nt";
-    case StreamVariant::unroll4: return "unroll4";
-    case StreamVariant::unroll4_plain: return "unroll4_plain";
-    case StreamVariant::l2pf: return "l2pf";
-    case StreamVariant::flat: return "flat";
+    case StreamVariant::plain:
+      return "plain";
+    case StreamVariant::nt:
+      return "nt";
+    case StreamVariant::unroll4:
+      return "unroll4";
+    case StreamVariant::unroll4_plain:
+      return "unroll4_plain";
+    case StreamVariant::l2pf:
+      return "l2pf";
+    case StreamVariant::flat:
+      return "flat";
   }
   return "?";
 }
@@ -351,4 +427,4 @@ Status launch_empty(cudaStream_t stream) {
   return {};
 }
 
-} // namespace dcukit::device::gpu
+}  // namespace dcukit::device::gpu

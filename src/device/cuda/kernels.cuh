@@ -22,8 +22,9 @@ enum class StreamVariant {
   flat,           ///< one vector per thread, grid covering the whole array (BabelStream's shape)
 };
 
-inline constexpr StreamVariant kAllStreamVariants[] = {StreamVariant::plain, StreamVariant::nt, StreamVariant::unroll4,
-                                                       StreamVariant::unroll4_plain, StreamVariant::l2pf, StreamVariant::flat};
+inline constexpr StreamVariant kAllStreamVariants[] = {StreamVariant::plain,   StreamVariant::nt,
+                                                       StreamVariant::unroll4, StreamVariant::unroll4_plain,
+                                                       StreamVariant::l2pf,    StreamVariant::flat};
 
 inline constexpr StreamVariant kDefaultStreamVariant = StreamVariant::unroll4;
 
@@ -54,4 +55,4 @@ Status launch_stream(StreamOp op, Precision type, void* a, void* b, void* c, dou
 /// A kernel that does nothing, for launch latency.
 Status launch_empty(cudaStream_t stream);
 
-} // namespace dcukit::device::gpu
+}  // namespace dcukit::device::gpu

@@ -34,7 +34,8 @@ std::vector<std::string> candidates() {
   if (const char* env = std::getenv("DCUKIT_ROCBLAS"); env && *env) out.emplace_back(env);
   for (const char* name : {"librocblas.so", "librocblas.so.4", "librocblas.so.3", "librocblas.so.0"})
     out.emplace_back(name);
-  if (const char* root = std::getenv("ROCM_PATH"); root && *root) out.push_back(std::string(root) + "/lib/librocblas.so");
+  if (const char* root = std::getenv("ROCM_PATH"); root && *root)
+    out.push_back(std::string(root) + "/lib/librocblas.so");
   out.emplace_back("/opt/dtk/lib/librocblas.so");
   out.emplace_back("/opt/rocm/lib/librocblas.so");
   return out;
@@ -49,8 +50,10 @@ RocblasApi load_api() {
       api.path = name;
       break;
     }
-    if (first_error.empty()) first_error = dlerror();
-    else (void)dlerror();
+    if (first_error.empty())
+      first_error = dlerror();
+    else
+      (void)dlerror();
   }
   if (!api.lib) {
     api.error = "rocBLAS not found: " + first_error + " (set DCUKIT_ROCBLAS to librocblas.so's path)";
@@ -75,9 +78,11 @@ const RocblasApi& api() {
   return loaded;
 }
 
-} // namespace
+}  // namespace
 
-inline bool status_ok(rocblas_status s) { return s == rocblas_status_success; }
+inline bool status_ok(rocblas_status s) {
+  return s == rocblas_status_success;
+}
 inline std::string status_text(rocblas_status s) {
   const auto& a = api();
   if (a.status_to_string) return a.status_to_string(s);
@@ -92,11 +97,16 @@ struct RocTypes {
 
 RocTypes roc_types(Precision p) {
   switch (p) {
-    case Precision::fp64: return {rocblas_datatype_f64_r, rocblas_datatype_f64_r, rocblas_datatype_f64_r};
-    case Precision::fp16: return {rocblas_datatype_f16_r, rocblas_datatype_f16_r, rocblas_datatype_f32_r};
-    case Precision::bf16: return {rocblas_datatype_bf16_r, rocblas_datatype_bf16_r, rocblas_datatype_f32_r};
-    case Precision::int8: return {rocblas_datatype_i8_r, rocblas_datatype_i32_r, rocblas_datatype_i32_r};
-    default: return {rocblas_datatype_f32_r, rocblas_datatype_f32_r, rocblas_datatype_f32_r};
+    case Precision::fp64:
+      return {rocblas_datatype_f64_r, rocblas_datatype_f64_r, rocblas_datatype_f64_r};
+    case Precision::fp16:
+      return {rocblas_datatype_f16_r, rocblas_datatype_f16_r, rocblas_datatype_f32_r};
+    case Precision::bf16:
+      return {rocblas_datatype_bf16_r, rocblas_datatype_bf16_r, rocblas_datatype_f32_r};
+    case Precision::int8:
+      return {rocblas_datatype_i8_r, rocblas_datatype_i32_r, rocblas_datatype_i32_r};
+    default:
+      return {rocblas_datatype_f32_r, rocblas_datatype_f32_r, rocblas_datatype_f32_r};
   }
 }
 
@@ -108,10 +118,13 @@ public:
   std::string unsupported(Precision p) override {
     switch (p) {
       case Precision::tf32:
-        return "tf32 is not offered by rocBLAS gemm_ex (only gfx94x has xf32, through hipBLASLt); this device is " + m_arch;
+        return "tf32 is not offered by rocBLAS gemm_ex (only gfx94x has xf32, through hipBLASLt); this device is " +
+               m_arch;
       case Precision::fp8:
-        return "fp8 E4M3 GEMM through rocBLAS/hipBLASLt is not implemented in dcukit's HIP backend; this device is " + m_arch;
-      default: return {};
+        return "fp8 E4M3 GEMM through rocBLAS/hipBLASLt is not implemented in dcukit's HIP backend; this device is " +
+               m_arch;
+      default:
+        return {};
     }
   }
 
@@ -123,15 +136,17 @@ public:
     const double alpha64 = 1, beta64 = 0;
     const float alpha32 = 1, beta32 = 0;
     const int32_t alpha_i = 1, beta_i = 0;
-    const void* alpha = t.compute == rocblas_datatype_f64_r ? (const void*)&alpha64
-                        : t.compute == rocblas_datatype_i32_r ? (const void*)&alpha_i : (const void*)&alpha32;
-    const void* beta = t.compute == rocblas_datatype_f64_r ? (const void*)&beta64
-                       : t.compute == rocblas_datatype_i32_r ? (const void*)&beta_i : (const void*)&beta32;
+    const void* alpha = t.compute == rocblas_datatype_f64_r   ? (const void*)&alpha64
+                        : t.compute == rocblas_datatype_i32_r ? (const void*)&alpha_i
+                                                              : (const void*)&alpha32;
+    const void* beta = t.compute == rocblas_datatype_f64_r   ? (const void*)&beta64
+                       : t.compute == rocblas_datatype_i32_r ? (const void*)&beta_i
+                                                             : (const void*)&beta32;
     DCUKIT_CHECK(a.set_stream(m_handle, stream));
     // C (m×n) = Aᵀ·B with A k×m and B k×n, column-major and packed (GemmArgs).
-    DCUKIT_CHECK(a.gemm_ex(m_handle, rocblas_operation_transpose, rocblas_operation_none, args.m, args.n, args.k,
-                           alpha, args.a, t.ab, args.k, args.b, t.ab, args.k, beta, args.c, t.c, args.m, args.c, t.c,
-                           args.m, t.compute, rocblas_gemm_algo_standard, 0, 0));
+    DCUKIT_CHECK(a.gemm_ex(m_handle, rocblas_operation_transpose, rocblas_operation_none, args.m, args.n, args.k, alpha,
+                           args.a, t.ab, args.k, args.b, t.ab, args.k, beta, args.c, t.c, args.m, args.c, t.c, args.m,
+                           t.compute, rocblas_gemm_algo_standard, 0, 0));
     return {};
   }
 
@@ -140,7 +155,7 @@ private:
   std::string m_arch;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Blas> make_blas(int device) {
   const auto& a = api();
@@ -167,4 +182,4 @@ std::vector<std::pair<std::string, std::string>> blas_versions() {
   return {{"rocBLAS", v + " (" + a.path + ")"}};
 }
 
-} // namespace dcukit::device::gpu
+}  // namespace dcukit::device::gpu

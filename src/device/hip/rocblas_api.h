@@ -2,10 +2,10 @@
 // The few rocBLAS C entry points and enums the HIP backend uses, declared here because Debian
 // ships no rocBLAS headers; the library itself (librocblas.so from ROCm or DTK) is loaded with
 // dlopen at run time. Values are rocBLAS's stable ABI (rocblas-types.h), unchanged since 2.x.
+#include <hip/hip_runtime_api.h>
+
 #include <cstddef>
 #include <cstdint>
-
-#include <hip/hip_runtime_api.h>
 
 extern "C" {
 
@@ -39,11 +39,10 @@ typedef rocblas_status (*rocblas_get_version_string_fn)(char* buf, size_t len);
 typedef const char* (*rocblas_status_to_string_fn)(rocblas_status status);
 typedef rocblas_status (*rocblas_gemm_ex_fn)(rocblas_handle handle, rocblas_operation trans_a,
                                              rocblas_operation trans_b, rocblas_int m, rocblas_int n, rocblas_int k,
-                                             const void* alpha, const void* a, rocblas_datatype a_type,
-                                             rocblas_int lda, const void* b, rocblas_datatype b_type, rocblas_int ldb,
-                                             const void* beta, const void* c, rocblas_datatype c_type, rocblas_int ldc,
-                                             void* d, rocblas_datatype d_type, rocblas_int ldd,
-                                             rocblas_datatype compute_type, rocblas_gemm_algo algo,
-                                             int32_t solution_index, uint32_t flags);
+                                             const void* alpha, const void* a, rocblas_datatype a_type, rocblas_int lda,
+                                             const void* b, rocblas_datatype b_type, rocblas_int ldb, const void* beta,
+                                             const void* c, rocblas_datatype c_type, rocblas_int ldc, void* d,
+                                             rocblas_datatype d_type, rocblas_int ldd, rocblas_datatype compute_type,
+                                             rocblas_gemm_algo algo, int32_t solution_index, uint32_t flags);
 
-} // extern "C"
+}  // extern "C"

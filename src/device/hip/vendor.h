@@ -68,7 +68,7 @@
 namespace dcukit_vendor {
 typedef float native_float4 __attribute__((ext_vector_type(4)));
 typedef double native_double2 __attribute__((ext_vector_type(2)));
-} // namespace dcukit_vendor
+}  // namespace dcukit_vendor
 
 __device__ inline float4 __ldcs(const float4* p) {
   auto v = __builtin_nontemporal_load(reinterpret_cast<const dcukit_vendor::native_float4*>(p));
@@ -78,8 +78,12 @@ __device__ inline double2 __ldcs(const double2* p) {
   auto v = __builtin_nontemporal_load(reinterpret_cast<const dcukit_vendor::native_double2*>(p));
   return make_double2(v.x, v.y);
 }
-__device__ inline float __ldcs(const float* p) { return __builtin_nontemporal_load(p); }
-__device__ inline double __ldcs(const double* p) { return __builtin_nontemporal_load(p); }
+__device__ inline float __ldcs(const float* p) {
+  return __builtin_nontemporal_load(p);
+}
+__device__ inline double __ldcs(const double* p) {
+  return __builtin_nontemporal_load(p);
+}
 __device__ inline void __stcs(float4* p, float4 v) {
   dcukit_vendor::native_float4 n = {v.x, v.y, v.z, v.w};
   __builtin_nontemporal_store(n, reinterpret_cast<dcukit_vendor::native_float4*>(p));
@@ -88,8 +92,15 @@ __device__ inline void __stcs(double2* p, double2 v) {
   dcukit_vendor::native_double2 n = {v.x, v.y};
   __builtin_nontemporal_store(n, reinterpret_cast<dcukit_vendor::native_double2*>(p));
 }
-__device__ inline void __stcs(float* p, float v) { __builtin_nontemporal_store(v, p); }
-__device__ inline void __stcs(double* p, double v) { __builtin_nontemporal_store(v, p); }
+__device__ inline void __stcs(float* p, float v) {
+  __builtin_nontemporal_store(v, p);
+}
+__device__ inline void __stcs(double* p, double v) {
+  __builtin_nontemporal_store(v, p);
+}
 
 // CUDA's L2::256B prefetch-hinted load (cuda/common.cuh) has no AMD counterpart: non-temporal.
-template <class V> __device__ inline V load_l2_256(const V* p) { return __ldcs(p); }
+template <class V>
+__device__ inline V load_l2_256(const V* p) {
+  return __ldcs(p);
+}
