@@ -18,8 +18,9 @@ struct BackendSlot {
   std::string library;               ///< the shared library tried; empty for cpu
   std::string error;                 ///< why it is not usable; empty when loaded
   int device_count = 0;
+  util::DynLib lib;                  ///< declared before backend: members die in reverse order,
+                                     ///< so the library is unloaded after the backend is destroyed
   std::unique_ptr<Backend> backend;  ///< null when error is set
-  util::DynLib lib;                  ///< declared last: unloaded after the backend is destroyed
 
   bool loaded() const { return backend != nullptr; }
 };

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Writes docs/results/h200.md from one device run's files (scripts/device/h200.sh):
+r/h200.json (full suite), r/torch.json (PyTorch, same run), r/mem-<variant>.json, r/env.txt,
+r/selftest.txt. Usage: report.py RESULTS_DIR OUTPUT.md
+"""
+import json
+import os
+import sys
+
+d, out_path = sys.argv[1], sys.argv[2]
+bench = json.load(open(os.path.join(d, "h200.json")))
+torch = json.load(open(os.path.join(d, "torch.json"))) if os.path.exists(os.path.join(d, "torch.json")) else None
+env = open(os.path.join(d, "env.txt")).read() if os.path.exists(os.path.join(d, "env.txt")) else ""
+dev = bench["devices"][0]
+res = dev["results"]
+L = []
+w = L.append
+
+
+def find(bm, **params):
+    for m in res:
+        if m["benchmark"] == bm and all(m["params"].get(k) == v for k, v in params.items()):
+            return m
+    return None
+
+
+def pct(m):
+    return "-" if m.get("percent_of_peak") is None else f"{m['percent_of_peak']:.1f}%"
+
+
+w(f"# dcukit bench on {dev['name']}\n")
+w(f"Measured {bench['started_at']} with `{bench['command']}` (dcukit {bench['dcukit_version']}, suite {bench['suite']}), "
+  f"in the same device-tool call as the PyTorch figures below. Raw results with every sample: `h200.json` beside this file.\n")
+w("| what | value |\n| --- | --- |")
+w(f"| card | {dev['name']} ({dev['arch']}), {dev['total_memory'] / 2**30:.1f} GiB, {dev['compute_units']} SMs, L2 {dev['l2_cache_bytes'] / 2**20:.0f} MiB |")
+w(f"| bus | {dev['pci_bus_id']}, PCIe gen {dev['pcie_gen'] or 'not in sysfs'} x{dev['pcie_width'] or '-'}, NUMA node {dev['numa_node']} |")
+for k, v in bench["versions"].items():
+    w(f"| {k} | {v} |")
+w(f"| host | {bench['host']['cpu']}, {bench['host']['cpus']} CPUs, {bench['host']['os']}, kernel {bench['host']['kernel']} |")
+if torch:
+    w(f"| PyTorch | {torch['torch']} (CUDA {torch['cuda']}) |")
+w("")
+w("Peaks: " + (dev["peak_data"]["name"] + " — " + dev["peak_data"]["source"] if dev["peak_data"]["key"] else dev["peak_data"]["note"]) + "\n")
+
+w("## GEMM\n")
+w("C = A·B, square N, random inputs (never zeros), input sets rotated when they fit in L2, 5 warm-up and 30 timed runs "
+  "with CUDA events, sampled outputs checked against a float64 reference. TFLOPS at the median time.\n")
+w("| precision | N | median ms | min ms | max ms | TFLOPS | % peak | check |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+for m in res:
+    if m["benchmark"] != "gemm":
+        continue
+    p = m["params"]
+    if m["outcome"] != "ok":
+        w(f"| {p.get('precision', m['name'])} | {p.get('n', '-')} | | | | | | {m['outcome']}: {m['reason']} |")
+        continue
+    t = m["time_ms"]
+    w(f"| {p['precision']} | {p['n']} | {t['median']:.3f} | {t['min']:.3f} | {t['max']:.3f} | {m['rate'] / 1e12:.1f} | {pct(m)} | {m['check']} |")
+
+if torch:
+    w("\n### Against PyTorch in the same run\n")
+    w("PyTorch timed two ways: the seed's (synchronize around each run, host timer, median of 30) and with CUDA events "
+      "(median of 30). Ratio = dcukit / PyTorch (events).\n")
+    w("| op | dtype | N / size | PyTorch seed way | PyTorch events | dcukit | ratio |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    dmap = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float32(tf32)": "tf32", "float64": "fp64"}
+    for r in torch["results"]:
+        if r["op"] == "matmul":
+            m = find("gemm", precision=dmap[r["dtype"]], n=str(r["n"]))
+            ours = m["rate"] / 1e12 if m and m["outcome"] == "ok" else None
+            ratio = f"{ours / r['events_tflops']:.3f}" if ours else "-"
+            w(f"| a @ b | {r['dtype']} | {r['n']} | {r['seed_tflops']:.1f} TFLOPS | {r['events_tflops']:.1f} TFLOPS | "
+              f"{(f'{ours:.1f} TFLOPS' if ours else '-')} | {ratio} |")
+        elif r["op"] == "copy_":
+            m = find("memory", kernel="d2d_memcpy", type="fp64", array_bytes=str(r["bytes"]))
+            ours = m["rate"] / 1e12 if m and m["outcome"] == "ok" else None
+            ratio = f"{ours / (r['events_bytes_per_s'] / 1e12):.3f}" if ours else "-"
+            w(f"| copy_ (D2D, read+write) | {r['dtype']} | {r['bytes'] >> 30} GiB | {r['seed_bytes_per_s'] / 1e12:.2f} TB/s | "
+              f"{r['events_bytes_per_s'] / 1e12:.2f} TB/s | {(f'{ours:.2f} TB/s' if ours else '-')} | {ratio} |")
+        elif r["op"] == "h2d_pinned":
+            m = find("transfer", direction="H2D", memory="pinned", bytes=str(r["bytes"]))
+            ours = m["rate"] / 1e9 if m and m["outcome"] == "ok" else None
+            ratio = f"{ours / (r['events_bytes_per_s'] / 1e9):.3f}" if ours else "-"
+            w(f"| copy_ H2D pinned | uint8 | {r['bytes'] >> 30} GiB | {r['seed_bytes_per_s'] / 1e9:.1f} GB/s | "
+              f"{r['events_bytes_per_s'] / 1e9:.1f} GB/s | {(f'{ours:.1f} GB/s' if ours else '-')} | {ratio} |")
+
+w("\n## Device memory\n")
+w("Bytes read plus written; BabelStream's kernels and weights (copy 2, scale 2, add 3, triad 3, dot 2 arrays); 2 warm-up and 100 "
+  "timed rounds; arrays checked against BabelStream's golden values. Targets: copy and triad above BabelStream 5.0 on this card "
+  "(fp64 4 GiB: copy 4.06, triad 4.37 TB/s) and at least 0.92 × 4.8 = 4.42 TB/s.\n")
+w("| kernel | type | array | median ms | TB/s | % of 4.8 TB/s |\n| --- | --- | ---: | ---: | ---: | ---: |")
+for m in res:
+    if m["benchmark"] != "memory":
+        continue
+    p = m["params"]
+    if m["outcome"] != "ok":
+        w(f"| {m['name']} | | | | | {m['outcome']}: {m['reason']} |")
+        continue
+    w(f"| {p['kernel']} | {p['type']} | {int(p['array_bytes']) >> 20} MiB | {m['time_ms']['median']:.3f} | {m['rate'] / 1e12:.3f} | {pct(m)} |")
+
+variants = sorted(f[4:-5] for f in os.listdir(d) if f.startswith("mem-") and f.endswith(".json"))
+if variants:
+    w("\n### STREAM kernel variants, side by side (4 GiB arrays, 50 rounds, same run)\n")
+    w("`DCUKIT_STREAM_VARIANT` selects the kernel shape (docs/backends.md). TB/s at the median.\n")
+    kernels = ["d2d_memcpy", "copy", "scale", "add", "triad", "dot"]
+    w("| variant | type | " + " | ".join(kernels) + " |\n| --- | --- |" + " ---: |" * len(kernels))
+    for v in variants:
+        vb = json.load(open(os.path.join(d, f"mem-{v}.json")))
+        for t in ("fp64", "fp32"):
+            row = []
+            for k in kernels:
+                m = next((m for m in vb["devices"][0]["results"] if m["params"].get("kernel") == k and m["params"].get("type") == t), None)
+                row.append(f"{m['rate'] / 1e12:.3f}" if m and m["outcome"] == "ok" else "-")
+            w(f"| {v} | {t} | " + " | ".join(row) + " |")
+
+w("\n## Host/device transfers\n")
+w("| direction | memory | node | size | median ms | GB/s | % of link |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+for m in res:
+    if m["benchmark"] != "transfer":
+        continue
+    p = m["params"]
+    if m["outcome"] != "ok":
+        w(f"| {m['name']} | | | | | | {m['outcome']}: {m['reason']} |")
+        continue
+    w(f"| {p['direction']} | {p['memory']} | {p['numa_node']} | {int(p['bytes']) >> 20} MiB | {m['time_ms']['median']:.3f} | {m['rate'] / 1e9:.1f} | {pct(m)} |")
+notes = sorted({m["peak_note"] for m in res if m["benchmark"] == "transfer" and m["peak_note"]})
+for n in notes:
+    w(f"\n{n}.")
+
+w("\n## Launch latency\n")
+w("| what | median us | p99 us |\n| --- | ---: | ---: |")
+for m in res:
+    if m["benchmark"] == "latency" and m["outcome"] == "ok":
+        w(f"| {m['name']} | {m['time_ms']['median'] * 1000:.2f} | {m['time_ms']['p99'] * 1000:.2f} |")
+
+w("\n## Environment as read on the machine\n\n```\n" + env.strip() + "\n```\n")
+open(out_path, "w").write("\n".join(L) + "\n")
+print(f"wrote {out_path}")
