@@ -18,6 +18,7 @@ log() { echo "=== $* ($(date -u +%T))"; }
   $B bench --list-backends
 } > "$OUT/r/env.txt" 2>&1
 cat "$OUT/r/env.txt"
+log torch; timeout 150 python3 scripts/device/torch_compare.py "$OUT/r/torch.json" > /dev/null 2> "$OUT/r/torch.err"; echo "torch rc=$?"; tail -3 "$OUT/r/torch.err"
 log selftest; timeout 120 build-dev/bin/dcukit_gpu_selftest > "$OUT/r/selftest.txt" 2>&1; echo "selftest rc=$?"; tail -25 "$OUT/r/selftest.txt"
 for v in ${VARIANTS:-plain nt unroll4 unroll4_plain l2pf flat}; do
   log "stream variant $v"
@@ -26,6 +27,5 @@ for v in ${VARIANTS:-plain nt unroll4 unroll4_plain l2pf flat}; do
 done
 log "quick suite"; /usr/bin/time -f "quick suite wall %e s" timeout 200 $B bench -q --json "$OUT/r/h200-quick.json" > "$OUT/r/h200-quick.txt" 2>&1; tail -3 "$OUT/r/h200-quick.txt"
 log "full suite"; timeout 300 $B bench -q --suite full --json "$OUT/r/h200.json" --markdown "$OUT/r/h200.md" > "$OUT/r/h200.txt" 2>&1; echo "full rc=$?"; cat "$OUT/r/h200.txt"
-log torch; timeout 150 python3 scripts/device/torch_compare.py "$OUT/r/torch.json" > /dev/null 2> "$OUT/r/torch.err"; echo "torch rc=$?"; tail -3 "$OUT/r/torch.err"
 tar -czf "$OUT/results.tar.gz" -C "$OUT" r
 log done

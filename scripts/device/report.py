@@ -40,6 +40,11 @@ w(f"| host | {bench['host']['cpu']}, {bench['host']['cpus']} CPUs, {bench['host'
 if torch:
     w(f"| PyTorch | {torch['torch']} (CUDA {torch['cuda']}) |")
 w("")
+quick = open(os.path.join(d, "h200-quick.txt")).read() if os.path.exists(os.path.join(d, "h200-quick.txt")) else ""
+wall = [l for l in quick.splitlines() if l.startswith("quick suite wall")]
+w("How: one call of the device tool ran `scripts/device/h200.sh` (PyTorch's figures first, on a cool card; then "
+  "dcukit's self-test, the STREAM variants, the quick suite and the full suite), and `scripts/device/report.py` wrote this "
+  "page from the files it returned." + (f" The default `dcukit bench` (quick suite) took {wall[0].split()[-2]} s of wall time." if wall else "") + "\n")
 w("Peaks: " + (dev["peak_data"]["name"] + " — " + dev["peak_data"]["source"] if dev["peak_data"]["key"] else dev["peak_data"]["note"]) + "\n")
 
 w("## GEMM\n")
