@@ -54,51 +54,9 @@ const nlohmann::json& peaks_doc() {
   return doc;
 }
 
-/// The devices of data/peaks.json with the fields plan uses. core::PeakTable::builtin() is the
-/// first choice; this reading stands in when it comes back empty (a parse failure there).
-const std::vector<core::DeviceSpec>& known_devices() {
-  static const std::vector<core::DeviceSpec> devices = [] {
-    if (!core::PeakTable::builtin().devices().empty()) return core::PeakTable::builtin().devices();
-    std::vector<core::DeviceSpec> out;
-    const auto& doc = peaks_doc();
-    if (doc.is_discarded() || !doc.contains("devices")) return out;
-    for (const auto& d : doc["devices"]) {
-      core::DeviceSpec s;
-      s.key = d.value("key", "");
-      s.display_name = d.value("display_name", s.key);
-      s.vendor = d.value("vendor", "");
-      s.arch = d.value("arch", "");
-      s.memory_bytes = d.value("memory_bytes", std::uint64_t{0});
-      s.source = d.value("source", "");
-      if (d.contains("supports")) {
-        const auto& sup = d["supports"];
-        if (sup.contains("bf16") && sup["bf16"].is_boolean()) s.bf16 = sup["bf16"].get<bool>();
-        if (sup.contains("fp8") && sup["fp8"].is_boolean()) s.fp8 = sup["fp8"].get<bool>();
-      }
-      out.push_back(std::move(s));
-    }
-    return out;
-  }();
-  return devices;
-}
+const std::vector<core::DeviceSpec>& known_devices() { return core::PeakTable::builtin().devices(); }
 
-/// By key or display name, ignoring case, spaces, '-' and '_'; a unique key prefix or name
-/// suffix also matches ("BW1000", "H100"), as core::PeakTable::find does.
-const core::DeviceSpec* find_device(std::string_view name) {
-  const std::string want = lower_alnum(name);
-  if (want.empty()) return nullptr;
-  for (const auto& d : known_devices())
-    if (lower_alnum(d.key) == want || lower_alnum(d.display_name) == want) return &d;
-  const core::DeviceSpec* found = nullptr;
-  for (const auto& d : known_devices()) {
-    const std::string k = lower_alnum(d.key), dn = lower_alnum(d.display_name);
-    if (k.rfind(want, 0) != 0 && !(dn.size() >= want.size() && dn.compare(dn.size() - want.size(), want.size(), want) == 0))
-      continue;
-    if (found) return nullptr;
-    found = &d;
-  }
-  return found;
-}
+const core::DeviceSpec* find_device(std::string_view name) { return core::PeakTable::builtin().find(name); }
 
 } // namespace
 
