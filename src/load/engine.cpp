@@ -34,22 +34,76 @@ private:
 
 constexpr auto kNever = Clock::time_point::max();
 
+} // namespace
+
+/// What outlives one run: the multi handle (and so its connection cache), the descriptors and
+/// the pool of idle transfers.
+struct EngineState {
+  UniqueFd epoll{epoll_create1(EPOLL_CLOEXEC)};
+  UniqueFd timer{timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)};
+  std::vector<std::unique_ptr<Transfer>> idle;
+  Clock::time_point curl_deadline = kNever;    // when curl wants CURL_SOCKET_TIMEOUT
+  bool timer_added = false;
+  util::CurlMulti multi{curl_multi_init()};  // last: cleaned up first, while the rest lives
+
+  /// CURLMOPT_SOCKETFUNCTION: keeps curl's sockets in the epoll set.
+  static int on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp);
+  /// CURLMOPT_TIMERFUNCTION: records curl's next deadline.
+  static int on_timer(CURLM*, long timeout_ms, void* userp);
+};
+
+int EngineState::on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp) {
+  auto* self = static_cast<EngineState*>(userp);
+  const int ep = self->epoll.get();
+  if (what == CURL_POLL_REMOVE) {
+    epoll_ctl(ep, EPOLL_CTL_DEL, s, nullptr);
+    curl_multi_assign(self->multi.get(), s, nullptr);
+    return 0;
+  }
+  epoll_event ev{};
+  ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
+  ev.data.fd = s;
+  const int op = socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if (epoll_ctl(ep, op, s, &ev) != 0) {
+    epoll_ctl(ep, errno == EEXIST ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev);
+  }
+  if (!socketp) curl_multi_assign(self->multi.get(), s, self);
+  return 0;
+}
+
+int EngineState::on_timer(CURLM*, long timeout_ms, void* userp) {
+  auto* self = static_cast<EngineState*>(userp);
+  self->curl_deadline = timeout_ms < 0 ? kNever : Clock::now() + std::chrono::milliseconds(timeout_ms);
+  return 0;
+}
+
+namespace {
+
 std::size_t write_cb(char* data, std::size_t size, std::size_t n, void* user) {
   return static_cast<Transfer*>(user)->on_bytes(data, size * n);
+}
+
+std::size_t read_cb(char* buffer, std::size_t size, std::size_t n, void* user) {
+  return static_cast<Transfer*>(user)->on_read(buffer, size * n);
+}
+
+int seek_cb(void* user, curl_off_t offset, int origin) {
+  if (origin != SEEK_SET || offset < 0) return CURL_SEEKFUNC_CANTSEEK;
+  return static_cast<Transfer*>(user)->on_seek(static_cast<std::size_t>(offset)) ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL;
 }
 
 /// One run's event loop state.
 class Loop {
 public:
-  Loop(const EngineConfig& config, const std::vector<Prompt>& prompts, const LoadShape& shape,
+  Loop(EngineState& state, const EngineConfig& config, const std::vector<Prompt>& prompts, const LoadShape& shape,
        const std::atomic<bool>& stop)
-      : m_config(config), m_prompts(prompts), m_shape(shape), m_stop(stop),
-        m_epoll(epoll_create1(EPOLL_CLOEXEC)), m_timer(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)),
-        m_multi(curl_multi_init()), m_rng(shape.seed) {
+      : m_config(config), m_prompts(prompts), m_shape(shape), m_stop(stop), m_epoll(state.epoll), m_timer(state.timer),
+        m_multi(state.multi), m_idle(state.idle), m_state(state), m_rng(shape.seed) {
     const double shape_k = shape.burstiness > 0 ? shape.burstiness : 1.0;
     if (shape.rate > 0 && std::isfinite(shape.rate)) m_gap = std::gamma_distribution<double>(shape_k, 1.0 / (shape.rate * shape_k));
     for (const auto& h : config.headers) m_headers.add(h);
     m_headers.add("Content-Type: application/json");
+    m_headers.add("Expect:");  // no 100-continue round trip
     if (config.request.stream) m_headers.add("Accept: text/event-stream");
   }
 
@@ -65,8 +119,6 @@ public:
   Result<RunRecords> run(const ProgressFn& progress);
 
 private:
-  static int on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp);
-  static int on_timer(CURLM*, long timeout_ms, void* userp);
   bool may_issue(Clock::time_point now) const;
   void issue(Clock::time_point now);
   void send(Clock::time_point scheduled, Clock::time_point now);
@@ -79,42 +131,19 @@ private:
   const std::vector<Prompt>& m_prompts;
   const LoadShape& m_shape;
   const std::atomic<bool>& m_stop;
-  UniqueFd m_epoll, m_timer;
-  util::CurlMulti m_multi;
+  UniqueFd& m_epoll;
+  UniqueFd& m_timer;
+  util::CurlMulti& m_multi;
+  std::vector<std::unique_ptr<Transfer>>& m_idle;
+  EngineState& m_state;
   util::HeaderList m_headers;
   std::mt19937_64 m_rng;
   std::gamma_distribution<double> m_gap{1.0, 1.0};
-  Clock::time_point m_t0, m_curl_deadline = kNever, m_next_send;
-  std::vector<std::unique_ptr<Transfer>> m_idle;
+  Clock::time_point m_t0, m_next_send;
   std::unordered_set<Transfer*> m_active;  // owned while in curl's hands
   std::size_t m_issued = 0, m_in_flight = 0, m_completed = 0, m_failed = 0;
   RunRecords m_out;
 };
-
-int Loop::on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp) {
-  auto* self = static_cast<Loop*>(userp);
-  const int ep = self->m_epoll.get();
-  if (what == CURL_POLL_REMOVE) {
-    epoll_ctl(ep, EPOLL_CTL_DEL, s, nullptr);
-    curl_multi_assign(self->m_multi.get(), s, nullptr);
-    return 0;
-  }
-  epoll_event ev{};
-  ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
-  ev.data.fd = s;
-  const int op = socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-  if (epoll_ctl(ep, op, s, &ev) != 0) {
-    epoll_ctl(ep, errno == EEXIST ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev);
-  }
-  if (!socketp) curl_multi_assign(self->m_multi.get(), s, self);
-  return 0;
-}
-
-int Loop::on_timer(CURLM*, long timeout_ms, void* userp) {
-  auto* self = static_cast<Loop*>(userp);
-  self->m_curl_deadline = timeout_ms < 0 ? kNever : Clock::now() + std::chrono::milliseconds(timeout_ms);
-  return 0;
-}
 
 bool Loop::may_issue(Clock::time_point now) const {
   if (m_stop.load(std::memory_order_relaxed)) return false;
@@ -159,7 +188,11 @@ void Loop::send(Clock::time_point scheduled, Clock::time_point now) {
   curl_easy_setopt(h, CURLOPT_URL, m_config.url.c_str());
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_POST, 1L);
-  curl_easy_setopt(h, CURLOPT_POSTFIELDS, t->body().c_str());
+  // The body goes through the read callback so that the first read marks the actual send.
+  curl_easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
+  curl_easy_setopt(h, CURLOPT_READDATA, t.get());
+  curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_cb);
+  curl_easy_setopt(h, CURLOPT_SEEKDATA, t.get());
   curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->body().size()));
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, m_headers.get());
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
@@ -233,14 +266,18 @@ Result<RunRecords> Loop::run(const ProgressFn& progress) {
   if (!m_multi) return Error{"curl_multi_init failed"};
   if (m_prompts.empty()) return Error{"no prompts to send"};
   CURLM* multi = m_multi.get();
-  curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-  curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, this);
-  curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
-  curl_multi_setopt(multi, CURLMOPT_TIMERDATA, this);
-  epoll_event tev{};
-  tev.events = EPOLLIN;
-  tev.data.fd = m_timer.get();
-  epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, m_timer.get(), &tev);
+  curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, EngineState::on_socket);
+  curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, &m_state);
+  curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, EngineState::on_timer);
+  curl_multi_setopt(multi, CURLMOPT_TIMERDATA, &m_state);
+  curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 100000L);
+  if (!m_state.timer_added) {
+    epoll_event tev{};
+    tev.events = EPOLLIN;
+    tev.data.fd = m_timer.get();
+    epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, m_timer.get(), &tev);
+    m_state.timer_added = true;
+  }
 
   m_t0 = Clock::now();
   m_next_send = m_t0;
@@ -259,7 +296,7 @@ Result<RunRecords> Loop::run(const ProgressFn& progress) {
       progress(Progress{m_issued, m_completed, m_failed, m_in_flight, ms(now) / 1000.0});
       next_progress = now + std::chrono::milliseconds(250);
     }
-    Clock::time_point wake = std::min(m_curl_deadline, now + std::chrono::milliseconds(250));
+    Clock::time_point wake = std::min(m_state.curl_deadline, now + std::chrono::milliseconds(250));
     if (m_shape.kind == ShapeKind::open && may_issue(now) &&
         (m_shape.concurrency <= 0 || m_in_flight < static_cast<std::size_t>(m_shape.concurrency))) {
       wake = std::min(wake, m_next_send);
@@ -288,8 +325,8 @@ Result<RunRecords> Loop::run(const ProgressFn& progress) {
       if (ev & EPOLLERR) mask |= CURL_CSELECT_ERR;
       curl_multi_socket_action(multi, fd, mask, &running);
     }
-    if (Clock::now() >= m_curl_deadline) {
-      m_curl_deadline = kNever;
+    if (Clock::now() >= m_state.curl_deadline) {
+      m_state.curl_deadline = kNever;
       curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
     }
     reap();
@@ -305,11 +342,16 @@ Result<RunRecords> Loop::run(const ProgressFn& progress) {
 
 } // namespace
 
-Engine::Engine(EngineConfig config) : m_config(std::move(config)) { util::curl_global_once(); }
+Engine::Engine(EngineConfig config) : m_config(std::move(config)) {
+  util::curl_global_once();
+  m_state = std::make_unique<EngineState>();
+}
+
+Engine::~Engine() = default;
 
 Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadShape& shape, const ProgressFn& progress) {
   m_stop.store(false);
-  Loop loop(m_config, prompts, shape, m_stop);
+  Loop loop(*m_state, m_config, prompts, shape, m_stop);
   return loop.run(progress);
 }
 

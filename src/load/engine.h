@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,16 @@ struct Progress {
 /// Called from the engine's loop with a progress snapshot (keep it cheap).
 using ProgressFn = std::function<void(const Progress&)>;
 
-/// Runs load levels against one endpoint. Not thread-safe; one run at a time.
+struct EngineState;
+
+/// Runs load levels against one endpoint. Not thread-safe; one run at a time. Connections
+/// persist across runs, so a warm-up run leaves them open for the levels after it.
 class Engine {
 public:
   explicit Engine(EngineConfig config);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   /// Sends prompts (cycled when the shape asks for more requests than there are prompts) under
   /// shape and returns when every issued request has finished or timed out. Fails only when the
@@ -50,6 +57,7 @@ public:
 private:
   EngineConfig m_config;
   std::atomic<bool> m_stop{false};
+  std::unique_ptr<EngineState> m_state;
 };
 
 /// Open-loop send times in seconds from the start: gamma-distributed gaps with mean 1/rate and

@@ -2,6 +2,9 @@
 
 #include "load/chunk.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace dcukit::load {
 namespace {
 
@@ -23,6 +26,25 @@ void Transfer::reset(std::size_t index, std::string body, bool stream, Clock::ti
   m_t0 = t0;
   m_stream = stream;
   m_status_checked = m_status_ok = m_done = m_finished = false;
+  m_read_off = 0;
+  m_sent_marked = false;
+}
+
+std::size_t Transfer::on_read(char* buffer, std::size_t n) {
+  if (!m_sent_marked) {
+    m_rec.sent_ms = now_ms();
+    m_sent_marked = true;
+  }
+  const std::size_t k = std::min(n, m_body.size() - m_read_off);
+  std::memcpy(buffer, m_body.data() + m_read_off, k);
+  m_read_off += k;
+  return k;
+}
+
+bool Transfer::on_seek(std::size_t offset) {
+  if (offset > m_body.size()) return false;
+  m_read_off = offset;
+  return true;
 }
 
 double Transfer::now_ms() const {

@@ -29,6 +29,11 @@ public:
   const std::string& body() const { return m_body; }
   /// Called by curl's write callback with the next bytes of the response.
   std::size_t on_bytes(const char* data, std::size_t n);
+  /// Called by curl's read callback for the next bytes of the request body; the first call
+  /// marks the record's actual send time (the request reaching the wire, not the queue).
+  std::size_t on_read(char* buffer, std::size_t n);
+  /// Called by curl's seek callback to rewind the body (a retry on a fresh connection).
+  bool on_seek(std::size_t offset);
   /// Called when curl reports the transfer done; classifies the outcome into the record.
   void complete(CURLcode code, const char* curl_message);
   /// The record (valid to move out after complete()).
@@ -50,6 +55,8 @@ private:
   Clock::time_point m_t0;
   double m_event_ms = 0;  // arrival of the bytes being parsed
   bool m_stream = true;
+  std::size_t m_read_off = 0;
+  bool m_sent_marked = false;
   bool m_status_checked = false;
   bool m_status_ok = false;
   bool m_done = false;

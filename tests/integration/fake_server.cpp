@@ -62,6 +62,8 @@ struct Timer {
 struct Counters {
   long long prompt = 0, generation = 0, requests = 0;
   int active = 0;
+  double late_sum_ms = 0, late_max_ms = 0;  // how far token writes ran behind their schedule
+  long long late_n = 0;
 };
 
 class Server {
@@ -327,6 +329,10 @@ void Server::finish(Conn& c) {
 
 void Server::emit_chunk(Conn& c, int index) {
   const auto& m = c.modes;
+  const double late = std::chrono::duration<double, std::milli>(Clock::now() - (c.start + ms(m_cfg.ttft_ms + index * m_cfg.itl_ms))).count();
+  m_counts.late_sum_ms += late;
+  m_counts.late_max_ms = std::max(m_counts.late_max_ms, late);
+  ++m_counts.late_n;
   if (index == 2 && c.chunks > 3) {
     if (m.has("drop")) return close_conn(c);
     if (m.has("hang")) return;  // never another byte; the connection stays open
@@ -400,6 +406,8 @@ std::string Server::metrics_text() const {
   s += "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running" + l + " " + std::to_string(m_counts.active) + ".0\n";
   const double kv = std::min(1.0, m_counts.active / 256.0);
   s += "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc" + l + " " + std::to_string(kv) + "\n";
+  s += "# TYPE fake_emit_lateness_ms summary\nfake_emit_lateness_ms_sum " + std::to_string(m_counts.late_sum_ms) + "\n";
+  s += "fake_emit_lateness_ms_count " + std::to_string(m_counts.late_n) + "\nfake_emit_lateness_ms_max " + std::to_string(m_counts.late_max_ms) + "\n";
   return s;
 }
 
