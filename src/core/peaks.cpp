@@ -34,6 +34,12 @@ DeviceSpec parse_device(const json& d) {
   s.pci_ids = d.value("pci_ids", std::vector<std::string>{});
   s.memory_bytes = d.value("memory_bytes", std::uint64_t{0});
   s.source = d.value("source", "");
+  if (d.contains("runtime_memory")) {
+    const auto& rm = d["runtime_memory"];
+    s.runtime_memory.value = rm.at("bytes").get<double>();
+    s.runtime_memory.source = rm.value("source", "");
+    s.runtime_memory.low_confidence = rm.value("low_confidence", false);
+  }
   s.notes = d.value("notes", "");
   if (d.contains("host_link")) {
     s.pcie_gen = d["host_link"].value("pcie_gen", 0);

@@ -28,7 +28,9 @@ struct DeviceSpec {
   std::string arch;          ///< "gfx936", "sm_90"
   std::vector<std::string> name_patterns;  ///< ECMAScript regexes on the runtime's name
   std::vector<std::string> pci_ids;        ///< "10de:2335" (vendor:device, lower case hex)
-  std::uint64_t memory_bytes = 0;
+  std::uint64_t memory_bytes = 0;   ///< the published size (decimal GB on datasheets)
+  /// The total the runtime reports (what vLLM multiplies by its utilization); 0 when unknown.
+  PeakFigure runtime_memory;
   int pcie_gen = 0, pcie_width = 0;
   std::optional<bool> bf16, fp8;  ///< empty where nobody has published it
   std::string source, notes;

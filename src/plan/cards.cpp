@@ -4,13 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <nlohmann/json.hpp>
 
 #include "device/registry.h"
-
-namespace dcukit::generated {
-extern const std::string_view kPeaksJson;
-}
 
 namespace dcukit::plan {
 namespace {
@@ -49,11 +44,6 @@ Cards from_spec(const core::DeviceSpec& spec) {
   return c;
 }
 
-const nlohmann::json& peaks_doc() {
-  static const nlohmann::json doc = nlohmann::json::parse(generated::kPeaksJson, nullptr, false);
-  return doc;
-}
-
 const std::vector<core::DeviceSpec>& known_devices() { return core::PeakTable::builtin().devices(); }
 
 const core::DeviceSpec* find_device(std::string_view name) { return core::PeakTable::builtin().find(name); }
@@ -61,17 +51,10 @@ const core::DeviceSpec* find_device(std::string_view name) { return core::PeakTa
 } // namespace
 
 std::uint64_t runtime_memory(const core::DeviceSpec& spec, std::string* source) {
-  // core::DeviceSpec does not carry runtime_memory yet; read it from the same compiled-in data.
-  const auto& doc = peaks_doc();
-  if (!doc.is_discarded() && doc.contains("devices"))
-    for (const auto& d : doc["devices"])
-      if (d.value("key", "") == spec.key && d.contains("runtime_memory") && d["runtime_memory"].contains("bytes")) {
-        if (source) {
-          *source = d["runtime_memory"].value("source", "");
-          if (d["runtime_memory"].value("low_confidence", false)) *source += " (low confidence)";
-        }
-        return d["runtime_memory"]["bytes"].get<std::uint64_t>();
-      }
+  if (spec.runtime_memory.value > 0) {
+    if (source) *source = spec.runtime_memory.source + (spec.runtime_memory.low_confidence ? " (low confidence)" : "");
+    return static_cast<std::uint64_t>(spec.runtime_memory.value);
+  }
   if (source) *source = "the published size; " + spec.source;
   return spec.memory_bytes;
 }

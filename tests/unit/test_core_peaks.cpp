@@ -76,3 +76,11 @@ TEST(CorePeaks, BadFileIsAnErrorNamingTheOrigin) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("my.json"), std::string::npos);
 }
+
+TEST(CorePeaks, RuntimeMemoryIsWhatTheRuntimeReports) {
+  const auto* h200 = PeakTable::builtin().find("h200");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_DOUBLE_EQ(h200->runtime_memory.value, 150109880320.0);  // 139.80 GiB, measured
+  EXPECT_FALSE(h200->runtime_memory.low_confidence);
+  EXPECT_GT(h200->memory_bytes, 0u);
+}
