@@ -41,7 +41,7 @@ echo "# $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(uname -r
 printf '| streams | requests | ok | TTFT median (ms) | TTFT error (ms) | ITL median (ms) | ITL error (ms) | ITL p99 (ms) | server lateness mean / max (ms) | client CPU user+sys (s) | wall (s) | client CPU %% |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $levels; do
-  requests=$((n * rounds))
+  requests=$((n * rounds)); ((requests < 10)) && requests=10
   read -r s0 c0 m0 <<<"$(lateness)"
   t0="$(cpu_ticks "$server_pid")"
   /usr/bin/time -f "%U %S %e" -o "$work/time" "${prio[@]}" "$dcukit" load --url "$url" --model fake -c "$n" -n "$requests" \
