@@ -2,11 +2,10 @@
 // Parsing and output files live here; the engine is dcukit::load.
 #include "cli/load.h"
 
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/core.h>
-
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -48,7 +47,9 @@ struct LoadCliOptions {
 };
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+}
 
 Result<std::vector<double>> parse_list(const std::string& text, const char* flag) {
   std::vector<double> out;
@@ -60,7 +61,8 @@ Result<std::vector<double>> parse_list(const std::string& text, const char* flag
       out.push_back(std::numeric_limits<double>::infinity());
     } else {
       auto v = core::parse_number(item);
-      if (!v || *v <= 0) return Error{fmt::format("{} {}: '{}' is not a positive number; pass e.g. {} 1,8,32", flag, text, item, flag)};
+      if (!v || *v <= 0)
+        return Error{fmt::format("{} {}: '{}' is not a positive number; pass e.g. {} 1,8,32", flag, text, item, flag)};
       out.push_back(*v);
     }
     if (comma == std::string::npos) break;
@@ -78,11 +80,17 @@ Result<load::Slo> parse_slo(const std::string& text) {
     const auto eq = item.find_first_of("=:");
     auto v = eq == std::string::npos ? Result<double>(Error{""}) : core::parse_number(item.substr(eq + 1));
     const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
-    if (!v || *v <= 0) return Error{fmt::format("--slo {}: '{}' needs a positive number of ms, e.g. --slo ttft=500,tpot=50", text, item)};
-    if (key == "ttft") slo.ttft_ms = *v;
-    else if (key == "tpot") slo.tpot_ms = *v;
-    else if (key == "e2e" || key == "e2el") slo.e2e_ms = *v;
-    else return Error{fmt::format("--slo {}: unknown '{}'; the keys are ttft, tpot and e2e", text, key)};
+    if (!v || *v <= 0)
+      return Error{
+          fmt::format("--slo {}: '{}' needs a positive number of ms, e.g. --slo ttft=500,tpot=50", text, item)};
+    if (key == "ttft")
+      slo.ttft_ms = *v;
+    else if (key == "tpot")
+      slo.tpot_ms = *v;
+    else if (key == "e2e" || key == "e2el")
+      slo.e2e_ms = *v;
+    else
+      return Error{fmt::format("--slo {}: unknown '{}'; the keys are ttft, tpot and e2e", text, key)};
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
@@ -127,20 +135,29 @@ Result<load::LoadOptions> to_options(const LoadCliOptions& c) {
     o.engine.request.extra_body = std::move(j);
   }
   auto& w = o.workload;
-  if (c.dataset == "random") w.kind = load::DatasetKind::random;
-  else if (c.dataset == "sharegpt") w.kind = load::DatasetKind::sharegpt;
-  else if (c.dataset == "jsonl") w.kind = load::DatasetKind::jsonl;
-  else return Error{"--dataset " + c.dataset + ": use random, sharegpt or jsonl"};
-  if (w.kind != load::DatasetKind::random && c.dataset_path.empty()) return Error{"--dataset " + c.dataset + " needs --dataset-path"};
+  if (c.dataset == "random")
+    w.kind = load::DatasetKind::random;
+  else if (c.dataset == "sharegpt")
+    w.kind = load::DatasetKind::sharegpt;
+  else if (c.dataset == "jsonl")
+    w.kind = load::DatasetKind::jsonl;
+  else
+    return Error{"--dataset " + c.dataset + ": use random, sharegpt or jsonl"};
+  if (w.kind != load::DatasetKind::random && c.dataset_path.empty())
+    return Error{"--dataset " + c.dataset + " needs --dataset-path"};
   w.path = c.dataset_path;
   w.input_len = c.input_len;
   w.prefix_len = c.prefix_len;
   w.output_len = c.output_len >= 0 ? c.output_len : (w.kind == load::DatasetKind::random ? 128 : 0);
   w.output_len_max = c.output_len_max;
-  if (c.prompt_mode == "text") w.token_ids = false;
-  else if (c.prompt_mode == "ids" || c.prompt_mode == "auto") w.token_ids = true;
-  else return Error{"--prompt " + c.prompt_mode + ": use ids, text or auto"};
-  if (c.prompt_mode == "ids" && c.endpoint.find("chat") != std::string::npos) return Error{"--prompt ids needs /v1/completions; chat takes text"};
+  if (c.prompt_mode == "text")
+    w.token_ids = false;
+  else if (c.prompt_mode == "ids" || c.prompt_mode == "auto")
+    w.token_ids = true;
+  else
+    return Error{"--prompt " + c.prompt_mode + ": use ids, text or auto"};
+  if (c.prompt_mode == "ids" && c.endpoint.find("chat") != std::string::npos)
+    return Error{"--prompt ids needs /v1/completions; chat takes text"};
   w.seed = c.seed;
   o.num_prompts = c.num_prompts;
   if (o.num_prompts == 0 && c.duration_s <= 0) o.num_prompts = 200;
@@ -185,7 +202,8 @@ ExitCode run_load(const LoadCliOptions& c) {
     return ExitCode::failed;
   }
   if (c.json_path != "-" && !c.quiet) {
-    for (const auto& t : load::report_tables(*report)) fmt::print("{}\n", c.markdown ? core::render_markdown(t) : core::render_text(t));
+    for (const auto& t : load::report_tables(*report))
+      fmt::print("{}\n", c.markdown ? core::render_markdown(t) : core::render_text(t));
   }
   if (!c.json_path.empty()) {
     if (Status s = write_file(c.json_path, load::report_json(*report)); !s) {
@@ -219,28 +237,36 @@ ExitCode run_compare(const LoadCliOptions& c) {
   return ExitCode::ok;
 }
 
-} // namespace
+}  // namespace
 
 void setup_load(CLI::App& app, Runner& runner) {
   auto opts = std::make_shared<LoadCliOptions>();
-  auto* sub = app.add_subcommand("load", "Benchmark an OpenAI-compatible server (vLLM, SGLang, ...): TTFT, TPOT, ITL, throughput, goodput");
+  auto* sub = app.add_subcommand(
+      "load", "Benchmark an OpenAI-compatible server (vLLM, SGLang, ...): TTFT, TPOT, ITL, throughput, goodput");
   auto& o = *opts;
   sub->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   sub->add_option("--url", o.url, "Server base URL, e.g. http://127.0.0.1:8000");
   sub->add_option("--endpoint", o.endpoint, "API path: /v1/completions or /v1/chat/completions")->capture_default_str();
   sub->add_option("--model", o.model, "Model name (default: the first /v1/models lists)");
-  sub->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key (sent as a Bearer token)")->capture_default_str();
+  sub->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key (sent as a Bearer token)")
+      ->capture_default_str();
   sub->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--insecure", o.insecure, "Skip TLS certificate verification");
-  sub->add_option("--timeout", o.timeout_s, "Per-request deadline in seconds (a stream that never ends fails here)")->capture_default_str();
+  sub->add_option("--timeout", o.timeout_s, "Per-request deadline in seconds (a stream that never ends fails here)")
+      ->capture_default_str();
   sub->add_option("--dataset", o.dataset, "random, sharegpt or jsonl")->capture_default_str();
-  sub->add_option("--dataset-path", o.dataset_path, "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)");
-  sub->add_option("--input-len", o.input_len, "random: prompt length in tokens, shared prefix included")->capture_default_str();
-  sub->add_option("--output-len", o.output_len, "max_tokens (default 128; files: overrides their lengths, 0 keeps them)");
+  sub->add_option("--dataset-path", o.dataset_path,
+                  "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)");
+  sub->add_option("--input-len", o.input_len, "random: prompt length in tokens, shared prefix included")
+      ->capture_default_str();
+  sub->add_option("--output-len", o.output_len,
+                  "max_tokens (default 128; files: overrides their lengths, 0 keeps them)");
   sub->add_option("--output-len-max", o.output_len_max, "random: draw max_tokens uniformly from [--output-len, this]");
   sub->add_option("--prefix-len", o.prefix_len, "random: tokens shared by every prompt");
-  sub->add_option("--prompt", o.prompt_mode, "random prompts as token ids (completions) or text calibrated by /tokenize: ids, text, auto")->capture_default_str();
+  sub->add_option("--prompt", o.prompt_mode,
+                  "random prompts as token ids (completions) or text calibrated by /tokenize: ids, text, auto")
+      ->capture_default_str();
   sub->add_flag("--no-ignore-eos", o.no_ignore_eos, "Do not send ignore_eos (outputs may end before max_tokens)");
   sub->add_flag("--min-tokens", o.min_tokens, "Also send min_tokens = max_tokens");
   sub->add_flag("--no-stream", o.no_stream, "Non-streaming requests (TTFT is then the whole response)");
@@ -250,15 +276,18 @@ void setup_load(CLI::App& app, Runner& runner) {
   sub->add_option("-n,--num-prompts", o.num_prompts, "Requests per level (default 200 unless --duration)");
   sub->add_option("--duration", o.duration_s, "Stop issuing after this many seconds per level");
   sub->add_option("-c,--concurrency", o.concurrency, "Closed loop: requests in flight; a list sweeps: 1,8,32");
-  sub->add_option("-r,--request-rate", o.request_rate, "Open loop: requests/s (inf = all at once); a list sweeps: 1,2,4");
-  sub->add_option("--burstiness", o.burstiness, "Open loop: gamma shape of the gaps (1 = Poisson)")->capture_default_str();
+  sub->add_option("-r,--request-rate", o.request_rate,
+                  "Open loop: requests/s (inf = all at once); a list sweeps: 1,2,4");
+  sub->add_option("--burstiness", o.burstiness, "Open loop: gamma shape of the gaps (1 = Poisson)")
+      ->capture_default_str();
   sub->add_option("--max-concurrency", o.max_concurrency, "Open loop: cap on requests in flight");
   sub->add_option("--warmup", o.warmup, "Requests sent first and left out of the figures");
   sub->add_option("--seed", o.seed, "Seed for prompts and gaps")->capture_default_str();
   sub->add_option("--wait-ready", o.wait_ready_s, "Poll /health then /v1/models for up to this many seconds first");
   sub->add_option("--slo", o.slo, "Goodput SLOs in ms: ttft=500,tpot=50,e2e=10000");
   sub->add_option("--metrics-url", o.metrics_url, "vLLM /metrics URL: report the change in its counters per level");
-  sub->add_option("--json", o.json_path, "Write the result (vllm bench serve's fields + per-request detail); - for stdout");
+  sub->add_option("--json", o.json_path,
+                  "Write the result (vllm bench serve's fields + per-request detail); - for stdout");
   sub->add_option("--csv", o.csv_path, "Write one CSV row per level");
   sub->add_flag("--markdown", o.markdown, "Print tables as Markdown");
   sub->add_flag("-q,--quiet", o.quiet, "No progress and no tables");
@@ -273,4 +302,4 @@ void setup_load(CLI::App& app, Runner& runner) {
   });
 }
 
-} // namespace dcukit::cli
+}  // namespace dcukit::cli

@@ -51,7 +51,7 @@ ChunkInfo read_object(const json& j) {
   return info;
 }
 
-} // namespace
+}  // namespace
 
 Result<ChunkInfo> parse_chunk(std::string_view data) {
   if (data == "[DONE]") {
@@ -66,7 +66,9 @@ Result<ChunkInfo> parse_chunk(std::string_view data) {
   return read_object(j);
 }
 
-Result<ChunkInfo> parse_response(std::string_view body) { return parse_chunk(body); }
+Result<ChunkInfo> parse_response(std::string_view body) {
+  return parse_chunk(body);
+}
 
 std::string error_text(std::string_view body) {
   json j = json::parse(body.begin(), body.end(), nullptr, false);
@@ -79,4 +81,4 @@ std::string error_text(std::string_view body) {
   return std::string(body.substr(0, 200));
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -12,14 +12,14 @@ namespace dcukit::load {
 
 /// What one chunk or response carries that a benchmark needs.
 struct ChunkInfo {
-  bool done = false;              ///< the `[DONE]` sentinel
-  std::size_t content_bytes = 0;  ///< bytes of text / content
-  std::size_t reasoning_bytes = 0;///< bytes of reasoning_content / reasoning
+  bool done = false;                ///< the `[DONE]` sentinel
+  std::size_t content_bytes = 0;    ///< bytes of text / content
+  std::size_t reasoning_bytes = 0;  ///< bytes of reasoning_content / reasoning
   bool has_usage = false;
   int prompt_tokens = 0;
   int completion_tokens = 0;
-  bool finished = false;          ///< a choice carried a finish_reason
-  bool has_error = false;         ///< an `error` object in place of choices
+  bool finished = false;   ///< a choice carried a finish_reason
+  bool has_error = false;  ///< an `error` object in place of choices
   std::string error_message;
 };
 
@@ -33,4 +33,4 @@ Result<ChunkInfo> parse_response(std::string_view body);
 /// `{"detail": ...}`), else the body's first 200 bytes.
 std::string error_text(std::string_view body);
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -4,9 +4,8 @@
 
 #include <cmath>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace dcukit::load {
 namespace {
@@ -33,7 +32,7 @@ std::string cell(const json& j, const std::string& key) {
   return v.dump();
 }
 
-} // namespace
+}  // namespace
 
 Result<std::vector<core::Table>> compare_files(const std::string& a_path, const std::string& b_path) {
   auto a = load_runs(a_path);
@@ -41,14 +40,22 @@ Result<std::vector<core::Table>> compare_files(const std::string& a_path, const 
   auto b = load_runs(b_path);
   if (!b) return b.error();
   if (a->size() != b->size()) {
-    return Error{fmt::format("{} has {} levels and {} has {}; compare runs with the same sweep", a_path, a->size(), b_path, b->size())};
+    return Error{fmt::format("{} has {} levels and {} has {}; compare runs with the same sweep", a_path, a->size(),
+                             b_path, b->size())};
   }
-  std::vector<std::string> keys = {"completed", "failed", "duration", "request_throughput", "request_goodput",
-                                   "output_throughput", "total_token_throughput", "max_output_tokens_per_s"};
+  std::vector<std::string> keys = {"completed",
+                                   "failed",
+                                   "duration",
+                                   "request_throughput",
+                                   "request_goodput",
+                                   "output_throughput",
+                                   "total_token_throughput",
+                                   "max_output_tokens_per_s"};
   for (const char* m : {"ttft", "tpot", "itl", "e2el"}) {
     for (const char* s : {"mean", "median", "p99"}) keys.push_back(fmt::format("{}_{}_ms", s, m));
   }
-  for (const char* k : {"median_ttft_sched_ms", "p99_send_lag_ms", "server_preemptions", "server_kv_cache_usage_peak"}) keys.push_back(k);
+  for (const char* k : {"median_ttft_sched_ms", "p99_send_lag_ms", "server_preemptions", "server_kv_cache_usage_peak"})
+    keys.push_back(k);
   std::vector<core::Table> tables;
   for (std::size_t i = 0; i < a->size(); ++i) {
     const json& x = (*a)[i];
@@ -72,4 +79,4 @@ Result<std::vector<core::Table>> compare_files(const std::string& a_path, const 
   return tables;
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

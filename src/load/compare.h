@@ -12,4 +12,4 @@ namespace dcukit::load {
 /// One table per pair of levels (a sweep compares level i with level i). Errors name the file.
 Result<std::vector<core::Table>> compare_files(const std::string& a_path, const std::string& b_path);
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -34,7 +34,7 @@ private:
 
 constexpr auto kNever = Clock::time_point::max();
 
-} // namespace
+}  // namespace
 
 /// What outlives one run: the multi handle (and so its connection cache), the descriptors and
 /// the pool of idle transfers.
@@ -42,7 +42,7 @@ struct EngineState {
   UniqueFd epoll{epoll_create1(EPOLL_CLOEXEC)};
   UniqueFd timer{timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)};
   std::vector<std::unique_ptr<Transfer>> idle;
-  Clock::time_point curl_deadline = kNever;    // when curl wants CURL_SOCKET_TIMEOUT
+  Clock::time_point curl_deadline = kNever;  // when curl wants CURL_SOCKET_TIMEOUT
   bool timer_added = false;
   util::CurlMulti multi{curl_multi_init()};  // last: cleaned up first, while the rest lives
 
@@ -89,7 +89,8 @@ std::size_t read_cb(char* buffer, std::size_t size, std::size_t n, void* user) {
 
 int seek_cb(void* user, curl_off_t offset, int origin) {
   if (origin != SEEK_SET || offset < 0) return CURL_SEEKFUNC_CANTSEEK;
-  return static_cast<Transfer*>(user)->on_seek(static_cast<std::size_t>(offset)) ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL;
+  return static_cast<Transfer*>(user)->on_seek(static_cast<std::size_t>(offset)) ? CURL_SEEKFUNC_OK
+                                                                                 : CURL_SEEKFUNC_FAIL;
 }
 
 /// One run's event loop state.
@@ -97,10 +98,19 @@ class Loop {
 public:
   Loop(EngineState& state, const EngineConfig& config, const std::vector<Prompt>& prompts, const LoadShape& shape,
        const std::atomic<bool>& stop)
-      : m_config(config), m_prompts(prompts), m_shape(shape), m_stop(stop), m_epoll(state.epoll), m_timer(state.timer),
-        m_multi(state.multi), m_idle(state.idle), m_state(state), m_rng(shape.seed) {
+      : m_config(config),
+        m_prompts(prompts),
+        m_shape(shape),
+        m_stop(stop),
+        m_epoll(state.epoll),
+        m_timer(state.timer),
+        m_multi(state.multi),
+        m_idle(state.idle),
+        m_state(state),
+        m_rng(shape.seed) {
     const double shape_k = shape.burstiness > 0 ? shape.burstiness : 1.0;
-    if (shape.rate > 0 && std::isfinite(shape.rate)) m_gap = std::gamma_distribution<double>(shape_k, 1.0 / (shape.rate * shape_k));
+    if (shape.rate > 0 && std::isfinite(shape.rate))
+      m_gap = std::gamma_distribution<double>(shape_k, 1.0 / (shape.rate * shape_k));
     for (const auto& h : config.headers) m_headers.add(h);
     m_headers.add("Content-Type: application/json");
     m_headers.add("Expect:");  // no 100-continue round trip
@@ -228,7 +238,8 @@ void Loop::reap() {
     curl_multi_remove_handle(m_multi.get(), h);
     t->complete(code, t->error_buffer());
     RequestRecord& rec = t->record();
-    if (!rec.usage_reported && rec.input_tokens == 0) rec.input_tokens = m_prompts[rec.index % m_prompts.size()].input_tokens;
+    if (!rec.usage_reported && rec.input_tokens == 0)
+      rec.input_tokens = m_prompts[rec.index % m_prompts.size()].input_tokens;
     rec.ok() ? ++m_completed : ++m_failed;
     m_out.requests.push_back(std::move(rec));
     --m_in_flight;
@@ -254,7 +265,8 @@ void Loop::abandon_all() {
 void Loop::arm(Clock::time_point when) {
   itimerspec its{};
   if (when != kNever) {
-    const auto ns = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count());
+    const auto ns = std::max<std::int64_t>(
+        1, std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count());
     its.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);
     its.it_value.tv_nsec = static_cast<long>(ns % 1000000000);
   }
@@ -302,7 +314,8 @@ Result<RunRecords> Loop::run(const ProgressFn& progress) {
       wake = std::min(wake, m_next_send);
     }
     if (m_shape.duration_s > 0) {
-      const auto end = m_t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_shape.duration_s));
+      const auto end =
+          m_t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_shape.duration_s));
       if (end > now) wake = std::min(wake, end);
     }
     int n = 0;
@@ -340,7 +353,7 @@ Result<RunRecords> Loop::run(const ProgressFn& progress) {
   return std::move(m_out);
 }
 
-} // namespace
+}  // namespace
 
 Engine::Engine(EngineConfig config) : m_config(std::move(config)) {
   util::curl_global_once();
@@ -355,4 +368,4 @@ Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadSha
   return loop.run(progress);
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

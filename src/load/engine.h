@@ -17,11 +17,11 @@ namespace dcukit::load {
 
 /// Where and how requests are sent.
 struct EngineConfig {
-  std::string url;                    ///< the full endpoint, e.g. http://h:8000/v1/completions
+  std::string url;  ///< the full endpoint, e.g. http://h:8000/v1/completions
   RequestOptions request;
-  std::vector<std::string> headers;   ///< extra "Name: value" lines (the API key included)
+  std::vector<std::string> headers;                             ///< extra "Name: value" lines (the API key included)
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  ///< per request, start to end
-  bool insecure = false;              ///< skip TLS verification
+  bool insecure = false;                                        ///< skip TLS verification
 };
 
 /// A snapshot for live progress, taken a few times a second.
@@ -47,8 +47,7 @@ public:
   /// Sends prompts (cycled when the shape asks for more requests than there are prompts) under
   /// shape and returns when every issued request has finished or timed out. Fails only when the
   /// engine itself cannot run (epoll, curl); failed requests are data in the records.
-  Result<RunRecords> run(const std::vector<Prompt>& prompts, const LoadShape& shape,
-                         const ProgressFn& progress = {});
+  Result<RunRecords> run(const std::vector<Prompt>& prompts, const LoadShape& shape, const ProgressFn& progress = {});
 
   /// Asks a running run() to stop issuing and abandon requests in flight (from a signal
   /// handler's flag poller or another thread).
@@ -64,4 +63,4 @@ private:
 /// shape burstiness (1: exponential gaps, a Poisson process); rate = infinity gives all zeros.
 std::vector<double> schedule_times(std::size_t count, double rate, double burstiness, std::uint64_t seed);
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

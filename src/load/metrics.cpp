@@ -93,4 +93,4 @@ LevelResult summarize_level(RunRecords records, const Slo& slo) {
   return out;
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

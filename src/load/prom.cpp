@@ -21,7 +21,7 @@ double first_of(const std::map<std::string, double>& m, std::initializer_list<co
   return 0;
 }
 
-} // namespace
+}  // namespace
 
 std::map<std::string, double> parse_prometheus(std::string_view text) {
   std::map<std::string, double> out;
@@ -115,7 +115,8 @@ Status MetricsWatcher::start() {
     auto next = std::chrono::steady_clock::now();
     while (!m_stop.load()) {
       next += std::chrono::seconds(1);
-      while (!m_stop.load() && std::chrono::steady_clock::now() < next) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      while (!m_stop.load() && std::chrono::steady_clock::now() < next)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
       if (m_stop.load()) break;
       if (auto s = scrape()) {
         const double kv = kv_cache_usage(*s);
@@ -136,4 +137,4 @@ Result<ServerDelta> MetricsWatcher::stop() {
   return d;
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

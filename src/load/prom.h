@@ -48,4 +48,4 @@ private:
   std::thread m_poller;
 };
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

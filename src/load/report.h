@@ -1,11 +1,10 @@
 #pragma once
 // Rendering a LoadReport: JSON in the shape of `vllm bench serve`'s result file (plus dcukit's
 // own fields and per-request detail), CSV with one row a level, and text tables.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/table.h"
 #include "load/result.h"
@@ -36,4 +35,4 @@ std::string report_csv(const LoadReport& report);
 /// percentiles.
 std::vector<core::Table> report_tables(const LoadReport& report);
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

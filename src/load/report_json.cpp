@@ -43,7 +43,7 @@ ojson request_json(const RequestRecord& r) {
   return j;
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<NamedMetric> kLatencyMetrics = {
     {"ttft", "TTFT", &LatencySummaries::ttft},
@@ -119,7 +119,8 @@ ojson level_json(const LoadReport& report, const LevelResult& l) {
     output_lens.push_back(r.ok() ? r.output_tokens : 0);
     ttfts.push_back(r.ok() ? (r.first_token_ms - r.sent_ms) / 1000.0 : 0.0);  // seconds, as vLLM
     ojson gaps = ojson::array();
-    for (std::size_t i = 1; r.ok() && i < r.chunk_ms.size(); ++i) gaps.push_back((r.chunk_ms[i] - r.chunk_ms[i - 1]) / 1000.0);
+    for (std::size_t i = 1; r.ok() && i < r.chunk_ms.size(); ++i)
+      gaps.push_back((r.chunk_ms[i] - r.chunk_ms[i - 1]) / 1000.0);
     itls.push_back(std::move(gaps));
     errors.push_back(r.error_message);
     requests.push_back(request_json(r));
@@ -133,7 +134,7 @@ ojson level_json(const LoadReport& report, const LevelResult& l) {
   return j;
 }
 
-} // namespace
+}  // namespace
 
 std::string report_json(const LoadReport& report) {
   if (report.levels.size() == 1) return level_json(report, report.levels.front()).dump(2) + "\n";
@@ -155,10 +156,11 @@ std::string report_csv(const LoadReport& report) {
       for (const auto& item : s.items()) t.columns.push_back({item.key()});
     }
     std::vector<std::string> row;
-    for (const auto& item : s.items()) row.push_back(item.value().is_string() ? item.value().get<std::string>() : item.value().dump());
+    for (const auto& item : s.items())
+      row.push_back(item.value().is_string() ? item.value().get<std::string>() : item.value().dump());
     t.add_row(std::move(row));
   }
   return core::render_csv(t);
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

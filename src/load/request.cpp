@@ -27,4 +27,4 @@ std::string build_body(const Prompt& prompt, const RequestOptions& options) {
   return body.dump();
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -1,8 +1,7 @@
 #pragma once
 // Building the JSON body of one completions or chat request.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "load/types.h"
 
@@ -13,9 +12,9 @@ struct RequestOptions {
   Api api = Api::completions;
   std::string model;
   bool stream = true;
-  bool include_usage = true;   ///< stream_options: {include_usage: true}
-  bool ignore_eos = false;     ///< vLLM's ignore_eos, so that max_tokens is reached
-  bool min_tokens = false;     ///< also send min_tokens = max_tokens (vLLM, SGLang)
+  bool include_usage = true;  ///< stream_options: {include_usage: true}
+  bool ignore_eos = false;    ///< vLLM's ignore_eos, so that max_tokens is reached
+  bool min_tokens = false;    ///< also send min_tokens = max_tokens (vLLM, SGLang)
   double temperature = 0.0;
   nlohmann::json extra_body = nlohmann::json::object();  ///< merged last; the user wins
 };
@@ -23,4 +22,4 @@ struct RequestOptions {
 /// The body for one prompt. Token-id prompts need Api::completions (the caller checks).
 std::string build_body(const Prompt& prompt, const RequestOptions& options);
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -23,8 +23,8 @@ struct Slo {
 struct ServerDelta {
   double prompt_tokens = 0, generation_tokens = 0, preemptions = 0;
   double prefix_cache_hits = 0, prefix_cache_queries = 0;
-  double kv_cache_usage_peak = -1;  ///< fraction 0..1; -1 when the server did not report it
-  std::vector<std::string> missing; ///< metrics the server did not expose
+  double kv_cache_usage_peak = -1;   ///< fraction 0..1; -1 when the server did not report it
+  std::vector<std::string> missing;  ///< metrics the server did not expose
 };
 
 /// The per-metric summaries, in milliseconds. Names follow vLLM where vLLM has the metric.
@@ -41,12 +41,12 @@ struct LatencySummaries {
 
 /// One load level's figures and its requests.
 struct LevelResult {
-  std::string label;           ///< "concurrency 8", "rate 4/s"
+  std::string label;  ///< "concurrency 8", "rate 4/s"
   ShapeKind kind = ShapeKind::closed;
-  int concurrency = 0;         ///< closed: in flight; open: the cap (0 = none)
-  double rate = 0;             ///< open: requests per second (inf allowed)
+  int concurrency = 0;  ///< closed: in flight; open: the cap (0 = none)
+  double rate = 0;      ///< open: requests per second (inf allowed)
   double burstiness = 1;
-  std::size_t num_prompts = 0; ///< requests issued
+  std::size_t num_prompts = 0;  ///< requests issued
   std::size_t completed = 0, failed = 0;
   std::map<std::string, std::size_t> errors_by_class;
   std::map<long, std::size_t> http_status_counts;
@@ -65,8 +65,8 @@ struct LevelResult {
 
 /// A whole run: what was asked for, and each level.
 struct LoadReport {
-  std::string date;       ///< UTC, ISO 8601
-  std::string backend;    ///< "openai" or "openai-chat", as vLLM names them
+  std::string date;     ///< UTC, ISO 8601
+  std::string backend;  ///< "openai" or "openai-chat", as vLLM names them
   std::string url, endpoint, model, dataset;
   int input_len = 0, output_len = 0;
   bool stream = true;
@@ -82,4 +82,4 @@ LevelResult summarize_level(RunRecords records, const Slo& slo);
 /// proportion to their bytes (each chunk at least one token when there are enough tokens).
 std::vector<int> tokens_per_chunk(const RequestRecord& r);
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

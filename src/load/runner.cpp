@@ -5,9 +5,8 @@
 
 #include <cmath>
 #include <ctime>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "load/prom.h"
 #include "util/http.h"
@@ -42,9 +41,10 @@ void print_progress(const std::string& label, const Progress& p) {
              p.failed, p.in_flight, p.elapsed_s);
 }
 
-} // namespace
+}  // namespace
 
-Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers, bool insecure) {
+Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers,
+                  bool insecure) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(deadline_s);
   std::string last = "no answer";
   for (const char* path : {"/health", "/v1/models"}) {
@@ -101,7 +101,9 @@ Result<LoadReport> run_load_test(LoadOptions o) {
   report.url = o.base_url;
   report.endpoint = o.endpoint;
   report.model = o.model;
-  report.dataset = o.workload.kind == DatasetKind::random ? "random" : o.workload.kind == DatasetKind::sharegpt ? "sharegpt" : "jsonl";
+  report.dataset = o.workload.kind == DatasetKind::random     ? "random"
+                   : o.workload.kind == DatasetKind::sharegpt ? "sharegpt"
+                                                              : "jsonl";
   report.input_len = o.workload.input_len;
   report.output_len = o.workload.output_len;
   report.stream = o.engine.request.stream;
@@ -112,7 +114,8 @@ Result<LoadReport> run_load_test(LoadOptions o) {
   std::vector<std::string> labels;
   if (!o.rates.empty()) {
     for (double r : o.rates) {
-      shapes.push_back(LoadShape{ShapeKind::open, o.max_concurrency, r, o.burstiness, o.num_prompts, o.duration_s, o.seed});
+      shapes.push_back(
+          LoadShape{ShapeKind::open, o.max_concurrency, r, o.burstiness, o.num_prompts, o.duration_s, o.seed});
       labels.push_back(std::isinf(r) ? "rate inf" : fmt::format("rate {:g}/s", r));
     }
   } else {
@@ -142,7 +145,8 @@ Result<LoadReport> run_load_test(LoadOptions o) {
   } joiner{watching, interrupt_watch};
 
   if (o.warmup > 0) {
-    const int conc = std::max(1, o.concurrencies.empty() ? std::min<int>(static_cast<int>(o.warmup), 8) : o.concurrencies.front());
+    const int conc =
+        std::max(1, o.concurrencies.empty() ? std::min<int>(static_cast<int>(o.warmup), 8) : o.concurrencies.front());
     LoadShape warm{ShapeKind::closed, conc, 0, 1, o.warmup, 0, o.seed};
     ProgressFn pf;
     if (o.progress) pf = [](const Progress& p) { print_progress("warm-up", p); };
@@ -179,4 +183,4 @@ Result<LoadReport> run_load_test(LoadOptions o) {
   return report;
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -14,23 +14,23 @@ namespace dcukit::load {
 
 /// Everything a run needs, as the CLI parsed it.
 struct LoadOptions {
-  std::string base_url;                 ///< scheme://host:port
+  std::string base_url;  ///< scheme://host:port
   std::string endpoint = "/v1/completions";
-  std::string model;                    ///< empty: the first model /v1/models lists
-  EngineConfig engine;                  ///< url and request.model/api are filled in by the run
+  std::string model;    ///< empty: the first model /v1/models lists
+  EngineConfig engine;  ///< url and request.model/api are filled in by the run
   WorkloadSpec workload;
-  std::vector<int> concurrencies;       ///< closed-loop levels
-  std::vector<double> rates;            ///< open-loop levels (take precedence)
+  std::vector<int> concurrencies;  ///< closed-loop levels
+  std::vector<double> rates;       ///< open-loop levels (take precedence)
   double burstiness = 1.0;
-  int max_concurrency = 0;              ///< cap for open-loop levels (0 = none)
-  std::size_t num_prompts = 0;          ///< requests per level (0 = duration only)
+  int max_concurrency = 0;      ///< cap for open-loop levels (0 = none)
+  std::size_t num_prompts = 0;  ///< requests per level (0 = duration only)
   double duration_s = 0;
   std::size_t warmup = 0;
   std::uint64_t seed = 0;
-  double wait_ready_s = 0;              ///< poll /health then /v1/models for up to this long
+  double wait_ready_s = 0;  ///< poll /health then /v1/models for up to this long
   Slo slo;
-  std::string metrics_url;              ///< vLLM /metrics, scraped around each level
-  bool progress = false;                ///< live progress on stderr
+  std::string metrics_url;                       ///< vLLM /metrics, scraped around each level
+  bool progress = false;                         ///< live progress on stderr
   const std::atomic<bool>* interrupt = nullptr;  ///< set by SIGINT; stops the run
 };
 
@@ -39,9 +39,10 @@ struct LoadOptions {
 Result<LoadReport> run_load_test(LoadOptions options);
 
 /// Polls base_url/health until it answers 200, then base_url/v1/models, until deadline_s.
-Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers, bool insecure);
+Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers,
+                  bool insecure);
 
 /// The first model id base_url/v1/models lists.
 Result<std::string> first_model(const std::string& base_url, const std::vector<std::string>& headers, bool insecure);
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -19,4 +19,4 @@ std::vector<double> schedule_times(std::size_t count, double rate, double bursti
   return times;
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -15,7 +15,8 @@ std::size_t SseReader::consume(std::string_view bytes) {
     const char* start = bytes.data() + pos;
     const std::size_t left = bytes.size() - pos;
     const void* lf = std::memchr(start, '\n', left);
-    const void* cr = std::memchr(start, '\r', lf ? static_cast<std::size_t>(static_cast<const char*>(lf) - start) : left);
+    const void* cr =
+        std::memchr(start, '\r', lf ? static_cast<std::size_t>(static_cast<const char*>(lf) - start) : left);
     const char* end = cr ? static_cast<const char*>(cr) : static_cast<const char*>(lf);
     if (!end) break;
     process_line(std::string_view(start, static_cast<std::size_t>(end - start)));
@@ -126,4 +127,4 @@ bool SseReader::finish() {
   return partial;
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -51,13 +51,13 @@ private:
 
   EventHandler m_on_event;
   std::size_t m_max_line;
-  std::string m_line;   // a partial line carried over from the previous feed
-  std::string m_data;   // data of the event being assembled
-  std::string m_type;   // its `event:` type, if any
+  std::string m_line;  // a partial line carried over from the previous feed
+  std::string m_data;  // data of the event being assembled
+  std::string m_type;  // its `event:` type, if any
   bool m_has_data = false;
   bool m_skip_lf = false;  // the last byte was CR: a leading LF belongs to it
   bool m_failed = false;
   std::size_t m_comments = 0;
 };
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

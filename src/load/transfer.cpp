@@ -1,9 +1,9 @@
 #include "load/transfer.h"
 
-#include "load/chunk.h"
-
 #include <algorithm>
 #include <cstring>
+
+#include "load/chunk.h"
 
 namespace dcukit::load {
 namespace {
@@ -11,10 +11,9 @@ namespace {
 constexpr std::size_t kMaxErrorBody = 64 * 1024;
 constexpr std::size_t kMaxBody = std::size_t{256} << 20;
 
-} // namespace
+}  // namespace
 
-Transfer::Transfer()
-    : m_easy(curl_easy_init()), m_sse([this](const SseEvent& e) { on_event(e); }) {}
+Transfer::Transfer() : m_easy(curl_easy_init()), m_sse([this](const SseEvent& e) { on_event(e); }) {}
 
 void Transfer::reset(std::size_t index, std::string body, bool stream, Clock::time_point t0) {
   m_body = std::move(body);
@@ -122,16 +121,25 @@ void Transfer::complete(CURLcode code, const char* curl_message) {
   if (m_rec.error == ErrorClass::none) {
     const std::string why = curl_message && *curl_message ? curl_message : curl_easy_strerror(code);
     switch (code) {
-      case CURLE_OK: break;
-      case CURLE_OPERATION_TIMEDOUT: fail(ErrorClass::timeout, "timed out: " + why); break;
+      case CURLE_OK:
+        break;
+      case CURLE_OPERATION_TIMEDOUT:
+        fail(ErrorClass::timeout, "timed out: " + why);
+        break;
       case CURLE_COULDNT_CONNECT:
       case CURLE_COULDNT_RESOLVE_HOST:
-      case CURLE_COULDNT_RESOLVE_PROXY: fail(ErrorClass::connect, why); break;
+      case CURLE_COULDNT_RESOLVE_PROXY:
+        fail(ErrorClass::connect, why);
+        break;
       case CURLE_PARTIAL_FILE:
       case CURLE_RECV_ERROR:
       case CURLE_SEND_ERROR:
-      case CURLE_GOT_NOTHING: fail(ErrorClass::dropped, "connection dropped: " + why); break;
-      default: fail(ErrorClass::protocol, why); break;
+      case CURLE_GOT_NOTHING:
+        fail(ErrorClass::dropped, "connection dropped: " + why);
+        break;
+      default:
+        fail(ErrorClass::protocol, why);
+        break;
     }
   }
   if (m_rec.error == ErrorClass::none && m_rec.http_status != 200) {
@@ -159,4 +167,4 @@ void Transfer::complete(CURLcode code, const char* curl_message) {
   if (!m_rec.usage_reported) m_rec.output_tokens = static_cast<int>(m_rec.chunk_ms.size());
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -63,4 +63,4 @@ private:
   bool m_finished = false;
 };
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

@@ -27,16 +27,16 @@ enum class ErrorClass {
 /// The key used in JSON and tables: "http_status", "timeout", ...
 std::string_view error_class_name(ErrorClass c);
 /// All classes that are failures, in a stable order.
-inline constexpr ErrorClass kFailureClasses[] = {ErrorClass::http_status, ErrorClass::timeout,
-                                                 ErrorClass::protocol,    ErrorClass::dropped,
+inline constexpr ErrorClass kFailureClasses[] = {ErrorClass::http_status,  ErrorClass::timeout,
+                                                 ErrorClass::protocol,     ErrorClass::dropped,
                                                  ErrorClass::stream_error, ErrorClass::connect};
 
 /// One request's input: a text prompt or (completions only) token ids, and its output budget.
 struct Prompt {
-  std::string text;                 ///< used when token_ids is empty
+  std::string text;  ///< used when token_ids is empty
   std::vector<std::int32_t> token_ids;
-  int input_tokens = 0;             ///< known length in tokens (0 when unknown)
-  int max_tokens = 0;               ///< output budget; 0 lets the server decide
+  int input_tokens = 0;  ///< known length in tokens (0 when unknown)
+  int max_tokens = 0;    ///< output budget; 0 lets the server decide
 };
 
 /// How requests are paced.
@@ -48,27 +48,27 @@ enum class ShapeKind {
 /// One load level: the pacing plus the bounds that end it.
 struct LoadShape {
   ShapeKind kind = ShapeKind::closed;
-  int concurrency = 1;         ///< closed: requests in flight; open: a cap (0 = none)
-  double rate = 0;             ///< open: requests per second (infinity = all at once)
-  double burstiness = 1.0;     ///< open: gamma shape of the gaps; 1 is a Poisson process
-  std::size_t count = 0;       ///< requests to issue (0 = bounded by duration only)
-  double duration_s = 0;       ///< stop issuing after this long (0 = bounded by count only)
-  std::uint64_t seed = 0;      ///< for the gaps
+  int concurrency = 1;      ///< closed: requests in flight; open: a cap (0 = none)
+  double rate = 0;          ///< open: requests per second (infinity = all at once)
+  double burstiness = 1.0;  ///< open: gamma shape of the gaps; 1 is a Poisson process
+  std::size_t count = 0;    ///< requests to issue (0 = bounded by duration only)
+  double duration_s = 0;    ///< stop issuing after this long (0 = bounded by count only)
+  std::uint64_t seed = 0;   ///< for the gaps
 };
 
 /// Everything measured for one request. Times are milliseconds since the run's start.
 struct RequestRecord {
   std::size_t index = 0;
-  double scheduled_ms = 0;     ///< when the schedule said to send it
-  double sent_ms = 0;          ///< when it was handed to the transport
-  double first_token_ms = -1;  ///< first chunk with non-empty content or reasoning (-1: none)
-  double last_token_ms = -1;   ///< last such chunk
-  double done_ms = 0;          ///< when the transfer finished (after [DONE])
-  int input_tokens = 0;        ///< from the server's usage, else the prompt's known length
-  int output_tokens = 0;       ///< from the server's usage, else the number of content chunks
-  bool usage_reported = false; ///< the server sent usage (stream_options.include_usage)
-  std::vector<double> chunk_ms;          ///< arrival of each content chunk
-  std::vector<std::uint32_t> chunk_bytes; ///< its content and reasoning bytes
+  double scheduled_ms = 0;                 ///< when the schedule said to send it
+  double sent_ms = 0;                      ///< when it was handed to the transport
+  double first_token_ms = -1;              ///< first chunk with non-empty content or reasoning (-1: none)
+  double last_token_ms = -1;               ///< last such chunk
+  double done_ms = 0;                      ///< when the transfer finished (after [DONE])
+  int input_tokens = 0;                    ///< from the server's usage, else the prompt's known length
+  int output_tokens = 0;                   ///< from the server's usage, else the number of content chunks
+  bool usage_reported = false;             ///< the server sent usage (stream_options.include_usage)
+  std::vector<double> chunk_ms;            ///< arrival of each content chunk
+  std::vector<std::uint32_t> chunk_bytes;  ///< its content and reasoning bytes
   std::size_t reasoning_chunks = 0;
   ErrorClass error = ErrorClass::none;
   long http_status = 0;
@@ -80,8 +80,8 @@ struct RequestRecord {
 /// All requests of one load level, in issue order, and what the engine saw while running.
 struct RunRecords {
   std::vector<RequestRecord> requests;
-  double duration_ms = 0;      ///< from the start to the last completion
+  double duration_ms = 0;  ///< from the start to the last completion
   int peak_in_flight = 0;
 };
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

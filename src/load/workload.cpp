@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "util/http.h"
 
@@ -13,11 +12,12 @@ namespace dcukit::load {
 namespace {
 
 // Common short English words: most tokenizers give each one token with its leading space.
-constexpr const char* kWords[] = {"the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "was", "with",
-                                  "be", "by", "on", "not", "he", "this", "are", "or", "his", "from", "at", "which",
-                                  "but", "have", "an", "had", "they", "you", "were", "their", "one", "all", "we",
-                                  "can", "her", "has", "there", "been", "if", "more", "when", "will", "would", "who",
-                                  "so", "no", "time", "day", "water", "light", "city", "house", "world", "river"};
+constexpr const char* kWords[] = {"the",   "of",    "and",  "to",    "in",    "is",   "that", "for",  "it",    "as",
+                                  "was",   "with",  "be",   "by",    "on",    "not",  "he",   "this", "are",   "or",
+                                  "his",   "from",  "at",   "which", "but",   "have", "an",   "had",  "they",  "you",
+                                  "were",  "their", "one",  "all",   "we",    "can",  "her",  "has",  "there", "been",
+                                  "if",    "more",  "when", "will",  "would", "who",  "so",   "no",   "time",  "day",
+                                  "water", "light", "city", "house", "world", "river"};
 
 std::string random_words(std::mt19937_64& rng, int n) {
   std::uniform_int_distribution<std::size_t> pick(0, std::size(kWords) - 1);
@@ -127,7 +127,8 @@ Result<std::vector<Prompt>> jsonl_prompts(const WorkloadSpec& spec) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return Error{spec.path + ":" + std::to_string(line_no) + " is not a JSON object"};
+    if (j.is_discarded() || !j.is_object())
+      return Error{spec.path + ":" + std::to_string(line_no) + " is not a JSON object"};
     Prompt p;
     for (const char* key : {"prompt", "text"}) {
       if (j.contains(key) && j[key].is_string()) p.text = j[key].get<std::string>();
@@ -143,7 +144,7 @@ Result<std::vector<Prompt>> jsonl_prompts(const WorkloadSpec& spec) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
 Result<int> count_tokens(const TokenizeEndpoint& endpoint, const std::string& text) {
   nlohmann::json body;
@@ -189,7 +190,9 @@ Result<std::string> calibrated_text(const TokenizeEndpoint& endpoint, int target
       // Drop -diff words from the end (at least one).
       int drop = -diff;
       while (drop-- > 0 && body.find(' ') != std::string::npos) body.erase(body.rfind(' '));
-      if (body.find(' ') == std::string::npos && *n > target) return Error{"cannot make a prompt as short as " + std::to_string(target) + " tokens (the template alone is longer)"};
+      if (body.find(' ') == std::string::npos && *n > target)
+        return Error{"cannot make a prompt as short as " + std::to_string(target) +
+                     " tokens (the template alone is longer)"};
     }
   }
   return Error{"could not calibrate a prompt of " + std::to_string(target) + " tokens through " + endpoint.url +
@@ -198,11 +201,14 @@ Result<std::string> calibrated_text(const TokenizeEndpoint& endpoint, int target
 
 Result<std::vector<Prompt>> make_prompts(const WorkloadSpec& spec, const TokenizeEndpoint& tokenize) {
   switch (spec.kind) {
-    case DatasetKind::random: return random_prompts(spec, tokenize);
-    case DatasetKind::sharegpt: return sharegpt_prompts(spec, tokenize);
-    case DatasetKind::jsonl: return jsonl_prompts(spec);
+    case DatasetKind::random:
+      return random_prompts(spec, tokenize);
+    case DatasetKind::sharegpt:
+      return sharegpt_prompts(spec, tokenize);
+    case DatasetKind::jsonl:
+      return jsonl_prompts(spec);
   }
   return Error{"unknown dataset"};
 }
 
-} // namespace dcukit::load
+}  // namespace dcukit::load

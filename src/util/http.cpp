@@ -10,7 +10,7 @@ std::size_t append_body(char* data, std::size_t size, std::size_t n, void* user)
   return size * n;
 }
 
-} // namespace
+}  // namespace
 
 void curl_global_once() {
   static std::once_flag once;
@@ -52,8 +52,8 @@ Result<HttpResponse> http_request(const HttpRequest& request) {
   }
   const CURLcode rc = curl_easy_perform(h);
   if (rc != CURLE_OK) {
-    return Error{request.method + " " + request.url + " failed: " +
-                 (errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(rc)))};
+    return Error{request.method + " " + request.url +
+                 " failed: " + (errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(rc)))};
   }
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
@@ -66,4 +66,4 @@ std::string url_origin(const std::string& url) {
   return slash == std::string::npos ? url : url.substr(0, slash);
 }
 
-} // namespace dcukit::util
+}  // namespace dcukit::util

@@ -65,4 +65,4 @@ Result<HttpResponse> http_request(const HttpRequest& request);
 /// "http://h:8000/v1/" -> "http://h:8000".
 std::string url_origin(const std::string& url);
 
-} // namespace dcukit::util
+}  // namespace dcukit::util

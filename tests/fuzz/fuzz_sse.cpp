@@ -31,7 +31,7 @@ std::vector<std::string> read_all(std::string_view text, std::size_t step, bool*
   return events;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

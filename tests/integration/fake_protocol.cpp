@@ -16,9 +16,11 @@ std::string frame(const Modes& m, const std::string& payload) {
   return out;
 }
 
-std::string quote(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+std::string quote(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump();
+}
 
-} // namespace
+}  // namespace
 
 void parse_modes(std::string_view text, Modes& modes) {
   while (!text.empty()) {
@@ -59,10 +61,13 @@ bool parse_gen_request(std::string_view body, bool chat, GenRequest& out) {
   out.prompt_tokens = 0;
   if (chat) {
     for (const auto& msg : j.value("messages", nlohmann::json::array())) {
-      if (msg.contains("content") && msg["content"].is_string()) out.prompt_tokens += count_tokens(msg["content"].get<std::string>());
+      if (msg.contains("content") && msg["content"].is_string())
+        out.prompt_tokens += count_tokens(msg["content"].get<std::string>());
     }
   } else if (const auto p = j.find("prompt"); p != j.end()) {
-    out.prompt_tokens = p->is_array() ? static_cast<int>(p->size()) : p->is_string() ? count_tokens(p->get<std::string>()) : 0;
+    out.prompt_tokens = p->is_array()    ? static_cast<int>(p->size())
+                        : p->is_string() ? count_tokens(p->get<std::string>())
+                                         : 0;
   }
   return true;
 }
@@ -72,8 +77,8 @@ std::string text_event(const GenRequest& r, const Modes& m, std::string_view tex
   std::string p;
   if (r.chat) {
     p = "{\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":" + quote(r.model) +
-        ",\"choices\":[{\"index\":0,\"delta\":{\"" + (reasoning ? "reasoning_content" : "content") + "\":" + quote(text) +
-        "},\"logprobs\":null,\"finish_reason\":" + finish + "}]}";
+        ",\"choices\":[{\"index\":0,\"delta\":{\"" + (reasoning ? "reasoning_content" : "content") +
+        "\":" + quote(text) + "},\"logprobs\":null,\"finish_reason\":" + finish + "}]}";
   } else {
     p = "{\"id\":\"cmpl-fake\",\"object\":\"text_completion\",\"created\":0,\"model\":" + quote(r.model) +
         ",\"choices\":[{\"index\":0,\"text\":" + quote(text) + ",\"logprobs\":null,\"finish_reason\":" + finish + "}]}";
@@ -84,25 +89,32 @@ std::string text_event(const GenRequest& r, const Modes& m, std::string_view tex
 std::string empty_event(const GenRequest& r, const Modes& m, bool role_only) {
   if (r.chat) {
     const std::string delta = role_only ? "{\"role\":\"assistant\",\"content\":\"\"}" : "{}";
-    return frame(m, "{\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":" + quote(r.model) +
-                        ",\"choices\":[{\"index\":0,\"delta\":" + delta + ",\"logprobs\":null,\"finish_reason\":null}]}");
+    return frame(
+        m, "{\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":" + quote(r.model) +
+               ",\"choices\":[{\"index\":0,\"delta\":" + delta + ",\"logprobs\":null,\"finish_reason\":null}]}");
   }
   return frame(m, "{\"id\":\"cmpl-fake\",\"object\":\"text_completion\",\"created\":0,\"model\":" + quote(r.model) +
                       ",\"choices\":[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":null}]}");
 }
 
 std::string usage_event(const GenRequest& r, const Modes& m, int completion_tokens) {
-  return frame(m, std::string("{\"id\":\"fake\",\"object\":\"") + (r.chat ? "chat.completion.chunk" : "text_completion") +
-                      "\",\"created\":0,\"model\":" + quote(r.model) + ",\"choices\":[],\"usage\":{\"prompt_tokens\":" +
-                      std::to_string(r.prompt_tokens) + ",\"total_tokens\":" + std::to_string(r.prompt_tokens + completion_tokens) +
+  return frame(m, std::string("{\"id\":\"fake\",\"object\":\"") +
+                      (r.chat ? "chat.completion.chunk" : "text_completion") +
+                      "\",\"created\":0,\"model\":" + quote(r.model) +
+                      ",\"choices\":[],\"usage\":{\"prompt_tokens\":" + std::to_string(r.prompt_tokens) +
+                      ",\"total_tokens\":" + std::to_string(r.prompt_tokens + completion_tokens) +
                       ",\"completion_tokens\":" + std::to_string(completion_tokens) + "}}");
 }
 
 std::string error_event(const Modes& m) {
-  return frame(m, "{\"error\":{\"object\":\"error\",\"message\":\"fake engine failure mid-stream\",\"type\":\"InternalServerError\",\"code\":500}}");
+  return frame(m,
+               "{\"error\":{\"object\":\"error\",\"message\":\"fake engine failure "
+               "mid-stream\",\"type\":\"InternalServerError\",\"code\":500}}");
 }
 
-std::string done_event(const Modes& m) { return frame(m, "[DONE]"); }
+std::string done_event(const Modes& m) {
+  return frame(m, "[DONE]");
+}
 
 std::string full_response(const GenRequest& r, int completion_tokens, std::string_view text) {
   nlohmann::json j;
@@ -110,14 +122,16 @@ std::string full_response(const GenRequest& r, int completion_tokens, std::strin
   j["model"] = r.model;
   if (r.chat) {
     j["object"] = "chat.completion";
-    j["choices"] = {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", "length"}}};
+    j["choices"] = {
+        {{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", "length"}}};
   } else {
     j["object"] = "text_completion";
     j["choices"] = {{{"index", 0}, {"text", text}, {"finish_reason", "length"}}};
   }
-  j["usage"] = {{"prompt_tokens", r.prompt_tokens}, {"completion_tokens", completion_tokens},
+  j["usage"] = {{"prompt_tokens", r.prompt_tokens},
+                {"completion_tokens", completion_tokens},
                 {"total_tokens", r.prompt_tokens + completion_tokens}};
   return j.dump();
 }
 
-} // namespace fake
+}  // namespace fake

@@ -48,4 +48,4 @@ std::string done_event(const Modes& m);
 /// A whole non-streamed response.
 std::string full_response(const GenRequest& r, int completion_tokens, std::string_view text);
 
-} // namespace fake
+}  // namespace fake

@@ -2,7 +2,8 @@
 // epoll loop and a timer heap (timerfd, absolute times), so that thousands of streams keep exact
 // token times on a small machine. Token c of a stream goes out at arrival + ttft + c * itl.
 // It misbehaves on demand: per run with --mode, per request with the X-Fake-Mode header (see
-// fake_protocol.h for the list) or inside the prompt text as "fake-mode=drop". Listens on 127.0.0.1 only and prints "PORT <n>" when ready.
+// fake_protocol.h for the list) or inside the prompt text as "fake-mode=drop". Listens on 127.0.0.1 only and prints
+// "PORT <n>" when ready.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -97,7 +98,9 @@ private:
   Counters m_counts;
 };
 
-std::chrono::nanoseconds ms(double v) { return std::chrono::nanoseconds(static_cast<long long>(v * 1e6)); }
+std::chrono::nanoseconds ms(double v) {
+  return std::chrono::nanoseconds(static_cast<long long>(v * 1e6));
+}
 
 std::string lower(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -184,7 +187,8 @@ void Server::on_readable(Conn& c) {
     const std::string request_line = head.substr(0, line_end);
     while (line_end != std::string::npos) {
       const std::size_t next = head.find("\r\n", line_end + 2);
-      const std::string line = head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
+      const std::string line =
+          head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
       const auto colon = line.find(':');
       if (colon != std::string::npos) {
         std::string value = line.substr(colon + 1);
@@ -218,7 +222,8 @@ void Server::handle(Conn& c, const std::string& method, const std::string& path,
   if (path == "/metrics") return respond(c, 200, "text/plain; version=0.0.4", metrics_text());
   if (path == "/v1/models") {
     if (now - m_boot < ms(m_cfg.ready_after_ms)) return respond(c, 503, "application/json", "{\"error\":\"loading\"}");
-    return respond(c, 200, "application/json", "{\"object\":\"list\",\"data\":[{\"id\":\"" + m_cfg.model + "\",\"object\":\"model\"}]}");
+    return respond(c, 200, "application/json",
+                   "{\"object\":\"list\",\"data\":[{\"id\":\"" + m_cfg.model + "\",\"object\":\"model\"}]}");
   }
   if (path == "/tokenize" && method == "POST") {
     fake::GenRequest r;
@@ -227,8 +232,9 @@ void Server::handle(Conn& c, const std::string& method, const std::string& path,
     std::string tokens = "[";
     for (int i = 0; i < r.prompt_tokens; ++i) tokens += (i ? ",1" : "1");
     tokens += "]";
-    return respond(c, 200, "application/json", "{\"count\":" + std::to_string(r.prompt_tokens) +
-                                                   ",\"max_model_len\":32768,\"tokens\":" + tokens + "}");
+    return respond(
+        c, 200, "application/json",
+        "{\"count\":" + std::to_string(r.prompt_tokens) + ",\"max_model_len\":32768,\"tokens\":" + tokens + "}");
   }
   const bool chat = path == "/v1/chat/completions";
   if (!chat && path != "/v1/completions") return respond(c, 404, "application/json", "{\"error\":\"no such route\"}");
@@ -243,17 +249,22 @@ void Server::handle(Conn& c, const std::string& method, const std::string& path,
   if (auto it = headers.find("x-fake-mode"); it != headers.end()) fake::parse_modes(it->second, c.modes);
   if (c.modes.status != 200) {
     return respond(c, c.modes.status, "application/json",
-                   "{\"object\":\"error\",\"message\":\"fake status\",\"type\":\"Error\",\"code\":" + std::to_string(c.modes.status) + "}");
+                   "{\"object\":\"error\",\"message\":\"fake status\",\"type\":\"Error\",\"code\":" +
+                       std::to_string(c.modes.status) + "}");
   }
   const auto in_prompt = body.find("fake-mode=");
   if (in_prompt != std::string::npos) {
     const auto end = body.find_first_of(" \\\"", in_prompt);
-    fake::parse_modes(body.substr(in_prompt + 10, end == std::string::npos ? std::string::npos : end - in_prompt - 10), c.modes);
+    fake::parse_modes(body.substr(in_prompt + 10, end == std::string::npos ? std::string::npos : end - in_prompt - 10),
+                      c.modes);
     if (c.modes.status != 200) {
-      return respond(c, c.modes.status, "application/json", "{\"object\":\"error\",\"message\":\"fake status\",\"code\":" + std::to_string(c.modes.status) + "}");
+      return respond(
+          c, c.modes.status, "application/json",
+          "{\"object\":\"error\",\"message\":\"fake status\",\"code\":" + std::to_string(c.modes.status) + "}");
     }
   }
-  if (!fake::parse_gen_request(body, chat, c.req)) return respond(c, 400, "application/json", "{\"error\":\"bad json\"}");
+  if (!fake::parse_gen_request(body, chat, c.req))
+    return respond(c, 400, "application/json", "{\"error\":\"bad json\"}");
   ++m_counts.requests;
   m_counts.prompt += c.req.prompt_tokens;
   c.start = now;
@@ -270,7 +281,9 @@ void Server::handle(Conn& c, const std::string& method, const std::string& path,
 
 void Server::start_stream(Conn& c) {
   ++m_counts.active;
-  write_raw(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n");
+  write_raw(c,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: "
+            "chunked\r\n\r\n");
   if (c.modes.has("roleonly")) emit(c, fake::empty_event(c.req, c.modes, true));
   schedule(c, c.start + ms(m_cfg.ttft_ms), Action::chunk, 0);
 }
@@ -329,7 +342,9 @@ void Server::finish(Conn& c) {
 
 void Server::emit_chunk(Conn& c, int index) {
   const auto& m = c.modes;
-  const double late = std::chrono::duration<double, std::milli>(Clock::now() - (c.start + ms(m_cfg.ttft_ms + index * m_cfg.itl_ms))).count();
+  const double late =
+      std::chrono::duration<double, std::milli>(Clock::now() - (c.start + ms(m_cfg.ttft_ms + index * m_cfg.itl_ms)))
+          .count();
   m_counts.late_sum_ms += late;
   m_counts.late_max_ms = std::max(m_counts.late_max_ms, late);
   ++m_counts.late_n;
@@ -373,7 +388,9 @@ void Server::on_timer(const Timer& t) {
   if (it == m_conns.end() || it->second->gen != t.gen) return;
   Conn& c = *it->second;
   switch (t.action) {
-    case Action::chunk: emit_chunk(c, t.arg); break;
+    case Action::chunk:
+      emit_chunk(c, t.arg);
+      break;
     case Action::piece:
       if (!c.pieces.empty()) {
         std::string next = std::move(c.pieces.front());
@@ -399,15 +416,21 @@ std::string Server::metrics_text() const {
   std::string s;
   s += "# HELP vllm:prompt_tokens_total Number of prefill tokens processed.\n# TYPE vllm:prompt_tokens_total counter\n";
   s += "vllm:prompt_tokens_total" + l + " " + std::to_string(m_counts.prompt) + ".0\n";
-  s += "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total" + l + " " + std::to_string(m_counts.generation) + ".0\n";
-  s += "# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total" + l + " " + std::to_string(m_counts.requests / 10) + ".0\n";
-  s += "# TYPE vllm:prefix_cache_queries_total counter\nvllm:prefix_cache_queries_total" + l + " " + std::to_string(m_counts.prompt) + ".0\n";
-  s += "# TYPE vllm:prefix_cache_hits_total counter\nvllm:prefix_cache_hits_total" + l + " " + std::to_string(m_counts.prompt / 2) + ".0\n";
-  s += "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running" + l + " " + std::to_string(m_counts.active) + ".0\n";
+  s += "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total" + l + " " +
+       std::to_string(m_counts.generation) + ".0\n";
+  s += "# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total" + l + " " +
+       std::to_string(m_counts.requests / 10) + ".0\n";
+  s += "# TYPE vllm:prefix_cache_queries_total counter\nvllm:prefix_cache_queries_total" + l + " " +
+       std::to_string(m_counts.prompt) + ".0\n";
+  s += "# TYPE vllm:prefix_cache_hits_total counter\nvllm:prefix_cache_hits_total" + l + " " +
+       std::to_string(m_counts.prompt / 2) + ".0\n";
+  s += "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running" + l + " " + std::to_string(m_counts.active) +
+       ".0\n";
   const double kv = std::min(1.0, m_counts.active / 256.0);
   s += "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc" + l + " " + std::to_string(kv) + "\n";
   s += "# TYPE fake_emit_lateness_ms summary\nfake_emit_lateness_ms_sum " + std::to_string(m_counts.late_sum_ms) + "\n";
-  s += "fake_emit_lateness_ms_count " + std::to_string(m_counts.late_n) + "\nfake_emit_lateness_ms_max " + std::to_string(m_counts.late_max_ms) + "\n";
+  s += "fake_emit_lateness_ms_count " + std::to_string(m_counts.late_n) + "\nfake_emit_lateness_ms_max " +
+       std::to_string(m_counts.late_max_ms) + "\n";
   return s;
 }
 
@@ -445,7 +468,8 @@ int Server::run() {
     }
     itimerspec its{};
     if (!m_timers.empty()) {
-      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(m_timers.top().at.time_since_epoch()).count();
+      const auto ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(m_timers.top().at.time_since_epoch()).count();
       its.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);
       its.it_value.tv_nsec = static_cast<long>(ns % 1000000000);
     }
@@ -481,19 +505,26 @@ int Server::run() {
   }
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   Config c;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--port") c.port = std::stoi(v);
-    else if (k == "--ttft-ms") c.ttft_ms = std::stod(v);
-    else if (k == "--itl-ms") c.itl_ms = std::stod(v);
-    else if (k == "--mode") c.modes = v;
-    else if (k == "--api-key") c.api_key = v;
-    else if (k == "--ready-after-ms") c.ready_after_ms = std::stod(v);
-    else if (k == "--model") c.model = v;
+    if (k == "--port")
+      c.port = std::stoi(v);
+    else if (k == "--ttft-ms")
+      c.ttft_ms = std::stod(v);
+    else if (k == "--itl-ms")
+      c.itl_ms = std::stod(v);
+    else if (k == "--mode")
+      c.modes = v;
+    else if (k == "--api-key")
+      c.api_key = v;
+    else if (k == "--ready-after-ms")
+      c.ready_after_ms = std::stod(v);
+    else if (k == "--model")
+      c.model = v;
     else {
       std::fprintf(stderr, "fake_server: unknown option %s\n", k.c_str());
       return 2;

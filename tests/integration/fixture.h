@@ -4,10 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "process.h"
 
@@ -66,4 +65,4 @@ inline Run run_dcukit(std::vector<std::string> args, const std::string& name,
   return r;
 }
 
-} // namespace itest
+}  // namespace itest

@@ -2,8 +2,8 @@
 // Child processes for integration tests: spawn with stdout and stderr in files, wait with a
 // deadline (killing the child past it), and RAII so that no test leaves a server running.
 #include <fcntl.h>
-#include <spawn.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,9 +20,9 @@ namespace itest {
 
 /// How a child ended.
 struct Exit {
-  int code = -1;          ///< exit status, or -1 if killed
+  int code = -1;  ///< exit status, or -1 if killed
   bool timed_out = false;
-  std::string out, err;   ///< what it wrote
+  std::string out, err;  ///< what it wrote
 };
 
 inline std::string slurp(const std::string& path) {
@@ -98,4 +98,4 @@ private:
   std::string m_out, m_err;
 };
 
-} // namespace itest
+}  // namespace itest

@@ -18,7 +18,9 @@ protected:
     s_server = nullptr;
   }
   static std::vector<std::string> base(int n = 6) {
-    return {"load", "--url", s_server->url(), "-n", std::to_string(n), "--input-len", "8", "--output-len", "4", "--timeout", "2", "-q"};
+    return {"load",        "--url", s_server->url(), "-n", std::to_string(n),
+            "--input-len", "8",     "--output-len",  "4",  "--timeout",
+            "2",           "-q"};
   }
   static std::string temp(const std::string& name, const std::string& text) {
     const std::string path = ::testing::TempDir() + name;
@@ -38,8 +40,9 @@ TEST_F(LoadCli, MixedMisbehaviourPerPromptLandsInEachClass) {
                                 "{\"prompt\": \"hello fake-mode=status=500\", \"output_len\": 6}\n"
                                 "{\"prompt\": \"hello fake-mode=error\", \"output_len\": 6}\n"
                                 "{\"prompt\": \"hello fake-mode=split,crlf\", \"output_len\": 6}\n");
-  auto r = run_dcukit({"load", "--url", s_server->url(), "--dataset", "jsonl", "--dataset-path", path, "-n", "6", "-c", "6",
-                       "--timeout", "0.5", "-q"}, "mixed", std::chrono::seconds(20));
+  auto r = run_dcukit({"load", "--url", s_server->url(), "--dataset", "jsonl", "--dataset-path", path, "-n", "6", "-c",
+                       "6", "--timeout", "0.5", "-q"},
+                      "mixed", std::chrono::seconds(20));
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.exit.code, 0);
   EXPECT_EQ(r.json["completed"], 2);
@@ -81,8 +84,9 @@ TEST_F(LoadCli, WarmupIsLeftOutAndDurationBounds) {
   auto r = run_dcukit(args, "warmup");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["num_prompts"], 5);
-  auto d = run_dcukit({"load", "--url", s_server->url(), "--duration", "0.5", "-c", "2", "--input-len", "4", "--output-len", "4", "-q"},
-                      "duration");
+  auto d = run_dcukit(
+      {"load", "--url", s_server->url(), "--duration", "0.5", "-c", "2", "--input-len", "4", "--output-len", "4", "-q"},
+      "duration");
   ASSERT_TRUE(d.json.is_object()) << d.exit.err;
   EXPECT_GT(d.json["completed"].get<int>(), 5);
   EXPECT_LT(d.json["duration"].get<double>(), 1.5);
@@ -97,12 +101,14 @@ TEST_F(LoadCli, TextPromptsAreCalibratedThroughTokenize) {
 }
 
 TEST_F(LoadCli, ShareGptFirstTurn) {
-  const std::string path = temp("sg.json",
-                                R"([{"conversations":[{"from":"human","value":"one two three"},{"from":"gpt","value":"a b c d e"}]},
+  const std::string path =
+      temp("sg.json",
+           R"([{"conversations":[{"from":"human","value":"one two three"},{"from":"gpt","value":"a b c d e"}]},
                                     {"conversations":[{"from":"human","value":"four five"},{"from":"gpt","value":"f g"}]},
                                     {"conversations":[{"from":"human","value":"lonely"}]}])");
-  auto r = run_dcukit({"load", "--url", s_server->url(), "--dataset", "sharegpt", "--dataset-path", path, "--output-len", "0",
-                       "-n", "2", "-q"}, "sharegpt");
+  auto r = run_dcukit({"load", "--url", s_server->url(), "--dataset", "sharegpt", "--dataset-path", path,
+                       "--output-len", "0", "-n", "2", "-q"},
+                      "sharegpt");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["completed"], 2);
   EXPECT_EQ(r.json["total_input_tokens"], 5);
@@ -144,8 +150,9 @@ TEST_F(LoadCli, CompareShowsTheChange) {
 
 TEST_F(LoadCli, ApiKeyComesFromTheEnvironment) {
   FakeServer secured({"--ttft-ms", "5", "--itl-ms", "1", "--api-key", "s3cret"}, "secured");
-  std::vector<std::string> args{"load", "--url", secured.url(), "-n", "2", "--input-len", "4", "--output-len", "2", "-q",
-                                "--api-key-env", "DCUKIT_TEST_KEY"};
+  std::vector<std::string> args{
+      "load", "--url",         secured.url(),    "-n", "2", "--input-len", "4", "--output-len", "2",
+      "-q",   "--api-key-env", "DCUKIT_TEST_KEY"};
   auto ok = run_dcukit(args, "key_ok", std::chrono::seconds(20), {"DCUKIT_TEST_KEY=s3cret"});
   ASSERT_TRUE(ok.json.is_object()) << ok.exit.err;
   EXPECT_EQ(ok.json["completed"], 2);
@@ -156,12 +163,14 @@ TEST_F(LoadCli, ApiKeyComesFromTheEnvironment) {
 
 TEST_F(LoadCli, WaitReadyPollsHealthThenModels) {
   FakeServer slow({"--ready-after-ms", "600"}, "slow");
-  auto ok = run_dcukit({"load", "--url", slow.url(), "--wait-ready", "10", "-n", "2", "--input-len", "4", "--output-len", "2", "-q"},
-                       "ready_ok", std::chrono::seconds(20));
+  auto ok = run_dcukit(
+      {"load", "--url", slow.url(), "--wait-ready", "10", "-n", "2", "--input-len", "4", "--output-len", "2", "-q"},
+      "ready_ok", std::chrono::seconds(20));
   ASSERT_TRUE(ok.json.is_object()) << ok.exit.err;
   EXPECT_EQ(ok.json["completed"], 2);
   FakeServer slower({"--ready-after-ms", "60000"}, "slower");
-  auto late = run_dcukit({"load", "--url", slower.url(), "--wait-ready", "0.5", "-n", "2", "-q"}, "ready_late", std::chrono::seconds(20));
+  auto late = run_dcukit({"load", "--url", slower.url(), "--wait-ready", "0.5", "-n", "2", "-q"}, "ready_late",
+                         std::chrono::seconds(20));
   EXPECT_EQ(late.exit.code, 1);
   EXPECT_NE(late.exit.err.find("not ready"), std::string::npos) << late.exit.err;
 }
@@ -174,4 +183,4 @@ TEST_F(LoadCli, BadInputIsRejectedBeforeSending) {
   EXPECT_EQ(r2.exit.code, 2);
 }
 
-} // namespace
+}  // namespace

@@ -19,16 +19,32 @@ protected:
   }
 
   /// Runs kRequests requests with the given modes (and extra flags) and returns the JSON.
-  static itest::Run run(const std::string& modes, std::vector<std::string> extra = {}, const std::string& endpoint = "/v1/completions") {
-    std::vector<std::string> args{"load", "--url", s_server->url(), "--endpoint", endpoint, "-n", std::to_string(kRequests),
-                                  "-c", "3", "--input-len", "16", "--output-len", std::to_string(kOutput), "--timeout", "2", "-q"};
+  static itest::Run run(const std::string& modes, std::vector<std::string> extra = {},
+                        const std::string& endpoint = "/v1/completions") {
+    std::vector<std::string> args{"load",
+                                  "--url",
+                                  s_server->url(),
+                                  "--endpoint",
+                                  endpoint,
+                                  "-n",
+                                  std::to_string(kRequests),
+                                  "-c",
+                                  "3",
+                                  "--input-len",
+                                  "16",
+                                  "--output-len",
+                                  std::to_string(kOutput),
+                                  "--timeout",
+                                  "2",
+                                  "-q"};
     if (!modes.empty()) {
       args.push_back("-H");
       args.push_back("X-Fake-Mode: " + modes);
     }
     args.insert(args.end(), extra.begin(), extra.end());
     std::string name = modes + endpoint;
-    for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    for (char& ch : name)
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     auto r = run_dcukit(args, name, std::chrono::seconds(30));
     EXPECT_FALSE(r.exit.timed_out) << "dcukit did not finish";
     EXPECT_TRUE(r.json.is_object()) << r.exit.err;
@@ -67,15 +83,33 @@ TEST_F(LoadProtocol, CleanStreamMeasuresKnownTtftAndItl) {
   EXPECT_EQ(r.json["itls"][0].size(), static_cast<std::size_t>(kOutput - 1));
 }
 
-TEST_F(LoadProtocol, ChatStream) { expect_all_ok(run("", {}, "/v1/chat/completions")); }
-TEST_F(LoadProtocol, EventsSplitAcrossReads) { expect_all_ok(run("split")); }
-TEST_F(LoadProtocol, SeveralEventsInOneRead) { expect_all_ok(run("coalesce")); }
-TEST_F(LoadProtocol, Utf8SplitAcrossReads) { expect_all_ok(run("utf8")); }
-TEST_F(LoadProtocol, CrlfLineEndings) { expect_all_ok(run("crlf")); }
-TEST_F(LoadProtocol, CommentLines) { expect_all_ok(run("comments")); }
-TEST_F(LoadProtocol, DataWithoutSpace) { expect_all_ok(run("nospace")); }
-TEST_F(LoadProtocol, AllQuirksTogether) { expect_all_ok(run("split,crlf,comments,nospace,utf8")); }
-TEST_F(LoadProtocol, LinesOverOneMiB) { expect_all_ok(run("longline")); }
+TEST_F(LoadProtocol, ChatStream) {
+  expect_all_ok(run("", {}, "/v1/chat/completions"));
+}
+TEST_F(LoadProtocol, EventsSplitAcrossReads) {
+  expect_all_ok(run("split"));
+}
+TEST_F(LoadProtocol, SeveralEventsInOneRead) {
+  expect_all_ok(run("coalesce"));
+}
+TEST_F(LoadProtocol, Utf8SplitAcrossReads) {
+  expect_all_ok(run("utf8"));
+}
+TEST_F(LoadProtocol, CrlfLineEndings) {
+  expect_all_ok(run("crlf"));
+}
+TEST_F(LoadProtocol, CommentLines) {
+  expect_all_ok(run("comments"));
+}
+TEST_F(LoadProtocol, DataWithoutSpace) {
+  expect_all_ok(run("nospace"));
+}
+TEST_F(LoadProtocol, AllQuirksTogether) {
+  expect_all_ok(run("split,crlf,comments,nospace,utf8"));
+}
+TEST_F(LoadProtocol, LinesOverOneMiB) {
+  expect_all_ok(run("longline"));
+}
 
 TEST_F(LoadProtocol, RoleOnlyAndEmptyChunksDoNotCountAsFirstToken) {
   const auto r = run("roleonly", {}, "/v1/chat/completions");
@@ -105,10 +139,18 @@ TEST_F(LoadProtocol, MissingUsageFallsBackToChunks) {
   EXPECT_EQ(r.json["usage_missing"], kRequests);
 }
 
-TEST_F(LoadProtocol, ErrorEventAfter200) { expect_all_failed(run("error"), "stream_error"); }
-TEST_F(LoadProtocol, ConnectionDroppedBeforeDone) { expect_all_failed(run("drop"), "dropped"); }
-TEST_F(LoadProtocol, StreamThatNeverEndsHitsTheDeadline) { expect_all_failed(run("hang", {"--timeout", "0.5"}), "timeout"); }
-TEST_F(LoadProtocol, MalformedJsonIsProtocol) { expect_all_failed(run("badjson"), "protocol"); }
+TEST_F(LoadProtocol, ErrorEventAfter200) {
+  expect_all_failed(run("error"), "stream_error");
+}
+TEST_F(LoadProtocol, ConnectionDroppedBeforeDone) {
+  expect_all_failed(run("drop"), "dropped");
+}
+TEST_F(LoadProtocol, StreamThatNeverEndsHitsTheDeadline) {
+  expect_all_failed(run("hang", {"--timeout", "0.5"}), "timeout");
+}
+TEST_F(LoadProtocol, MalformedJsonIsProtocol) {
+  expect_all_failed(run("badjson"), "protocol");
+}
 
 TEST_F(LoadProtocol, HttpStatusesAreCountedByCode) {
   const auto r = run("status=503");
@@ -126,10 +168,11 @@ TEST_F(LoadProtocol, NonStreaming) {
 }
 
 TEST_F(LoadProtocol, ConnectionRefusedIsConnect) {
-  auto r = run_dcukit({"load", "--url", "http://127.0.0.1:1", "--model", "m", "-n", "3", "--input-len", "4", "--output-len", "2", "-q"},
-                      "refused", std::chrono::seconds(20));
+  auto r = run_dcukit(
+      {"load", "--url", "http://127.0.0.1:1", "--model", "m", "-n", "3", "--input-len", "4", "--output-len", "2", "-q"},
+      "refused", std::chrono::seconds(20));
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["errors_connect"], 3);
 }
 
-} // namespace
+}  // namespace

@@ -28,7 +28,7 @@ RequestRecord stream(double sched, double sent, double first, double itl, int ch
   return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST(LoadMetrics, TtftTpotItlE2eAndLag) {
   RunRecords recs;
@@ -61,8 +61,8 @@ TEST(LoadMetrics, PerTokenItlSpreadsMultiTokenChunks) {
 
 TEST(LoadMetrics, GoodputAndErrorsByClass) {
   RunRecords recs;
-  recs.requests.push_back(stream(0, 0, 100, 10, 5, 5));   // ttft 100
-  recs.requests.push_back(stream(0, 0, 300, 10, 5, 5));   // ttft 300: misses the SLO
+  recs.requests.push_back(stream(0, 0, 100, 10, 5, 5));  // ttft 100
+  recs.requests.push_back(stream(0, 0, 300, 10, 5, 5));  // ttft 300: misses the SLO
   RequestRecord bad;
   bad.error = ErrorClass::http_status;
   bad.http_status = 503;
@@ -88,11 +88,13 @@ TEST(LoadSchedule, GammaGapsHaveTheRequestedRate) {
 }
 
 TEST(LoadProm, SumsLabelSetsAndTakesDeltas) {
-  const auto before = parse_prometheus("# HELP x\nvllm:prompt_tokens_total{model_name=\"a\"} 10\n"
-                                       "vllm:prompt_tokens_total{model_name=\"b\"} 5.0\nvllm:kv_cache_usage_perc 0.25\n");
+  const auto before = parse_prometheus(
+      "# HELP x\nvllm:prompt_tokens_total{model_name=\"a\"} 10\n"
+      "vllm:prompt_tokens_total{model_name=\"b\"} 5.0\nvllm:kv_cache_usage_perc 0.25\n");
   EXPECT_DOUBLE_EQ(before.at("vllm:prompt_tokens_total"), 15);
-  const auto after = parse_prometheus("vllm:prompt_tokens_total{model_name=\"a\"} 40\nvllm:gpu_prefix_cache_hits_total 3\n"
-                                      "vllm:kv_cache_usage_perc 0.5\n");
+  const auto after = parse_prometheus(
+      "vllm:prompt_tokens_total{model_name=\"a\"} 40\nvllm:gpu_prefix_cache_hits_total 3\n"
+      "vllm:kv_cache_usage_perc 0.5\n");
   const ServerDelta d = server_delta(before, after);
   EXPECT_DOUBLE_EQ(d.prompt_tokens, 25);
   EXPECT_DOUBLE_EQ(d.prefix_cache_hits, 3);

@@ -31,7 +31,7 @@ void expect_any_split(const std::string& text, const std::vector<std::string>& w
   }
 }
 
-} // namespace
+}  // namespace
 
 TEST(LoadSse, EventsSplitAnywhereAndSeveralPerRead) {
   expect_any_split("data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n", {"{\"a\":1}", "{\"b\":2}", "[DONE]"});
