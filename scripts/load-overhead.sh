@@ -10,6 +10,12 @@
 #
 #   scripts/load-overhead.sh [build-dir]      env: LEVELS="1 64 512 2048" TTFT_MS=100 ITL_MS=10
 #                                                  TOKENS=100 ROUNDS=2 RT=1 (SCHED_FIFO via chrt)
+#                                                  SERVER_THREADS=1
+#
+# SERVER_THREADS is the fake server's --threads: how many event loops (one a thread, sharing the
+# port) write the streams. One loop fell behind its schedule at 2048 streams at 10 ms ITL
+# (204,800 SSE writes a second; mean lateness 150 ms on 16 cores): give it more where cores
+# allow, and check the lateness column either way.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build-load}"
@@ -26,7 +32,7 @@ if [[ "${RT:-0}" == 1 ]] && command -v chrt >/dev/null; then prio=(chrt -f 10); 
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 work="$(mktemp -d)"
-"${prio[@]}" "$server" --ttft-ms "$ttft" --itl-ms "$itl" >"$work/server.out" 2>&1 &
+"${prio[@]}" "$server" --ttft-ms "$ttft" --itl-ms "$itl" --threads "${SERVER_THREADS:-1}" >"$work/server.out" 2>&1 &
 server_pid=$!
 trap 'kill "$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q PORT "$work/server.out" && break; sleep 0.05; done

@@ -1,518 +1,63 @@
-// A fake OpenAI-compatible server for dcukit load's tests and overhead benchmark. One thread, an
-// epoll loop and a timer heap (timerfd, absolute times), so that thousands of streams keep exact
-// token times on a small machine. Token c of a stream goes out at arrival + ttft + c * itl.
-// It misbehaves on demand: per run with --mode, per request with the X-Fake-Mode header (see
-// fake_protocol.h for the list) or inside the prompt text as "fake-mode=drop". Listens on 127.0.0.1 only and prints
-// "PORT <n>" when ready.
+// A fake OpenAI-compatible server for dcukit load's tests and overhead benchmark. Each event loop
+// (fake_loop.cpp) is one thread with an epoll loop and a timer heap, so that thousands of streams
+// keep exact token times on a small machine; --threads N runs N of them on one port
+// (SO_REUSEPORT: the kernel spreads connections across them) for more streams than one core can
+// write. It misbehaves on demand: per run with --mode, per request with the X-Fake-Mode header
+// (see fake_protocol.h for the list) or inside the prompt text as "fake-mode=drop". Listens on
+// 127.0.0.1 only and prints "PORT <n>" when ready.
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <deque>
+#include <functional>
 #include <memory>
-#include <queue>
 #include <string>
-#include <unordered_map>
+#include <thread>
 #include <vector>
 
-#include "fake_protocol.h"
+#include "fake_loop.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-struct Config {
-  int port = 0;
-  double ttft_ms = 50, itl_ms = 10;
-  double ready_after_ms = 0;
-  std::string modes, api_key, model = "fake-model";
-};
-
-struct Conn {
-  int fd = -1;
-  std::uint64_t gen = 0;
-  std::string in, out;
-  bool want_write = false;
-  bool busy = false;  // a response is in progress
-  fake::GenRequest req;
-  fake::Modes modes;
-  Clock::time_point start;
-  int chunks = 0, per_chunk = 1, tokens = 0;
-  std::string coalesced;
-  std::deque<std::string> pieces;  // framed bytes waiting for PIECE timers
-};
-
-enum class Action { chunk, piece, full };
-
-struct Timer {
-  Clock::time_point at;
-  int fd;
-  std::uint64_t gen;
-  Action action;
-  int arg;
-  bool operator>(const Timer& o) const { return at > o.at; }
-};
-
-struct Counters {
-  long long prompt = 0, generation = 0, requests = 0;
-  int active = 0;
-  double late_sum_ms = 0, late_max_ms = 0;  // how far token writes ran behind their schedule
-  long long late_n = 0;
-};
-
-class Server {
-public:
-  explicit Server(Config c) : m_cfg(std::move(c)) {}
-  int run();
-
-private:
-  void on_readable(Conn& c);
-  void handle(Conn& c, const std::string& method, const std::string& path, const std::string& body,
-              const std::unordered_map<std::string, std::string>& headers);
-  void respond(Conn& c, int status, const std::string& type, const std::string& body);
-  void start_stream(Conn& c);
-  void on_timer(const Timer& t);
-  void emit_chunk(Conn& c, int index);
-  void emit(Conn& c, const std::string& sse);
-  void write_framed(Conn& c, std::string framed);
-  void finish(Conn& c);
-  void write_raw(Conn& c, const std::string& bytes);
-  void flush(Conn& c);
-  void close_conn(Conn& c);
-  void schedule(Conn& c, Clock::time_point at, Action a, int arg) { m_timers.push(Timer{at, c.fd, c.gen, a, arg}); }
-  std::string metrics_text() const;
-
-  Config m_cfg;
-  int m_ep = -1, m_listen = -1, m_tfd = -1;
-  std::uint64_t m_next_gen = 1;
-  std::unordered_map<int, std::unique_ptr<Conn>> m_conns;
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> m_timers;
-  Clock::time_point m_boot = Clock::now();
-  Counters m_counts;
-};
-
-std::chrono::nanoseconds ms(double v) {
-  return std::chrono::nanoseconds(static_cast<long long>(v * 1e6));
-}
-
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-void Server::write_raw(Conn& c, const std::string& bytes) {
-  if (c.fd < 0) return;
-  if (!c.out.empty()) {
-    c.out += bytes;
-    return;
-  }
-  std::size_t off = 0;
-  while (off < bytes.size()) {
-    const ssize_t n = ::send(c.fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
-    if (n > 0) {
-      off += static_cast<std::size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      break;
-    }
-  }
-  if (off < bytes.size()) {
-    c.out.assign(bytes, off, std::string::npos);
-    if (!c.want_write) {
-      epoll_event ev{};
-      ev.events = EPOLLIN | EPOLLOUT;
-      ev.data.fd = c.fd;
-      epoll_ctl(m_ep, EPOLL_CTL_MOD, c.fd, &ev);
-      c.want_write = true;
-    }
-  }
-}
-
-void Server::flush(Conn& c) {
-  std::string pending = std::move(c.out);
-  c.out.clear();
-  write_raw(c, pending);
-  if (c.out.empty() && c.want_write) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = c.fd;
-    epoll_ctl(m_ep, EPOLL_CTL_MOD, c.fd, &ev);
-    c.want_write = false;
-  }
-}
-
-void Server::close_conn(Conn& c) {
-  const int fd = c.fd;
-  if (c.busy && c.req.stream) --m_counts.active;
-  epoll_ctl(m_ep, EPOLL_CTL_DEL, fd, nullptr);
-  ::close(fd);
-  m_conns.erase(fd);  // destroys c
-}
-
-void Server::respond(Conn& c, int status, const std::string& type, const std::string& body) {
-  const char* reason = status == 200 ? "OK" : status < 500 ? "Client Error" : "Server Error";
-  write_raw(c, "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
-                   "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
-}
-
-void Server::on_readable(Conn& c) {
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
-    if (n > 0) {
-      c.in.append(buf, static_cast<std::size_t>(n));
-      continue;
-    }
-    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-      close_conn(c);
-      return;
-    }
-    if (errno == EINTR) continue;
-    break;
-  }
-  while (!c.busy) {
-    const auto end = c.in.find("\r\n\r\n");
-    if (end == std::string::npos) return;
-    const std::string head = c.in.substr(0, end);
-    std::unordered_map<std::string, std::string> headers;
-    std::size_t line_end = head.find("\r\n");
-    const std::string request_line = head.substr(0, line_end);
-    while (line_end != std::string::npos) {
-      const std::size_t next = head.find("\r\n", line_end + 2);
-      const std::string line =
-          head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) {
-        std::string value = line.substr(colon + 1);
-        while (!value.empty() && value.front() == ' ') value.erase(value.begin());
-        headers[lower(line.substr(0, colon))] = value;
-      }
-      line_end = next;
-    }
-    std::size_t length = 0;
-    if (auto it = headers.find("content-length"); it != headers.end()) length = std::stoul(it->second);
-    if (c.in.size() < end + 4 + length) return;
-    const std::string body = c.in.substr(end + 4, length);
-    c.in.erase(0, end + 4 + length);
-    const auto sp1 = request_line.find(' ');
-    const auto sp2 = request_line.find(' ', sp1 + 1);
-    const std::string method = request_line.substr(0, sp1);
-    const std::string path = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
-    const int fd = c.fd;
-    handle(c, method, path, body, headers);
-    if (!m_conns.count(fd)) return;  // closed while handling
-  }
-}
-
-void Server::handle(Conn& c, const std::string& method, const std::string& path, const std::string& body,
-                    const std::unordered_map<std::string, std::string>& headers) {
-  const auto now = Clock::now();
-  if (path == "/health") {
-    const bool ready = now - m_boot >= ms(m_cfg.ready_after_ms);
-    return respond(c, ready ? 200 : 503, "text/plain", ready ? "" : "starting");
-  }
-  if (path == "/metrics") return respond(c, 200, "text/plain; version=0.0.4", metrics_text());
-  if (path == "/v1/models") {
-    if (now - m_boot < ms(m_cfg.ready_after_ms)) return respond(c, 503, "application/json", "{\"error\":\"loading\"}");
-    return respond(c, 200, "application/json",
-                   "{\"object\":\"list\",\"data\":[{\"id\":\"" + m_cfg.model + "\",\"object\":\"model\"}]}");
-  }
-  if (path == "/tokenize" && method == "POST") {
-    fake::GenRequest r;
-    const bool chat = body.find("\"messages\"") != std::string::npos;
-    if (!fake::parse_gen_request(body, chat, r)) return respond(c, 400, "application/json", "{\"error\":\"bad json\"}");
-    std::string tokens = "[";
-    for (int i = 0; i < r.prompt_tokens; ++i) tokens += (i ? ",1" : "1");
-    tokens += "]";
-    return respond(
-        c, 200, "application/json",
-        "{\"count\":" + std::to_string(r.prompt_tokens) + ",\"max_model_len\":32768,\"tokens\":" + tokens + "}");
-  }
-  const bool chat = path == "/v1/chat/completions";
-  if (!chat && path != "/v1/completions") return respond(c, 404, "application/json", "{\"error\":\"no such route\"}");
-  if (!m_cfg.api_key.empty()) {
-    const auto it = headers.find("authorization");
-    if (it == headers.end() || it->second != "Bearer " + m_cfg.api_key) {
-      return respond(c, 401, "application/json", "{\"error\":{\"message\":\"bad api key\",\"code\":401}}");
-    }
-  }
-  c.modes = fake::Modes{};
-  fake::parse_modes(m_cfg.modes, c.modes);
-  if (auto it = headers.find("x-fake-mode"); it != headers.end()) fake::parse_modes(it->second, c.modes);
-  if (c.modes.status != 200) {
-    return respond(c, c.modes.status, "application/json",
-                   "{\"object\":\"error\",\"message\":\"fake status\",\"type\":\"Error\",\"code\":" +
-                       std::to_string(c.modes.status) + "}");
-  }
-  const auto in_prompt = body.find("fake-mode=");
-  if (in_prompt != std::string::npos) {
-    const auto end = body.find_first_of(" \\\"", in_prompt);
-    fake::parse_modes(body.substr(in_prompt + 10, end == std::string::npos ? std::string::npos : end - in_prompt - 10),
-                      c.modes);
-    if (c.modes.status != 200) {
-      return respond(
-          c, c.modes.status, "application/json",
-          "{\"object\":\"error\",\"message\":\"fake status\",\"code\":" + std::to_string(c.modes.status) + "}");
-    }
-  }
-  if (!fake::parse_gen_request(body, chat, c.req))
-    return respond(c, 400, "application/json", "{\"error\":\"bad json\"}");
-  ++m_counts.requests;
-  m_counts.prompt += c.req.prompt_tokens;
-  c.start = now;
-  c.busy = true;
-  c.per_chunk = c.modes.has("multi") ? 3 : 1;
-  c.tokens = std::max(1, c.req.max_tokens);
-  c.chunks = (c.tokens + c.per_chunk - 1) / c.per_chunk;
-  if (!c.req.stream) {
-    schedule(c, now + ms(m_cfg.ttft_ms + (c.tokens - 1) * m_cfg.itl_ms), Action::full, 0);
-    return;
-  }
-  start_stream(c);
-}
-
-void Server::start_stream(Conn& c) {
-  ++m_counts.active;
-  write_raw(c,
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: "
-            "chunked\r\n\r\n");
-  if (c.modes.has("roleonly")) emit(c, fake::empty_event(c.req, c.modes, true));
-  schedule(c, c.start + ms(m_cfg.ttft_ms), Action::chunk, 0);
-}
-
-std::string chunked(const std::string& data) {
-  char len[32];
-  std::snprintf(len, sizeof len, "%zx\r\n", data.size());
-  return len + data + "\r\n";
-}
-
-void Server::write_framed(Conn& c, std::string framed) {
-  if (!c.pieces.empty()) {
-    c.pieces.push_back(std::move(framed));
-    return;
-  }
-  write_raw(c, framed);
-}
-
-// Writes one SSE event; split and utf8 modes cut it into HTTP chunks sent 1 ms apart, so that
-// the client reads them separately.
-void Server::emit(Conn& c, const std::string& sse) {
-  std::vector<std::string> parts;
-  if (c.modes.has("utf8")) {
-    std::size_t cut = 0;
-    for (std::size_t i = 0; i < sse.size(); ++i) {
-      if (static_cast<unsigned char>(sse[i]) >= 0xC0) {
-        cut = i + 1;  // inside a multi-byte sequence
-        break;
-      }
-    }
-    if (cut > 0) {
-      parts = {sse.substr(0, cut), sse.substr(cut)};
-    } else {
-      parts = {sse};
-    }
-  } else if (c.modes.has("split") && sse.size() >= 3) {
-    const std::size_t third = sse.size() / 3;
-    parts = {sse.substr(0, third), sse.substr(third, third), sse.substr(2 * third)};
-  } else {
-    parts = {sse};
-  }
-  const bool was_idle = c.pieces.empty();
-  write_framed(c, chunked(parts[0]));
-  for (std::size_t i = 1; i < parts.size(); ++i) c.pieces.push_back(chunked(parts[i]));
-  if (was_idle && !c.pieces.empty()) schedule(c, Clock::now() + ms(1), Action::piece, 0);
-}
-
-void Server::finish(Conn& c) {
-  if (c.req.include_usage && !c.modes.has("nousage")) emit(c, fake::usage_event(c.req, c.modes, c.tokens));
-  if (!c.modes.has("nodone")) emit(c, fake::done_event(c.modes));
-  write_framed(c, "0\r\n\r\n");
-  m_counts.generation += c.tokens;
-  --m_counts.active;
-  c.busy = false;
-}
-
-void Server::emit_chunk(Conn& c, int index) {
-  const auto& m = c.modes;
-  const double late =
-      std::chrono::duration<double, std::milli>(Clock::now() - (c.start + ms(m_cfg.ttft_ms + index * m_cfg.itl_ms)))
-          .count();
-  m_counts.late_sum_ms += late;
-  m_counts.late_max_ms = std::max(m_counts.late_max_ms, late);
-  ++m_counts.late_n;
-  if (index == 2 && c.chunks > 3) {
-    if (m.has("drop")) return close_conn(c);
-    if (m.has("hang")) return;  // never another byte; the connection stays open
-    if (m.has("error")) {
-      emit(c, fake::error_event(m));
-      emit(c, fake::done_event(m));
-      write_framed(c, "0\r\n\r\n");
-      --m_counts.active;
-      c.busy = false;
-      return;
-    }
-    if (m.has("badjson")) emit(c, "data: {\"choices\": [\n\n");
-  }
-  const int first_token = index * c.per_chunk;
-  const int n = std::min(c.per_chunk, c.tokens - first_token);
-  std::string text;
-  for (int i = 0; i < n; ++i) text += m.has("utf8") ? " \xC3\xA9\xE4\xB8\xAD\xF0\x9F\x99\x82" : " tok";
-  if (m.has("longline") && index == 1) text = std::string(std::size_t{3} << 19, 'x');  // 1.5 MiB
-  const bool reasoning = m.has("reasoning") && index < c.chunks / 2;
-  const bool last = index == c.chunks - 1;
-  std::string event = fake::text_event(c.req, m, text, reasoning, last);
-  if (m.has("roleonly")) event = fake::empty_event(c.req, m, false) + event;
-  if (m.has("coalesce")) {
-    c.coalesced += event;
-    if (index % 4 == 3 || last) {
-      emit(c, c.coalesced);
-      c.coalesced.clear();
-    }
-  } else {
-    emit(c, event);
-  }
-  if (last) return finish(c);
-  schedule(c, c.start + ms(m_cfg.ttft_ms + (index + 1) * m_cfg.itl_ms), Action::chunk, index + 1);
-}
-
-void Server::on_timer(const Timer& t) {
-  const auto it = m_conns.find(t.fd);
-  if (it == m_conns.end() || it->second->gen != t.gen) return;
-  Conn& c = *it->second;
-  switch (t.action) {
-    case Action::chunk:
-      emit_chunk(c, t.arg);
-      break;
-    case Action::piece:
-      if (!c.pieces.empty()) {
-        std::string next = std::move(c.pieces.front());
-        c.pieces.pop_front();
-        write_raw(c, next);
-        if (!c.pieces.empty()) schedule(c, Clock::now() + ms(1), Action::piece, 0);
-      }
-      break;
-    case Action::full: {
-      std::string text;
-      for (int i = 0; i < c.tokens; ++i) text += " tok";
-      m_counts.generation += c.tokens;
-      c.busy = false;
-      respond(c, 200, "application/json", fake::full_response(c.req, c.tokens, text));
-      break;
-    }
-  }
-  if (m_conns.count(t.fd) && !m_conns[t.fd]->busy && !m_conns[t.fd]->in.empty()) on_readable(*m_conns[t.fd]);
-}
-
-std::string Server::metrics_text() const {
-  const std::string l = "{model_name=\"" + m_cfg.model + "\"}";
-  std::string s;
-  s += "# HELP vllm:prompt_tokens_total Number of prefill tokens processed.\n# TYPE vllm:prompt_tokens_total counter\n";
-  s += "vllm:prompt_tokens_total" + l + " " + std::to_string(m_counts.prompt) + ".0\n";
-  s += "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total" + l + " " +
-       std::to_string(m_counts.generation) + ".0\n";
-  s += "# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total" + l + " " +
-       std::to_string(m_counts.requests / 10) + ".0\n";
-  s += "# TYPE vllm:prefix_cache_queries_total counter\nvllm:prefix_cache_queries_total" + l + " " +
-       std::to_string(m_counts.prompt) + ".0\n";
-  s += "# TYPE vllm:prefix_cache_hits_total counter\nvllm:prefix_cache_hits_total" + l + " " +
-       std::to_string(m_counts.prompt / 2) + ".0\n";
-  s += "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running" + l + " " + std::to_string(m_counts.active) +
-       ".0\n";
-  const double kv = std::min(1.0, m_counts.active / 256.0);
-  s += "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc" + l + " " + std::to_string(kv) + "\n";
-  s += "# TYPE fake_emit_lateness_ms summary\nfake_emit_lateness_ms_sum " + std::to_string(m_counts.late_sum_ms) + "\n";
-  s += "fake_emit_lateness_ms_count " + std::to_string(m_counts.late_n) + "\nfake_emit_lateness_ms_max " +
-       std::to_string(m_counts.late_max_ms) + "\n";
-  return s;
-}
-
-int Server::run() {
-  m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int one = 1;
-  setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+// A non-blocking socket listening on 127.0.0.1:port (0: any free port), or -1.
+int listen_on(int port, bool reuse_port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  const int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(m_cfg.port));
-  if (::bind(m_listen, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(m_listen, 4096) != 0) {
-    std::perror("fake_server: bind/listen");
-    return 1;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 4096) != 0) {
+    ::close(fd);
+    return -1;
   }
+  return fd;
+}
+
+int bound_port(int fd) {
+  sockaddr_in addr{};
   socklen_t len = sizeof addr;
-  getsockname(m_listen, reinterpret_cast<sockaddr*>(&addr), &len);
-  m_ep = epoll_create1(EPOLL_CLOEXEC);
-  m_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  for (int fd : {m_listen, m_tfd}) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = fd;
-    epoll_ctl(m_ep, EPOLL_CTL_ADD, fd, &ev);
-  }
-  std::printf("PORT %d\n", ntohs(addr.sin_port));
-  std::fflush(stdout);
-  std::vector<epoll_event> events(1024);
-  for (;;) {
-    const auto now = Clock::now();
-    while (!m_timers.empty() && m_timers.top().at <= now) {
-      const Timer t = m_timers.top();
-      m_timers.pop();
-      on_timer(t);
-    }
-    itimerspec its{};
-    if (!m_timers.empty()) {
-      const auto ns =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(m_timers.top().at.time_since_epoch()).count();
-      its.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);
-      its.it_value.tv_nsec = static_cast<long>(ns % 1000000000);
-    }
-    timerfd_settime(m_tfd, TFD_TIMER_ABSTIME, &its, nullptr);
-    const int n = epoll_wait(m_ep, events.data(), static_cast<int>(events.size()), 1000);
-    for (int i = 0; i < n; ++i) {
-      const int fd = events[static_cast<std::size_t>(i)].data.fd;
-      if (fd == m_tfd) {
-        std::uint64_t x;
-        (void)!::read(m_tfd, &x, sizeof x);
-      } else if (fd == m_listen) {
-        for (;;) {
-          const int cfd = ::accept4(m_listen, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-          if (cfd < 0) break;
-          setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-          auto conn = std::make_unique<Conn>();
-          conn->fd = cfd;
-          conn->gen = m_next_gen++;
-          epoll_event ev{};
-          ev.events = EPOLLIN;
-          ev.data.fd = cfd;
-          epoll_ctl(m_ep, EPOLL_CTL_ADD, cfd, &ev);
-          m_conns[cfd] = std::move(conn);
-        }
-      } else {
-        const auto it = m_conns.find(fd);
-        if (it == m_conns.end()) continue;
-        const std::uint32_t ev = events[static_cast<std::size_t>(i)].events;
-        if (ev & EPOLLOUT) flush(*it->second);
-        if (m_conns.count(fd) && (ev & (EPOLLIN | EPOLLHUP | EPOLLERR))) on_readable(*m_conns[fd]);
-      }
-    }
-  }
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  return ntohs(addr.sin_port);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Config c;
+  fake::Shared shared;
+  fake::Config& c = shared.cfg;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--port")
       c.port = std::stoi(v);
+    else if (k == "--threads")
+      c.threads = std::stoi(v);
     else if (k == "--ttft-ms")
       c.ttft_ms = std::stod(v);
     else if (k == "--itl-ms")
@@ -530,6 +75,26 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  Server s(c);
-  return s.run();
+  if (c.threads < 1) {
+    std::fprintf(stderr, "fake_server: --threads must be at least 1\n");
+    return 2;
+  }
+  // The first socket picks the port (when --port is 0); the others join it. One loop alone keeps
+  // the port to itself (no SO_REUSEPORT).
+  const bool reuse_port = c.threads > 1;
+  std::vector<int> fds;
+  for (int i = 0; i < c.threads; ++i) {
+    const int fd = listen_on(fds.empty() ? c.port : bound_port(fds.front()), reuse_port);
+    if (fd < 0) {
+      std::perror("fake_server: bind/listen");
+      return 1;
+    }
+    fds.push_back(fd);
+    shared.counters.push_back(std::make_unique<fake::Counters>());
+  }
+  std::printf("PORT %d\n", bound_port(fds.front()));
+  std::fflush(stdout);
+  std::vector<std::thread> others;
+  for (std::size_t i = 1; i < fds.size(); ++i) others.emplace_back(fake::run_loop, std::cref(shared), i, fds[i]);
+  fake::run_loop(shared, 0, fds.front());
 }

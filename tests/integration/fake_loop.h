@@ -1,0 +1,45 @@
+#pragma once
+// One event loop of the fake server (fake_server.cpp): an epoll loop and a timer heap on a
+// timerfd (absolute times) serving the connections accepted on its own listening socket. With
+// --threads N the server runs N loops, one a thread, each with a socket bound to the same port
+// (SO_REUSEPORT); they share nothing but the options and the counters /metrics reports.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fake {
+
+using Clock = std::chrono::steady_clock;
+
+struct Config {
+  int port = 0;
+  int threads = 1;
+  double ttft_ms = 50, itl_ms = 10;
+  double ready_after_ms = 0;
+  std::string modes, api_key, model = "fake-model";
+};
+
+/// What one loop has served. Written only by its own loop's thread, read by whichever loop
+/// serves /metrics, which sums (and, for the max, takes the maximum of) all loops' counters.
+struct alignas(64) Counters {
+  std::atomic<long long> prompt{0}, generation{0}, requests{0};
+  std::atomic<int> active{0};
+  std::atomic<double> late_sum_ms{0}, late_max_ms{0};  // how far token writes ran behind their schedule
+  std::atomic<long long> late_n{0};
+};
+
+/// What all loops share, read-only once the loops start (the counters are atomics).
+struct Shared {
+  Config cfg;
+  Clock::time_point boot = Clock::now();
+  std::vector<std::unique_ptr<Counters>> counters;  // one a loop
+};
+
+/// Serves listen_fd (bound, listening, non-blocking) for ever on the calling thread, counting into
+/// shared.counters[index].
+[[noreturn]] void run_loop(const Shared& shared, std::size_t index, int listen_fd);
+
+}  // namespace fake
