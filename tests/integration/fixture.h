@@ -1,4 +1,5 @@
 #pragma once
+#include <unistd.h>
 // A fake server per test suite, and a helper that runs `dcukit load` against it and reads the
 // JSON it wrote. Everything stays on 127.0.0.1 and every child has a deadline.
 #include <gtest/gtest.h>
@@ -18,7 +19,9 @@ public:
   explicit FakeServer(const std::vector<std::string>& flags, const std::string& name) {
     std::vector<std::string> argv{DCUKIT_FAKE_SERVER};
     argv.insert(argv.end(), flags.begin(), flags.end());
-    m_child = std::make_unique<Child>(argv, ::testing::TempDir() + "fake_" + name);
+    // The process id keeps the output file apart from other test processes' servers: ctest runs
+    // each test in its own process, in parallel, and a shared file would hand out their ports.
+    m_child = std::make_unique<Child>(argv, ::testing::TempDir() + "fake_" + name + "_" + std::to_string(::getpid()));
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < end) {
       const std::string out = m_child->out();
@@ -48,7 +51,7 @@ struct Run {
 inline Run run_dcukit(std::vector<std::string> args, const std::string& name,
                       std::chrono::milliseconds deadline = std::chrono::seconds(60),
                       const std::vector<std::string>& env = {}) {
-  const std::string base = ::testing::TempDir() + "dcukit_" + name;
+  const std::string base = ::testing::TempDir() + "dcukit_" + name + "_" + std::to_string(::getpid());
   const std::string json_path = base + ".json";
   std::remove(json_path.c_str());
   std::vector<std::string> argv{DCUKIT_BINARY};
