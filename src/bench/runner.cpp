@@ -7,7 +7,6 @@
 #include "bench/context.h"
 #include "util/host.h"
 #include "util/numa.h"
-#include "util/sysfs.h"
 
 namespace dcukit::bench {
 namespace {
@@ -29,15 +28,15 @@ HostInfo host_info() {
 }
 
 DeviceReport describe(device::Backend& b, int index) {
+  const auto found = device::describe_device(b, index);
   DeviceReport d;
-  if (auto info = b.device_info(index)) d.info = *info;
-  if (auto mem = b.memory_info()) d.free_memory = mem->free;
-  const auto link = util::read_pci_link(d.info.pci_bus_id);
-  d.numa_node = link.numa_node;
-  d.pcie_gen = core::pcie_gen_from_speed(link.current_speed);
-  d.pcie_width = link.current_width;
-  d.pci_id = link.vendor_device;
-  if (const auto* spec = core::PeakTable::builtin().match(d.info.name, d.pci_id, d.info.arch)) {
+  d.info = found.info;
+  d.free_memory = found.memory.free;
+  d.numa_node = found.numa_node;
+  d.pcie_gen = found.pcie_gen;
+  d.pcie_width = found.pcie_width;
+  d.pci_id = found.pci_id;
+  if (const auto* spec = found.spec) {
     d.spec_key = spec->key;
     d.spec_name = spec->display_name;
     d.spec_source = spec->source;

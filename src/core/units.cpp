@@ -96,11 +96,4 @@ std::string format_ops(double ops, bool integer) {
   return fmt::format("{:.1f} M{}", ops / 1e6, unit);
 }
 
-std::string format_ms(double ms) {
-  if (ms >= 100) return fmt::format("{:.1f} ms", ms);
-  if (ms >= 1) return fmt::format("{:.2f} ms", ms);
-  if (ms >= 0.01) return fmt::format("{:.4f} ms", ms);
-  return fmt::format("{:.2f} us", ms * 1000);
-}
-
 } // namespace dcukit::core

@@ -26,7 +26,5 @@ std::string format_bandwidth(double bytes_per_second);
 /// Operations per second: "731.2 TFLOPS" (or TOPS for integer work).
 std::string format_ops(double ops_per_second, bool integer = false);
 
-/// Milliseconds with a precision that suits the magnitude: "0.0123 ms", "12.3 ms".
-std::string format_ms(double ms);
 
 } // namespace dcukit::core

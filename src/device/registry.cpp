@@ -101,27 +101,27 @@ BackendSlot* Registry::default_slot() {
   return find("cpu");
 }
 
+DetectedDevice describe_device(Backend& backend, int index) {
+  DetectedDevice d;
+  d.backend = backend.name();
+  if (auto info = backend.device_info(index)) d.info = *info;
+  if (backend.select(index))
+    if (auto mem = backend.memory_info()) d.memory = *mem;
+  const auto link = util::read_pci_link(d.info.pci_bus_id);
+  d.numa_node = link.numa_node;
+  d.pcie_gen = core::pcie_gen_from_speed(link.current_speed);
+  d.pcie_width = link.current_width;
+  d.pci_id = link.vendor_device;
+  d.spec = core::PeakTable::builtin().match(d.info.name, d.pci_id, d.info.arch);
+  return d;
+}
+
 std::vector<DetectedDevice> detect_gpus(Registry& registry) {
   std::vector<DetectedDevice> out;
   for (auto& slot : registry.slots()) {
     if (slot.name == "cpu" || !slot.loaded()) continue;
-    for (int i = 0; i < slot.device_count; ++i) {
-      auto info = slot.backend->device_info(i);
-      if (!info) continue;
-      DetectedDevice d;
-      d.backend = slot.name;
-      d.info = *info;
-      if (slot.backend->select(i)) {
-        if (auto mem = slot.backend->memory_info()) d.memory = *mem;
-      }
-      const auto link = util::read_pci_link(d.info.pci_bus_id);
-      d.numa_node = link.numa_node;
-      d.pcie_gen = core::pcie_gen_from_speed(link.current_speed);
-      d.pcie_width = link.current_width;
-      d.pci_id = link.vendor_device;
-      d.spec = core::PeakTable::builtin().match(d.info.name, d.pci_id, d.info.arch);
-      out.push_back(std::move(d));
-    }
+    for (int i = 0; i < slot.device_count; ++i)
+      if (slot.backend->device_info(i)) out.push_back(describe_device(*slot.backend, i));
   }
   return out;
 }

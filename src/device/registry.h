@@ -53,6 +53,10 @@ struct DetectedDevice {
   const core::DeviceSpec* spec = nullptr;   ///< matched published data, or null
 };
 
+/// What the backend, sysfs and the peak data say about device `index` of `backend` (which
+/// this selects as the current device, to read its free memory).
+DetectedDevice describe_device(Backend& backend, int index);
+
 /// The GPUs of this host (none on a host without a GPU backend that has devices).
 std::vector<DetectedDevice> detect_gpus(Registry& registry);
 
