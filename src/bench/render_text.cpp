@@ -8,13 +8,13 @@ namespace dcukit::bench {
 
 std::string render_text(const Report& r) {
   std::string out = fmt::format("dcukit {} bench ({} suite) on {}, backend {}\n", r.dcukit_version, r.suite, r.host.hostname, r.backend);
-  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
   for (const auto& d : r.devices) {
     out += "\n";
-    for (const auto& l : device_summary(d)) out += l + "\n";
-    for (const auto& t : result_tables(d)) out += "\n" + core::render_text(t);
+    for (const auto& l : device_summary(d)) out += fmt::format("{}\n", l);
+    for (const auto& t : result_tables(d)) out += fmt::format("\n{}", core::render_text(t));
   }
-  for (const auto& e : r.errors) out += "error: " + e + "\n";
+  for (const auto& e : r.errors) out += fmt::format("error: {}\n", e);
   return out;
 }
 

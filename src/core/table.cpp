@@ -93,10 +93,14 @@ std::string render_markdown(const Table& t, int heading_level) {
 
 std::string render_csv(const Table& t) {
   std::string out;
-  for (std::size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + csv_escape(t.columns[c].header);
+  auto add = [&out](std::size_t c, const std::string& v) {
+    if (c) out += ',';
+    out += csv_escape(v);
+  };
+  for (std::size_t c = 0; c < t.columns.size(); ++c) add(c, t.columns[c].header);
   out += "\n";
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    for (std::size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + csv_escape(cell(t, r, c));
+    for (std::size_t c = 0; c < t.columns.size(); ++c) add(c, cell(t, r, c));
     out += "\n";
   }
   return out;
