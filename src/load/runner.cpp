@@ -4,24 +4,15 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <ctime>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "load/prom.h"
+#include "util/host.h"
 #include "util/http.h"
 
 namespace dcukit::load {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 Result<long> get_status(const std::string& url, const std::vector<std::string>& headers, bool insecure,
                         std::string* body = nullptr) {
@@ -96,7 +87,7 @@ Result<LoadReport> run_load_test(LoadOptions o) {
   if (!prompts) return prompts.error();
 
   LoadReport report;
-  report.date = utc_now();
+  report.date = util::utc_timestamp();
   report.backend = chat ? "openai-chat" : "openai";
   report.url = o.base_url;
   report.endpoint = o.endpoint;
