@@ -11,11 +11,11 @@ if(NOT CLI11_FOUND)
 endif()
 find_package(CURL REQUIRED)
 
+# OpenBLAS: only its header at build time; the CPU backend opens the library at run time
+# (src/device/cpu/openblas.h), so that its thread pool starts only when GEMM runs on the CPU.
 find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas openblas-pthread REQUIRED)
-find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
-add_library(dcukit::openblas UNKNOWN IMPORTED)
-set_target_properties(dcukit::openblas PROPERTIES
-  IMPORTED_LOCATION ${OPENBLAS_LIBRARY} INTERFACE_INCLUDE_DIRECTORIES ${OPENBLAS_INCLUDE_DIR})
+add_library(dcukit::openblas INTERFACE IMPORTED)
+set_target_properties(dcukit::openblas PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${OPENBLAS_INCLUDE_DIR})
 
 find_path(NUMA_INCLUDE_DIR numa.h REQUIRED)
 find_library(NUMA_LIBRARY NAMES numa REQUIRED)

@@ -10,12 +10,13 @@
 #
 #   scripts/load-overhead.sh [build-dir]      env: LEVELS="1 64 512 2048" TTFT_MS=100 ITL_MS=10
 #                                                  TOKENS=100 ROUNDS=2 RT=1 (SCHED_FIFO via chrt)
-#                                                  SERVER_THREADS=1
+#                                                  SERVER_THREADS=1 CLIENT_THREADS=0
 #
 # SERVER_THREADS is the fake server's --threads: how many event loops (one a thread, sharing the
 # port) write the streams. One loop fell behind its schedule at 2048 streams at 10 ms ITL
 # (204,800 SSE writes a second; mean lateness 150 ms on 16 cores): give it more where cores
-# allow, and check the lateness column either way.
+# allow, and check the lateness column either way. CLIENT_THREADS is dcukit's --threads (0: one
+# event loop for every 256 streams, at most half the CPUs); the loops column shows what it used.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build-load}"
@@ -44,14 +45,14 @@ lateness() { curl -s "$url/metrics" | awk '/^fake_emit_lateness_ms_(sum|count|ma
 
 echo "# dcukit load overhead: TTFT ${ttft} ms, ITL ${itl} ms, ${tokens} tokens a stream, ${rounds} rounds"
 echo "# $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(uname -r), $("$dcukit" --version)"
-printf '| streams | requests | ok | TTFT median (ms) | TTFT error (ms) | ITL median (ms) | ITL error (ms) | ITL p99 (ms) | server lateness mean / max (ms) | client CPU user+sys (s) | wall (s) | client CPU %% |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| streams | loops | requests | ok | TTFT median (ms) | TTFT error (ms) | ITL median (ms) | ITL error (ms) | ITL p99 (ms) | server lateness mean / max (ms) | client CPU user+sys (s) | wall (s) | client CPU %% |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $levels; do
   requests=$((n * rounds)); ((requests < 10)) && requests=10
   read -r s0 c0 m0 <<<"$(lateness)"
   t0="$(cpu_ticks "$server_pid")"
   /usr/bin/time -f "%U %S %e" -o "$work/time" "${prio[@]}" "$dcukit" load --url "$url" --model fake -c "$n" -n "$requests" \
-    --input-len 16 --output-len "$tokens" --warmup "$n" --timeout 120 -q --json "$work/r$n.json" || true
+    --input-len 16 --output-len "$tokens" --warmup "$n" --timeout 120 --threads "${CLIENT_THREADS:-0}" -q --json "$work/r$n.json" || true
   read -r s1 c1 m1 <<<"$(lateness)"
   read -r user sys wall <"$work/time"
   python3 - "$work/r$n.json" "$n" "$requests" "$ttft" "$itl" "$user" "$sys" "$wall" "$s0" "$c0" "$s1" "$c1" "$m1" <<'PY'
@@ -60,7 +61,7 @@ path, n, req, ttft, itl, user, sys_, wall, s0, c0, s1, c1, m1 = sys.argv[1:]
 j = json.load(open(path))
 late = (float(s1) - float(s0)) / max(1.0, float(c1) - float(c0))
 cpu = float(user) + float(sys_)
-print(f"| {n} | {req} | {j['completed']} | {j['median_ttft_ms']:.3f} | {j['median_ttft_ms'] - float(ttft):+.3f} | "
+print(f"| {n} | {j['client_event_loops']} | {req} | {j['completed']} | {j['median_ttft_ms']:.3f} | {j['median_ttft_ms'] - float(ttft):+.3f} | "
       f"{j['median_itl_ms']:.3f} | {j['median_itl_ms'] - float(itl):+.3f} | {j['p99_itl_ms']:.3f} | {late:.3f} / {float(m1):.1f} | "
       f"{cpu:.2f} | {float(wall):.2f} | {100 * cpu / float(wall):.0f} |")
 PY

@@ -38,6 +38,7 @@ struct LoadCliOptions {
   std::string concurrency, request_rate;
   double burstiness = 1;
   int max_concurrency = 0;
+  int threads = 0;
   std::size_t warmup = 0;
   std::uint64_t seed = 0;
   double wait_ready_s = 0;
@@ -124,6 +125,8 @@ Result<load::LoadOptions> to_options(const LoadCliOptions& c) {
   }
   o.engine.insecure = c.insecure;
   o.engine.timeout = std::chrono::milliseconds(static_cast<long long>(c.timeout_s * 1000));
+  if (c.threads < 0) return Error{fmt::format("--threads {} must be 0 (automatic) or more", c.threads)};
+  o.engine.threads = c.threads;
   o.engine.request.stream = !c.no_stream;
   o.engine.request.include_usage = !c.no_usage;
   o.engine.request.ignore_eos = !c.no_ignore_eos;
@@ -194,9 +197,12 @@ ExitCode run_load(const LoadCliOptions& c) {
   }
   g_interrupted.store(false);
   opts->interrupt = &g_interrupted;
-  auto previous = std::signal(SIGINT, on_sigint);
+  // Ctrl-C, or a supervisor's SIGTERM, stops the run and still writes what was measured.
+  auto previous_int = std::signal(SIGINT, on_sigint);
+  auto previous_term = std::signal(SIGTERM, on_sigint);
   auto report = load::run_load_test(std::move(*opts));
-  std::signal(SIGINT, previous);
+  std::signal(SIGINT, previous_int);
+  std::signal(SIGTERM, previous_term);
   if (!report) {
     fmt::print(stderr, "dcukit load: {}\n", report.error().message);
     return ExitCode::failed;
@@ -281,6 +287,9 @@ void setup_load(CLI::App& app, Runner& runner) {
   sub->add_option("--burstiness", o.burstiness, "Open loop: gamma shape of the gaps (1 = Poisson)")
       ->capture_default_str();
   sub->add_option("--max-concurrency", o.max_concurrency, "Open loop: cap on requests in flight");
+  sub->add_option("--threads", o.threads,
+                  "Event-loop threads for the streams (0 = one for every 256 streams, at most half the CPUs)")
+      ->capture_default_str();
   sub->add_option("--warmup", o.warmup, "Requests sent first and left out of the figures");
   sub->add_option("--seed", o.seed, "Seed for prompts and gaps")->capture_default_str();
   sub->add_option("--wait-ready", o.wait_ready_s, "Poll /health then /v1/models for up to this many seconds first");

@@ -1,371 +1,128 @@
 #include "load/engine.h"
 
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <limits>
-#include <memory>
-#include <random>
-#include <unordered_set>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <system_error>
+#include <thread>
 
-#include "load/transfer.h"
+#include "load/shard.h"
+#include "util/host.h"
 
 namespace dcukit::load {
-namespace {
 
-/// An owned file descriptor.
-class UniqueFd {
-public:
-  explicit UniqueFd(int fd = -1) : m_fd(fd) {}
-  ~UniqueFd() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
-
-constexpr auto kNever = Clock::time_point::max();
-
-}  // namespace
-
-/// What outlives one run: the multi handle (and so its connection cache), the descriptors and
-/// the pool of idle transfers.
-struct EngineState {
-  UniqueFd epoll{epoll_create1(EPOLL_CLOEXEC)};
-  UniqueFd timer{timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)};
-  std::vector<std::unique_ptr<Transfer>> idle;
-  Clock::time_point curl_deadline = kNever;  // when curl wants CURL_SOCKET_TIMEOUT
-  bool timer_added = false;
-  util::CurlMulti multi{curl_multi_init()};  // last: cleaned up first, while the rest lives
-
-  /// CURLMOPT_SOCKETFUNCTION: keeps curl's sockets in the epoll set.
-  static int on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp);
-  /// CURLMOPT_TIMERFUNCTION: records curl's next deadline.
-  static int on_timer(CURLM*, long timeout_ms, void* userp);
-};
-
-int EngineState::on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp) {
-  auto* self = static_cast<EngineState*>(userp);
-  const int ep = self->epoll.get();
-  if (what == CURL_POLL_REMOVE) {
-    epoll_ctl(ep, EPOLL_CTL_DEL, s, nullptr);
-    curl_multi_assign(self->multi.get(), s, nullptr);
-    return 0;
-  }
-  epoll_event ev{};
-  ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
-  ev.data.fd = s;
-  const int op = socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-  if (epoll_ctl(ep, op, s, &ev) != 0) {
-    epoll_ctl(ep, errno == EEXIST ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev);
-  }
-  if (!socketp) curl_multi_assign(self->multi.get(), s, self);
-  return 0;
-}
-
-int EngineState::on_timer(CURLM*, long timeout_ms, void* userp) {
-  auto* self = static_cast<EngineState*>(userp);
-  self->curl_deadline = timeout_ms < 0 ? kNever : Clock::now() + std::chrono::milliseconds(timeout_ms);
-  return 0;
-}
-
-namespace {
-
-std::size_t write_cb(char* data, std::size_t size, std::size_t n, void* user) {
-  return static_cast<Transfer*>(user)->on_bytes(data, size * n);
-}
-
-std::size_t read_cb(char* buffer, std::size_t size, std::size_t n, void* user) {
-  return static_cast<Transfer*>(user)->on_read(buffer, size * n);
-}
-
-int seek_cb(void* user, curl_off_t offset, int origin) {
-  if (origin != SEEK_SET || offset < 0) return CURL_SEEKFUNC_CANTSEEK;
-  return static_cast<Transfer*>(user)->on_seek(static_cast<std::size_t>(offset)) ? CURL_SEEKFUNC_OK
-                                                                                 : CURL_SEEKFUNC_FAIL;
-}
-
-/// One run's event loop state.
-class Loop {
-public:
-  Loop(EngineState& state, const EngineConfig& config, const std::vector<Prompt>& prompts, const LoadShape& shape,
-       const std::atomic<bool>& stop)
-      : m_config(config),
-        m_prompts(prompts),
-        m_shape(shape),
-        m_stop(stop),
-        m_epoll(state.epoll),
-        m_timer(state.timer),
-        m_multi(state.multi),
-        m_idle(state.idle),
-        m_state(state),
-        m_rng(shape.seed) {
-    const double shape_k = shape.burstiness > 0 ? shape.burstiness : 1.0;
-    if (shape.rate > 0 && std::isfinite(shape.rate))
-      m_gap = std::gamma_distribution<double>(shape_k, 1.0 / (shape.rate * shape_k));
-    for (const auto& h : config.headers) m_headers.add(h);
-    m_headers.add("Content-Type: application/json");
-    m_headers.add("Expect:");  // no 100-continue round trip
-    if (config.request.stream) m_headers.add("Accept: text/event-stream");
-  }
-
-  ~Loop() {
-    for (Transfer* t : m_active) {
-      curl_multi_remove_handle(m_multi.get(), t->easy());
-      delete t;
-    }
-  }
-  Loop(const Loop&) = delete;
-  Loop& operator=(const Loop&) = delete;
-
-  Result<RunRecords> run(const ProgressFn& progress);
-
-private:
-  bool may_issue(Clock::time_point now) const;
-  void issue(Clock::time_point now);
-  void send(Clock::time_point scheduled, Clock::time_point now);
-  void reap();
-  void abandon_all();
-  void arm(Clock::time_point when);
-  double ms(Clock::time_point t) const { return std::chrono::duration<double, std::milli>(t - m_t0).count(); }
-
-  const EngineConfig& m_config;
-  const std::vector<Prompt>& m_prompts;
-  const LoadShape& m_shape;
-  const std::atomic<bool>& m_stop;
-  UniqueFd& m_epoll;
-  UniqueFd& m_timer;
-  util::CurlMulti& m_multi;
-  std::vector<std::unique_ptr<Transfer>>& m_idle;
-  EngineState& m_state;
-  util::HeaderList m_headers;
-  std::mt19937_64 m_rng;
-  std::gamma_distribution<double> m_gap{1.0, 1.0};
-  Clock::time_point m_t0, m_next_send;
-  std::unordered_set<Transfer*> m_active;  // owned while in curl's hands
-  std::size_t m_issued = 0, m_in_flight = 0, m_completed = 0, m_failed = 0;
-  RunRecords m_out;
-};
-
-bool Loop::may_issue(Clock::time_point now) const {
-  if (m_stop.load(std::memory_order_relaxed)) return false;
-  if (m_shape.count > 0 && m_issued >= m_shape.count) return false;
-  if (m_shape.duration_s > 0 && now - m_t0 >= std::chrono::duration<double>(m_shape.duration_s)) return false;
-  if (m_shape.duration_s > 0 && m_shape.kind == ShapeKind::open &&
-      m_next_send - m_t0 >= std::chrono::duration<double>(m_shape.duration_s)) {
-    return false;
-  }
-  return true;
-}
-
-void Loop::issue(Clock::time_point now) {
-  if (m_shape.kind == ShapeKind::closed) {
-    while (m_in_flight < static_cast<std::size_t>(std::max(1, m_shape.concurrency)) && may_issue(now)) send(now, now);
-    return;
-  }
-  while (may_issue(now) && m_next_send <= now &&
-         (m_shape.concurrency <= 0 || m_in_flight < static_cast<std::size_t>(m_shape.concurrency))) {
-    send(m_next_send, now);
-    if (m_shape.rate > 0 && std::isfinite(m_shape.rate)) {
-      m_next_send += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_gap(m_rng)));
-    }
-    now = Clock::now();
+void RunShared::started() {
+  issued.fetch_add(1, std::memory_order_relaxed);
+  const int now = in_flight.fetch_add(1, std::memory_order_relaxed) + 1;
+  int peak = peak_in_flight.load(std::memory_order_relaxed);
+  while (now > peak && !peak_in_flight.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
 }
 
-void Loop::send(Clock::time_point scheduled, Clock::time_point now) {
-  std::unique_ptr<Transfer> t;
-  if (m_idle.empty()) {
-    t = std::make_unique<Transfer>();
+void RunShared::finished(bool ok) {
+  (ok ? completed : failed).fetch_add(1, std::memory_order_relaxed);
+  in_flight.fetch_sub(1, std::memory_order_relaxed);
+}
+
+std::size_t shard_count(const LoadShape& shape, int threads, int usable_cpus) {
+  // The most streams the shape can have in flight at once (SIZE_MAX: unbounded).
+  std::size_t streams = SIZE_MAX;
+  if (shape.kind == ShapeKind::closed) streams = static_cast<std::size_t>(std::max(1, shape.concurrency));
+  if (shape.kind == ShapeKind::open && shape.concurrency > 0) streams = static_cast<std::size_t>(shape.concurrency);
+  if (shape.count > 0) streams = std::min(streams, shape.count);
+  std::size_t n = 0;
+  if (threads > 0) {
+    n = static_cast<std::size_t>(threads);
   } else {
-    t = std::move(m_idle.back());
-    m_idle.pop_back();
+    const std::size_t by_cpus = static_cast<std::size_t>(std::max(1, usable_cpus / 2));
+    const std::size_t by_streams =
+        streams == SIZE_MAX ? by_cpus : (streams + kStreamsPerShard - 1) / static_cast<std::size_t>(kStreamsPerShard);
+    n = std::min(by_cpus, by_streams);
   }
-  const Prompt& prompt = m_prompts[m_issued % m_prompts.size()];
-  t->reset(m_issued, build_body(prompt, m_config.request), m_config.request.stream, m_t0);
-  RequestRecord& rec = t->record();
-  rec.scheduled_ms = ms(scheduled);
-  rec.input_tokens = prompt.input_tokens;
-  CURL* h = t->easy();
-  curl_easy_setopt(h, CURLOPT_URL, m_config.url.c_str());
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_POST, 1L);
-  // The body goes through the read callback so that the first read marks the actual send.
-  curl_easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
-  curl_easy_setopt(h, CURLOPT_READDATA, t.get());
-  curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_cb);
-  curl_easy_setopt(h, CURLOPT_SEEKDATA, t.get());
-  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->body().size()));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, m_headers.get());
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, t.get());
-  curl_easy_setopt(h, CURLOPT_PRIVATE, t.get());
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error_buffer());
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(m_config.timeout.count()));
-  curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(h, CURLOPT_EXPECT_100_TIMEOUT_MS, 0L);
-  if (m_config.insecure) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  rec.sent_ms = ms(now);
-  ++m_issued;
-  ++m_in_flight;
-  m_out.peak_in_flight = std::max(m_out.peak_in_flight, static_cast<int>(m_in_flight));
-  curl_multi_add_handle(m_multi.get(), h);
-  m_active.insert(t.get());
-  (void)t.release();  // owned through CURLOPT_PRIVATE until reap()
+  return std::max<std::size_t>(1, std::min(n, streams));
 }
 
-void Loop::reap() {
-  int left = 0;
-  while (CURLMsg* msg = curl_multi_info_read(m_multi.get(), &left)) {
-    if (msg->msg != CURLMSG_DONE) continue;
-    CURL* h = msg->easy_handle;
-    const CURLcode code = msg->data.result;
-    Transfer* raw = nullptr;
-    curl_easy_getinfo(h, CURLINFO_PRIVATE, &raw);
-    std::unique_ptr<Transfer> t(raw);
-    m_active.erase(raw);
-    curl_multi_remove_handle(m_multi.get(), h);
-    t->complete(code, t->error_buffer());
-    RequestRecord& rec = t->record();
-    if (!rec.usage_reported && rec.input_tokens == 0)
-      rec.input_tokens = m_prompts[rec.index % m_prompts.size()].input_tokens;
-    rec.ok() ? ++m_completed : ++m_failed;
-    m_out.requests.push_back(std::move(rec));
-    --m_in_flight;
-    m_idle.push_back(std::move(t));
-  }
+int shard_cap(int total, std::size_t count, std::size_t index) {
+  if (total <= 0 || count == 0) return 0;
+  const auto t = static_cast<std::size_t>(total);
+  return static_cast<int>(t / count + (index < t % count ? 1 : 0));
 }
-
-void Loop::abandon_all() {
-  for (Transfer* raw : m_active) {
-    std::unique_ptr<Transfer> t(raw);
-    curl_multi_remove_handle(m_multi.get(), t->easy());
-    RequestRecord& rec = t->record();
-    rec.done_ms = ms(Clock::now());
-    rec.error = ErrorClass::timeout;
-    rec.error_message = "interrupted before it finished";
-    ++m_failed;
-    m_out.requests.push_back(std::move(rec));
-  }
-  m_active.clear();
-  m_in_flight = 0;
-}
-
-void Loop::arm(Clock::time_point when) {
-  itimerspec its{};
-  if (when != kNever) {
-    const auto ns = std::max<std::int64_t>(
-        1, std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count());
-    its.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);
-    its.it_value.tv_nsec = static_cast<long>(ns % 1000000000);
-  }
-  timerfd_settime(m_timer.get(), TFD_TIMER_ABSTIME, &its, nullptr);
-}
-
-Result<RunRecords> Loop::run(const ProgressFn& progress) {
-  if (m_epoll.get() < 0 || m_timer.get() < 0) return Error{"cannot create epoll or timerfd descriptors"};
-  if (!m_multi) return Error{"curl_multi_init failed"};
-  if (m_prompts.empty()) return Error{"no prompts to send"};
-  CURLM* multi = m_multi.get();
-  curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, EngineState::on_socket);
-  curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, &m_state);
-  curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, EngineState::on_timer);
-  curl_multi_setopt(multi, CURLMOPT_TIMERDATA, &m_state);
-  curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 100000L);
-  if (!m_state.timer_added) {
-    epoll_event tev{};
-    tev.events = EPOLLIN;
-    tev.data.fd = m_timer.get();
-    epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, m_timer.get(), &tev);
-    m_state.timer_added = true;
-  }
-
-  m_t0 = Clock::now();
-  m_next_send = m_t0;
-  auto next_progress = m_t0;
-  std::vector<epoll_event> events(1024);
-  int running = 0;
-  for (;;) {
-    Clock::time_point now = Clock::now();
-    if (m_stop.load(std::memory_order_relaxed)) {
-      abandon_all();
-      break;
-    }
-    issue(now);
-    if (m_in_flight == 0 && !may_issue(now)) break;
-    if (progress && now >= next_progress) {
-      progress(Progress{m_issued, m_completed, m_failed, m_in_flight, ms(now) / 1000.0});
-      next_progress = now + std::chrono::milliseconds(250);
-    }
-    Clock::time_point wake = std::min(m_state.curl_deadline, now + std::chrono::milliseconds(250));
-    if (m_shape.kind == ShapeKind::open && may_issue(now) &&
-        (m_shape.concurrency <= 0 || m_in_flight < static_cast<std::size_t>(m_shape.concurrency))) {
-      wake = std::min(wake, m_next_send);
-    }
-    if (m_shape.duration_s > 0) {
-      const auto end =
-          m_t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_shape.duration_s));
-      if (end > now) wake = std::min(wake, end);
-    }
-    int n = 0;
-    if (wake > now) {
-      arm(wake);
-      n = epoll_wait(m_epoll.get(), events.data(), static_cast<int>(events.size()), 1000);
-      if (n < 0 && errno != EINTR) return Error{"epoll_wait failed"};
-    }
-    for (int i = 0; i < n; ++i) {
-      const int fd = events[static_cast<std::size_t>(i)].data.fd;
-      if (fd == m_timer.get()) {
-        std::uint64_t expirations = 0;
-        (void)!::read(fd, &expirations, sizeof expirations);
-        continue;
-      }
-      const std::uint32_t ev = events[static_cast<std::size_t>(i)].events;
-      int mask = 0;
-      if (ev & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) mask |= CURL_CSELECT_IN;
-      if (ev & EPOLLOUT) mask |= CURL_CSELECT_OUT;
-      if (ev & EPOLLERR) mask |= CURL_CSELECT_ERR;
-      curl_multi_socket_action(multi, fd, mask, &running);
-    }
-    if (Clock::now() >= m_state.curl_deadline) {
-      m_state.curl_deadline = kNever;
-      curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
-    }
-    reap();
-  }
-  if (progress) progress(Progress{m_issued, m_completed, m_failed, m_in_flight, ms(Clock::now()) / 1000.0});
-  double last = 0;
-  for (const auto& r : m_out.requests) last = std::max(last, r.done_ms);
-  m_out.duration_ms = last;
-  std::sort(m_out.requests.begin(), m_out.requests.end(),
-            [](const RequestRecord& a, const RequestRecord& b) { return a.index < b.index; });
-  return std::move(m_out);
-}
-
-}  // namespace
 
 Engine::Engine(EngineConfig config) : m_config(std::move(config)) {
   util::curl_global_once();
-  m_state = std::make_unique<EngineState>();
 }
 
 Engine::~Engine() = default;
 
 Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadShape& shape, const ProgressFn& progress) {
+  if (prompts.empty()) return Error{"no prompts to send"};
   m_stop.store(false);
-  Loop loop(*m_state, m_config, prompts, shape, m_stop);
-  return loop.run(progress);
+  const std::size_t n = shard_count(shape, m_config.threads, util::usable_cpu_count());
+  while (m_shards.size() < n) m_shards.push_back(std::make_unique<Shard>());
+
+  const int total_cap = shape.kind == ShapeKind::closed ? std::max(1, shape.concurrency) : shape.concurrency;
+  std::vector<ShardPlan> plans(n);
+  for (std::size_t i = 0; i < n; ++i) plans[i] = ShardPlan{i, n, shard_cap(total_cap, n, i)};
+  RunShared shared(Clock::now(), m_stop);
+  std::vector<std::optional<Result<RunRecords>>> results(n);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::size_t running = n;
+  auto snapshot = [&] {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - shared.t0).count();
+    return Progress{shared.issued.load(), shared.completed.load(), shared.failed.load(),
+                    static_cast<std::size_t>(std::max(0, shared.in_flight.load())), elapsed};
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  std::optional<Error> spawn_error;
+  for (std::size_t i = 0; i < n; ++i) {
+    try {
+      threads.emplace_back([&, i] {
+        auto r = m_shards[i]->run(m_config, prompts, shape, plans[i], shared);
+        std::lock_guard<std::mutex> lock(mu);
+        results[i] = std::move(r);
+        --running;
+        cv.notify_all();
+      });
+    } catch (const std::system_error& e) {
+      spawn_error = Error{std::string("cannot start a load thread: ") + e.what()};
+      shared.abort.store(true);
+      std::lock_guard<std::mutex> lock(mu);
+      running -= n - i;
+      break;
+    }
+  }
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    while (running > 0) {
+      cv.wait_for(lock, std::chrono::milliseconds(250));
+      if (progress && running > 0) {
+        lock.unlock();
+        progress(snapshot());
+        lock.lock();
+      }
+    }
+  }
+  for (auto& t : threads) t.join();
+  if (progress) progress(snapshot());
+  if (spawn_error) return *spawn_error;
+
+  RunRecords out;
+  for (auto& r : results) {
+    if (!r || !*r) return r ? (*r).error() : Error{"a load thread ended without a result"};
+    auto& part = (*r)->requests;
+    out.requests.insert(out.requests.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
+  std::sort(out.requests.begin(), out.requests.end(),
+            [](const RequestRecord& a, const RequestRecord& b) { return a.index < b.index; });
+  for (const auto& r : out.requests) out.duration_ms = std::max(out.duration_ms, r.done_ms);
+  out.peak_in_flight = shared.peak_in_flight.load();
+  out.event_loops = static_cast<int>(n);
+  return out;
 }
 
 }  // namespace dcukit::load

@@ -1,7 +1,8 @@
 #pragma once
-// The load engine: one thread, one epoll loop driving libcurl's multi interface through its
-// socket API, a timerfd for scheduled sends at absolute times. It issues requests in a closed
-// or open loop (see LoadShape) and returns one RequestRecord per request.
+// The load engine: it issues requests in a closed or open loop (see LoadShape) and returns one
+// RequestRecord per request. The streams are spread over one or more event-loop threads
+// (load/shard.h: epoll driving libcurl's multi interface, a timerfd for sends at absolute
+// times), so that thousands of streams are read as they arrive rather than one core behind.
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -22,6 +23,7 @@ struct EngineConfig {
   std::vector<std::string> headers;                             ///< extra "Name: value" lines (the API key included)
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  ///< per request, start to end
   bool insecure = false;                                        ///< skip TLS verification
+  int threads = 0;  ///< event-loop threads (0: one for every kStreamsPerShard streams, see shard_count)
 };
 
 /// A snapshot for live progress, taken a few times a second.
@@ -30,13 +32,13 @@ struct Progress {
   double elapsed_s = 0;
 };
 
-/// Called from the engine's loop with a progress snapshot (keep it cheap).
+/// Called on the thread that called Engine::run with a progress snapshot, about every 250 ms.
 using ProgressFn = std::function<void(const Progress&)>;
 
-struct EngineState;
+class Shard;
 
-/// Runs load levels against one endpoint. Not thread-safe; one run at a time. Connections
-/// persist across runs, so a warm-up run leaves them open for the levels after it.
+/// Runs load levels against one endpoint. Not thread-safe; one run at a time. Each event loop
+/// keeps its connections across runs, so a warm-up leaves them open for the levels after it.
 class Engine {
 public:
   explicit Engine(EngineConfig config);
@@ -56,7 +58,7 @@ public:
 private:
   EngineConfig m_config;
   std::atomic<bool> m_stop{false};
-  std::unique_ptr<EngineState> m_state;
+  std::vector<std::unique_ptr<Shard>> m_shards;
 };
 
 /// Open-loop send times in seconds from the start: gamma-distributed gaps with mean 1/rate and

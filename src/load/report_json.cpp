@@ -81,6 +81,7 @@ ojson level_summary_json(const LoadReport& report, const LevelResult& l) {
   j["total_token_throughput"] = l.total_token_throughput;
   j["max_output_tokens_per_s"] = l.max_output_tokens_per_s;
   j["max_concurrent_requests"] = l.max_concurrent_requests;
+  j["client_event_loops"] = l.records.event_loops;
   for (const auto& m : kLatencyMetrics) add_percentiles(j, m.key, l.lat.*m.member);
   j["usage_missing"] = l.usage_missing;
   for (ErrorClass c : kFailureClasses) {

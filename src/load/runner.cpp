@@ -32,6 +32,33 @@ void print_progress(const std::string& label, const Progress& p) {
              p.failed, p.in_flight, p.elapsed_s);
 }
 
+/// Each stream holds a socket: raises the open-files limit for the largest level, or says how
+/// to raise it when the hard limit is too low (before anything is sent).
+Status check_open_files(const std::vector<LoadShape>& shapes) {
+  constexpr std::uint64_t kSpare = 64;  // stdio, epoll and timer descriptors, resolver, /metrics
+  std::uint64_t streams = 8;            // the warm-up's concurrency when it is not the first level's
+  bool bounded = true;
+  for (const auto& s : shapes) {
+    if (s.kind == ShapeKind::closed)
+      streams = std::max<std::uint64_t>(streams, static_cast<std::uint64_t>(s.concurrency));
+    else if (s.concurrency > 0)
+      streams = std::max<std::uint64_t>(streams, static_cast<std::uint64_t>(s.concurrency));
+    else if (s.count > 0)
+      streams = std::max<std::uint64_t>(streams, s.count);
+    else
+      bounded = false;
+  }
+  const std::uint64_t wanted = bounded ? streams + kSpare : 1u << 20;
+  const std::uint64_t limit = util::raise_open_files_limit(wanted);
+  if (bounded && limit < wanted) {
+    return Error{
+        fmt::format("{} concurrent streams need about {} open files, but this process may open {} (the hard "
+                    "limit); raise it (ulimit -n {}, or LimitNOFILE= in a systemd unit) or lower -c",
+                    streams, wanted, limit, wanted)};
+  }
+  return {};
+}
+
 }  // namespace
 
 Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers,
@@ -115,6 +142,7 @@ Result<LoadReport> run_load_test(LoadOptions o) {
       labels.push_back(fmt::format("concurrency {}", c));
     }
   }
+  if (Status s = check_open_files(shapes); !s) return s.error();
   Engine engine(o.engine);
   std::atomic<bool> watching{true};
   std::thread interrupt_watch;

@@ -82,6 +82,7 @@ struct RunRecords {
   std::vector<RequestRecord> requests;
   double duration_ms = 0;  ///< from the start to the last completion
   int peak_in_flight = 0;
+  int event_loops = 1;  ///< client threads the streams were spread over
 };
 
 }  // namespace dcukit::load

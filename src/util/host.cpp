@@ -1,10 +1,15 @@
 #include "util/host.h"
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <fstream>
-#include <sys/utsname.h>
 #include <thread>
-#include <unistd.h>
 
 namespace dcukit::util {
 
@@ -39,7 +44,27 @@ std::string cpu_model() {
   return "unknown";
 }
 
-int cpu_count() { return static_cast<int>(std::thread::hardware_concurrency()); }
+int cpu_count() {
+  return static_cast<int>(std::thread::hardware_concurrency());
+}
+
+int usable_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1, cpu_count());
+}
+
+std::uint64_t raise_open_files_limit(std::uint64_t wanted) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
+  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < wanted) {
+    rlimit raised = lim;
+    raised.rlim_cur = lim.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(wanted, lim.rlim_max);
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+  }
+  return lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<std::uint64_t>(lim.rlim_cur);
+}
 
 std::uint64_t memory_total_bytes() {
   std::ifstream in("/proc/meminfo");
@@ -59,4 +84,4 @@ std::string utc_timestamp() {
   return buf;
 }
 
-} // namespace dcukit::util
+}  // namespace dcukit::util

@@ -13,8 +13,14 @@ std::string kernel_release();
 /// The first "model name" of /proc/cpuinfo.
 std::string cpu_model();
 int cpu_count();
+/// CPUs this process may run on (its affinity mask, as taskset and cgroup cpusets set it);
+/// cpu_count() when the mask cannot be read.
+int usable_cpu_count();
+/// Raises the soft limit on open descriptors towards `wanted` (at most the hard limit) and
+/// returns the soft limit now in force.
+std::uint64_t raise_open_files_limit(std::uint64_t wanted);
 std::uint64_t memory_total_bytes();
 /// Now as ISO 8601 UTC: "2026-11-30T12:34:56Z".
 std::string utc_timestamp();
 
-} // namespace dcukit::util
+}  // namespace dcukit::util

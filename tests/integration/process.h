@@ -65,6 +65,10 @@ public:
   Child& operator=(const Child&) = delete;
 
   bool started() const { return m_pid > 0; }
+  /// Sends sig to the child while it runs (a user's Ctrl-C is SIGINT).
+  void signal(int sig) {
+    if (m_pid > 0) kill(m_pid, sig);
+  }
   std::string out() const { return slurp(m_out); }
 
   /// Waits up to deadline; past it the child is killed and timed_out is set.

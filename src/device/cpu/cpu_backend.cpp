@@ -1,13 +1,14 @@
 #include "device/cpu/cpu_backend.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
-#include <cblas.h>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 #include <fstream>
 #include <thread>
 
+#include "device/cpu/openblas.h"
 #include "device/cpu/parallel.h"
 #include "util/host.h"
 #include "util/sysfs.h"
@@ -42,10 +43,26 @@ std::uint64_t last_level_cache() {
 template <class T>
 void run_stream(StreamOp op, T* a, T* b, T* c, T s, std::size_t n, double& dot) {
   switch (op) {
-    case StreamOp::copy: parallel_for(n, [=](std::size_t i0, std::size_t i1) { for (auto i = i0; i < i1; ++i) c[i] = a[i]; }); break;
-    case StreamOp::scale: parallel_for(n, [=](std::size_t i0, std::size_t i1) { for (auto i = i0; i < i1; ++i) b[i] = s * c[i]; }); break;
-    case StreamOp::add: parallel_for(n, [=](std::size_t i0, std::size_t i1) { for (auto i = i0; i < i1; ++i) c[i] = a[i] + b[i]; }); break;
-    case StreamOp::triad: parallel_for(n, [=](std::size_t i0, std::size_t i1) { for (auto i = i0; i < i1; ++i) a[i] = b[i] + s * c[i]; }); break;
+    case StreamOp::copy:
+      parallel_for(n, [=](std::size_t i0, std::size_t i1) {
+        for (auto i = i0; i < i1; ++i) c[i] = a[i];
+      });
+      break;
+    case StreamOp::scale:
+      parallel_for(n, [=](std::size_t i0, std::size_t i1) {
+        for (auto i = i0; i < i1; ++i) b[i] = s * c[i];
+      });
+      break;
+    case StreamOp::add:
+      parallel_for(n, [=](std::size_t i0, std::size_t i1) {
+        for (auto i = i0; i < i1; ++i) c[i] = a[i] + b[i];
+      });
+      break;
+    case StreamOp::triad:
+      parallel_for(n, [=](std::size_t i0, std::size_t i1) {
+        for (auto i = i0; i < i1; ++i) a[i] = b[i] + s * c[i];
+      });
+      break;
     case StreamOp::dot: {
       std::vector<double> partial(std::max(1u, std::thread::hardware_concurrency()) + 1, 0.0);
       std::atomic<std::size_t> slot{0};
@@ -61,10 +78,11 @@ void run_stream(StreamOp op, T* a, T* b, T* c, T s, std::size_t n, double& dot) 
   }
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::pair<std::string, std::string>> CpuBackend::versions() {
-  return {{"cpu", util::cpu_model()}, {"blas", openblas_get_config()}};
+  const auto& blas = openblas();
+  return {{"cpu", util::cpu_model()}, {"blas", blas ? blas->config : "not loaded: " + blas.error().message}};
 }
 
 Result<DeviceInfo> CpuBackend::device_info(int index) {
@@ -96,12 +114,15 @@ Result<void*> CpuBackend::allocate(MemKind, std::size_t bytes) {
   return p;
 }
 
-void CpuBackend::release(MemKind, void* ptr) noexcept { std::free(ptr); }
+void CpuBackend::release(MemKind, void* ptr) noexcept {
+  std::free(ptr);
+}
 
 Status CpuBackend::copy(void* dst, const void* src, std::size_t bytes, int) {
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);
-  parallel_for(bytes, [=](std::size_t b, std::size_t e) { std::memcpy(d + b, s + b, e - b); }, 1 << 20);
+  parallel_for(
+      bytes, [=](std::size_t b, std::size_t e) { std::memcpy(d + b, s + b, e - b); }, 1 << 20);
   return {};
 }
 
@@ -123,7 +144,8 @@ Status CpuBackend::stream(StreamOp op, Precision type, void* a, void* b, void* c
   if (type == Precision::fp64)
     run_stream(op, static_cast<double*>(a), static_cast<double*>(b), static_cast<double*>(c), scalar, n, m_dot);
   else if (type == Precision::fp32)
-    run_stream(op, static_cast<float*>(a), static_cast<float*>(b), static_cast<float*>(c), static_cast<float>(scalar), n, m_dot);
+    run_stream(op, static_cast<float*>(a), static_cast<float*>(b), static_cast<float*>(c), static_cast<float>(scalar),
+               n, m_dot);
   else
     return Error{fmt::format("stream: {} is not a STREAM type (fp32 or fp64)", to_string(type))};
   return {};
@@ -135,7 +157,9 @@ Status CpuBackend::launch_empty() {
   return {};
 }
 
-Result<EventHandle> CpuBackend::create_event() { return static_cast<EventHandle>(new Clock::time_point()); }
+Result<EventHandle> CpuBackend::create_event() {
+  return static_cast<EventHandle>(new Clock::time_point());
+}
 
 Status CpuBackend::record(EventHandle event, int) {
   *static_cast<Clock::time_point*>(event) = Clock::now();
@@ -147,6 +171,8 @@ Result<double> CpuBackend::elapsed_ms(EventHandle start, EventHandle end, std::c
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
-void CpuBackend::destroy_event(EventHandle event) noexcept { delete static_cast<Clock::time_point*>(event); }
+void CpuBackend::destroy_event(EventHandle event) noexcept {
+  delete static_cast<Clock::time_point*>(event);
+}
 
-} // namespace dcukit::device::cpu
+}  // namespace dcukit::device::cpu

@@ -1,14 +1,14 @@
 // CpuBackend's GEMM through OpenBLAS: fp64 and fp32. Debian's and Ubuntu's OpenBLAS export
 // no half-precision or integer GEMM, so those precisions are skipped with that reason.
-#include <cblas.h>
 #include <fmt/format.h>
 
 #include "device/cpu/cpu_backend.h"
+#include "device/cpu/openblas.h"
 
 namespace dcukit::device::cpu {
 
 std::string CpuBackend::gemm_unsupported(Precision p) {
-  if (p == Precision::fp64 || p == Precision::fp32) return {};
+  if (p == Precision::fp64 || p == Precision::fp32) return openblas() ? std::string() : openblas().error().message;
   if (p == Precision::tf32) return "tf32 is a GPU matrix-unit mode; the CPU has none";
   return fmt::format("OpenBLAS as packaged has no {} GEMM", to_string(p));
 }
@@ -16,14 +16,15 @@ std::string CpuBackend::gemm_unsupported(Precision p) {
 Status CpuBackend::gemm(const GemmArgs& g) {
   if (auto why = gemm_unsupported(g.precision); !why.empty()) return Error{why};
   if (g.m <= 0 || g.n <= 0 || g.k <= 0) return Error{fmt::format("gemm: bad shape {}x{}x{}", g.m, g.n, g.k)};
+  const OpenBlas& blas = *openblas();
   // C (m×n, col-major) = Aᵀ (A is k×m col-major) · B (k×n col-major).
   if (g.precision == Precision::fp64)
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, g.m, g.n, g.k, 1.0, static_cast<const double*>(g.a), g.k,
-                static_cast<const double*>(g.b), g.k, 0.0, static_cast<double*>(g.c), g.m);
+    blas.dgemm(CblasColMajor, CblasTrans, CblasNoTrans, g.m, g.n, g.k, 1.0, static_cast<const double*>(g.a), g.k,
+               static_cast<const double*>(g.b), g.k, 0.0, static_cast<double*>(g.c), g.m);
   else
-    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, g.m, g.n, g.k, 1.0f, static_cast<const float*>(g.a), g.k,
-                static_cast<const float*>(g.b), g.k, 0.0f, static_cast<float*>(g.c), g.m);
+    blas.sgemm(CblasColMajor, CblasTrans, CblasNoTrans, g.m, g.n, g.k, 1.0f, static_cast<const float*>(g.a), g.k,
+               static_cast<const float*>(g.b), g.k, 0.0f, static_cast<float*>(g.c), g.m);
   return {};
 }
 
-} // namespace dcukit::device::cpu
+}  // namespace dcukit::device::cpu

@@ -1,0 +1,121 @@
+// dcukit load with its streams spread over several event-loop threads (--threads): every
+// request is sent once, the concurrency and the open-loop schedule are those of one loop, and
+// Ctrl-C or SIGTERM stops every loop and keeps what was measured.
+#include <signal.h>
+
+#include <set>
+
+#include "fixture.h"
+
+namespace {
+
+using itest::FakeServer;
+using itest::run_dcukit;
+
+class LoadShards : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { s_server = new FakeServer({"--ttft-ms", "20", "--itl-ms", "2"}, "shards"); }
+  static void TearDownTestSuite() {
+    delete s_server;
+    s_server = nullptr;
+  }
+  static std::vector<std::string> base(int n) {
+    return {"load",        "--url", s_server->url(), "-n", std::to_string(n),
+            "--input-len", "8",     "--output-len",  "4",  "--timeout",
+            "5",           "-q"};
+  }
+  static FakeServer* s_server;
+};
+
+FakeServer* LoadShards::s_server = nullptr;
+
+TEST_F(LoadShards, ClosedLoopSendsEveryRequestOnceAtTheWholeConcurrency) {
+  auto args = base(40);
+  args.insert(args.end(), {"-c", "8", "--threads", "4"});
+  auto r = run_dcukit(args, "closed4");
+  ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+  EXPECT_EQ(r.exit.code, 0) << r.exit.err;
+  EXPECT_EQ(r.json["completed"], 40);
+  std::set<std::size_t> seen;
+  double last = -1;
+  for (const auto& q : r.json["requests"]) {
+    seen.insert(q["index"].get<std::size_t>());
+    EXPECT_TRUE(q["ok"].get<bool>()) << q.dump();
+    EXPECT_GE(q["sent_ms"].get<double>(), 0.0);  // one start time for every loop
+    last = std::max(last, q["done_ms"].get<double>());
+  }
+  EXPECT_EQ(r.json["client_event_loops"], 4);
+  EXPECT_EQ(seen.size(), 40u);
+  EXPECT_EQ(*seen.rbegin(), 39u);
+  // Four loops of two streams each: more in flight than one loop holds, never more than -c.
+  EXPECT_GT(r.json["max_concurrent_requests"].get<int>(), 2);
+  EXPECT_LE(r.json["max_concurrent_requests"].get<int>(), 8);
+  EXPECT_NEAR(r.json["duration"].get<double>() * 1000.0, last, 1.0);
+}
+
+TEST_F(LoadShards, OpenLoopKeepsTheOneScheduleWhateverTheThreads) {
+  std::vector<nlohmann::json> runs;
+  for (const char* threads : {"1", "3"}) {
+    auto args = base(30);
+    args.insert(args.end(), {"--request-rate", "200", "--seed", "11", "--threads", threads});
+    auto r = run_dcukit(args, std::string("open") + threads);
+    ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+    EXPECT_EQ(r.json["completed"], 30);
+    EXPECT_LT(r.json["p99_send_lag_ms"].get<double>(), 10.0);
+    runs.push_back(r.json);
+  }
+  ASSERT_EQ(runs[0]["requests"].size(), 30u);
+  ASSERT_EQ(runs[1]["requests"].size(), 30u);
+  for (std::size_t i = 0; i < 30; ++i) {
+    const auto& a = runs[0]["requests"][i];
+    const auto& b = runs[1]["requests"][i];
+    EXPECT_EQ(a["index"], b["index"]);
+    EXPECT_NEAR(a["scheduled_ms"].get<double>(), b["scheduled_ms"].get<double>(), 1e-3) << "request " << i;
+  }
+  EXPECT_GT(runs[1]["requests"][29]["scheduled_ms"].get<double>(), 50.0);  // 30 at 200/s: about 150 ms
+}
+
+TEST_F(LoadShards, OpenLoopCapIsSharedOut) {
+  auto args = base(24);
+  args.insert(args.end(), {"--request-rate", "inf", "--max-concurrency", "6", "--threads", "3"});
+  auto r = run_dcukit(args, "opencap");
+  ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+  EXPECT_EQ(r.json["completed"], 24);
+  EXPECT_LE(r.json["max_concurrent_requests"].get<int>(), 6);
+  EXPECT_GT(r.json["max_concurrent_requests"].get<int>(), 2);
+}
+
+TEST_F(LoadShards, DurationBoundsEveryLoop) {
+  auto r = run_dcukit({"load", "--url", s_server->url(), "--duration", "0.5", "-c", "4", "--threads", "2",
+                       "--input-len", "4", "--output-len", "4", "-q"},
+                      "duration2");
+  ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+  EXPECT_GT(r.json["completed"].get<int>(), 8);
+  EXPECT_LT(r.json["duration"].get<double>(), 1.5);
+}
+
+TEST_F(LoadShards, InterruptStopsEveryLoopAndKeepsWhatWasMeasured) {
+  for (const int sig : {SIGINT, SIGTERM}) {  // Ctrl-C; a supervisor's or `timeout`'s stop
+    const std::string base_path =
+        ::testing::TempDir() + "dcukit_interrupt" + std::to_string(sig) + "_" + std::to_string(::getpid());
+    const std::string json_path = base_path + ".json";
+    std::remove(json_path.c_str());
+    // 2,000 tokens at 2 ms: each request streams for 4 s, far past the signal.
+    itest::Child child({DCUKIT_BINARY, "load", "--url", s_server->url(), "-n", "100", "-c", "6", "--threads", "3",
+                        "--input-len", "4", "--output-len", "2000", "--timeout", "30", "-q", "--json", json_path},
+                       base_path);
+    ASSERT_TRUE(child.started());
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    child.signal(sig);
+    const auto exit = child.wait(std::chrono::seconds(10));
+    EXPECT_FALSE(exit.timed_out);
+    EXPECT_EQ(exit.code, 130) << exit.err;
+    const auto j = nlohmann::json::parse(itest::slurp(json_path), nullptr, false);
+    ASSERT_TRUE(j.is_object()) << exit.err;
+    EXPECT_EQ(j["requests"].size(), 6u);  // the six in flight, none dropped from the record
+    EXPECT_EQ(j["errors_timeout"], 6);
+    for (const auto& q : j["requests"]) EXPECT_EQ(q["error"], "interrupted before it finished");
+  }
+}
+
+}  // namespace
