@@ -27,10 +27,11 @@ struct LoadCliOptions {
   std::string url, endpoint = "/v1/completions", model, api_key_env = "OPENAI_API_KEY";
   std::vector<std::string> headers;
   bool insecure = false;
+  std::string cacert;
   double timeout_s = 600;
   std::string dataset = "random", dataset_path, prompt_mode = "auto";
   int input_len = 1024, output_len = -1, output_len_max = 0, prefix_len = 0;  // -1: 128 or the file's
-  bool no_ignore_eos = false, min_tokens = false, no_stream = false, no_usage = false;
+  bool no_ignore_eos = false, min_tokens = false, no_stream = false, no_usage = false, continuous_usage = false;
   double temperature = 0;
   std::string extra_body;
   std::size_t num_prompts = 0;
@@ -123,12 +124,19 @@ Result<load::LoadOptions> to_options(const LoadCliOptions& c) {
   if (const char* key = std::getenv(c.api_key_env.c_str()); key && *key) {
     o.engine.headers.push_back(std::string("Authorization: Bearer ") + key);
   }
-  o.engine.insecure = c.insecure;
+  o.engine.tls.insecure = c.insecure;
+  if (!c.cacert.empty()) {
+    if (!std::ifstream(c.cacert).good())
+      return Error{fmt::format("--cacert {}: no such readable file; pass a PEM file of CA certificates", c.cacert)};
+    o.engine.tls.ca_file = c.cacert;
+  }
   o.engine.timeout = std::chrono::milliseconds(static_cast<long long>(c.timeout_s * 1000));
   if (c.threads < 0) return Error{fmt::format("--threads {} must be 0 (automatic) or more", c.threads)};
   o.engine.threads = c.threads;
   o.engine.request.stream = !c.no_stream;
   o.engine.request.include_usage = !c.no_usage;
+  o.engine.request.continuous_usage = c.continuous_usage;
+  if (c.continuous_usage && c.no_usage) return Error{"--continuous-usage needs usage; drop --no-usage"};
   o.engine.request.ignore_eos = !c.no_ignore_eos;
   o.engine.request.min_tokens = c.min_tokens;
   o.engine.request.temperature = c.temperature;
@@ -259,6 +267,7 @@ void setup_load(CLI::App& app, Runner& runner) {
   sub->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--insecure", o.insecure, "Skip TLS certificate verification");
+  sub->add_option("--cacert", o.cacert, "PEM file of CA certificates to trust for https (a private CA)");
   sub->add_option("--timeout", o.timeout_s, "Per-request deadline in seconds (a stream that never ends fails here)")
       ->capture_default_str();
   sub->add_option("--dataset", o.dataset, "random, sharegpt or jsonl")->capture_default_str();
@@ -277,6 +286,9 @@ void setup_load(CLI::App& app, Runner& runner) {
   sub->add_flag("--min-tokens", o.min_tokens, "Also send min_tokens = max_tokens");
   sub->add_flag("--no-stream", o.no_stream, "Non-streaming requests (TTFT is then the whole response)");
   sub->add_flag("--no-usage", o.no_usage, "Do not ask for stream_options.include_usage");
+  sub->add_flag(
+      "--continuous-usage", o.continuous_usage,
+      "Ask for usage in every chunk (vLLM's continuous_usage_stats): exact tokens per chunk for per-token ITL");
   sub->add_option("--temperature", o.temperature, "Sampling temperature")->capture_default_str();
   sub->add_option("--extra-body", o.extra_body, "JSON object merged into every request body");
   sub->add_option("-n,--num-prompts", o.num_prompts, "Requests per level (default 200 unless --duration)");

@@ -13,6 +13,7 @@
 #include "core/result.h"
 #include "load/request.h"
 #include "load/types.h"
+#include "util/http.h"
 
 namespace dcukit::load {
 
@@ -22,7 +23,7 @@ struct EngineConfig {
   RequestOptions request;
   std::vector<std::string> headers;                             ///< extra "Name: value" lines (the API key included)
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  ///< per request, start to end
-  bool insecure = false;                                        ///< skip TLS verification
+  util::Tls tls;                                                ///< how https peers are checked
   int threads = 0;  ///< event-loop threads (0: one for every kStreamsPerShard streams, see shard_count)
 };
 

@@ -10,6 +10,10 @@ std::vector<int> tokens_per_chunk(const RequestRecord& r) {
   const std::size_t chunks = r.chunk_ms.size();
   std::vector<int> k(chunks, 1);
   if (chunks == 0) return k;
+  if (r.chunk_tokens.size() == chunks) {  // the server counted them (continuous usage)
+    for (std::size_t i = 0; i < chunks; ++i) k[i] = std::max<int>(1, static_cast<int>(r.chunk_tokens[i]));
+    return k;
+  }
   const int n = r.output_tokens;
   if (n <= static_cast<int>(chunks)) return k;  // one token a chunk (or fewer reported)
   // One token each, then the rest by bytes, largest remainder first.

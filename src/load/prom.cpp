@@ -85,8 +85,8 @@ ServerDelta server_delta(const std::map<std::string, double>& before, const std:
   return d;
 }
 
-MetricsWatcher::MetricsWatcher(std::string url, std::vector<std::string> headers, bool insecure)
-    : m_url(std::move(url)), m_headers(std::move(headers)), m_insecure(insecure) {}
+MetricsWatcher::MetricsWatcher(std::string url, std::vector<std::string> headers, util::Tls tls)
+    : m_url(std::move(url)), m_headers(std::move(headers)), m_tls(std::move(tls)) {}
 
 MetricsWatcher::~MetricsWatcher() {
   m_stop.store(true);
@@ -97,7 +97,7 @@ Result<std::map<std::string, double>> MetricsWatcher::scrape() const {
   util::HttpRequest req;
   req.url = m_url;
   req.headers = m_headers;
-  req.insecure = m_insecure;
+  req.tls = m_tls;
   req.timeout = std::chrono::seconds(5);
   auto r = util::http_request(req);
   if (!r) return r.error();

@@ -9,6 +9,7 @@
 
 #include "core/result.h"
 #include "load/result.h"
+#include "util/http.h"
 
 namespace dcukit::load {
 
@@ -26,7 +27,7 @@ double kv_cache_usage(const std::map<std::string, double>& sample);
 class MetricsWatcher {
 public:
   /// url: the full /metrics URL. headers: sent with each scrape.
-  MetricsWatcher(std::string url, std::vector<std::string> headers, bool insecure);
+  MetricsWatcher(std::string url, std::vector<std::string> headers, util::Tls tls);
   ~MetricsWatcher();
   MetricsWatcher(const MetricsWatcher&) = delete;
   MetricsWatcher& operator=(const MetricsWatcher&) = delete;
@@ -41,7 +42,7 @@ private:
 
   std::string m_url;
   std::vector<std::string> m_headers;
-  bool m_insecure;
+  util::Tls m_tls;
   std::map<std::string, double> m_before;
   std::atomic<bool> m_stop{false};
   std::atomic<double> m_peak_kv{-1};

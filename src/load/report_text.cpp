@@ -69,10 +69,11 @@ std::vector<core::Table> report_tables(const LoadReport& report) {
 
   for (const auto& l : report.levels) {
     core::Table t;
-    t.title = fmt::format("{}: {} ok, {} failed in {:.2f} s; {} input and {} output tokens; at most {} in flight, "
-                          "{} client event loop{}",
-                          l.label, l.completed, l.failed, l.duration_s, l.total_input_tokens, l.total_output_tokens,
-                          l.max_concurrent_requests, l.records.event_loops, l.records.event_loops == 1 ? "" : "s");
+    t.title = fmt::format(
+        "{}: {} ok, {} failed in {:.2f} s; {} input and {} output tokens; at most {} in flight, "
+        "{} client event loop{}",
+        l.label, l.completed, l.failed, l.duration_s, l.total_input_tokens, l.total_output_tokens,
+        l.max_concurrent_requests, l.records.event_loops, l.records.event_loops == 1 ? "" : "s");
     t.columns = {
         {"metric (ms)", core::Align::left}, {"mean"}, {"median"}, {"std"}, {"p90"}, {"p95"}, {"p99"}, {"p99.9"}};
     for (const auto& m : kLatencyMetrics) {

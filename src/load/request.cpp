@@ -22,6 +22,7 @@ std::string build_body(const Prompt& prompt, const RequestOptions& options) {
   body["stream"] = options.stream;
   if (options.stream && options.include_usage) {
     body["stream_options"] = {{"include_usage", true}};
+    if (options.continuous_usage) body["stream_options"]["continuous_usage_stats"] = true;
   }
   if (options.extra_body.is_object()) body.update(options.extra_body);
   return body.dump();

@@ -12,9 +12,10 @@ struct RequestOptions {
   Api api = Api::completions;
   std::string model;
   bool stream = true;
-  bool include_usage = true;  ///< stream_options: {include_usage: true}
-  bool ignore_eos = false;    ///< vLLM's ignore_eos, so that max_tokens is reached
-  bool min_tokens = false;    ///< also send min_tokens = max_tokens (vLLM, SGLang)
+  bool include_usage = true;      ///< stream_options: {include_usage: true}
+  bool continuous_usage = false;  ///< also continuous_usage_stats (vLLM): usage in every chunk
+  bool ignore_eos = false;        ///< vLLM's ignore_eos, so that max_tokens is reached
+  bool min_tokens = false;        ///< also send min_tokens = max_tokens (vLLM, SGLang)
   double temperature = 0.0;
   nlohmann::json extra_body = nlohmann::json::object();  ///< merged last; the user wins
 };

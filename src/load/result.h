@@ -78,8 +78,9 @@ struct LoadReport {
 /// Computes a level's figures from its records (the records are moved in and kept).
 LevelResult summarize_level(RunRecords records, const Slo& slo);
 
-/// Estimated tokens in each content chunk: the request's token count spread over its chunks in
-/// proportion to their bytes (each chunk at least one token when there are enough tokens).
+/// Tokens in each content chunk: the server's own counts when every chunk carried usage
+/// (--continuous-usage); otherwise an estimate, the request's token count spread over its chunks
+/// in proportion to their bytes (each chunk at least one token when there are enough tokens).
 std::vector<int> tokens_per_chunk(const RequestRecord& r);
 
 }  // namespace dcukit::load

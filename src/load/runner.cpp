@@ -14,12 +14,12 @@
 namespace dcukit::load {
 namespace {
 
-Result<long> get_status(const std::string& url, const std::vector<std::string>& headers, bool insecure,
+Result<long> get_status(const std::string& url, const std::vector<std::string>& headers, const util::Tls& tls,
                         std::string* body = nullptr) {
   util::HttpRequest req;
   req.url = url;
   req.headers = headers;
-  req.insecure = insecure;
+  req.tls = tls;
   req.timeout = std::chrono::seconds(5);
   auto r = util::http_request(req);
   if (!r) return r.error();
@@ -62,12 +62,12 @@ Status check_open_files(const std::vector<LoadShape>& shapes) {
 }  // namespace
 
 Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers,
-                  bool insecure) {
+                  const util::Tls& tls) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(deadline_s);
   std::string last = "no answer";
   for (const char* path : {"/health", "/v1/models"}) {
     for (;;) {
-      auto s = get_status(base_url + path, headers, insecure);
+      auto s = get_status(base_url + path, headers, tls);
       if (s && *s == 200) break;
       last = s ? "HTTP " + std::to_string(*s) : s.error().message;
       if (std::chrono::steady_clock::now() >= deadline) {
@@ -80,9 +80,10 @@ Status wait_ready(const std::string& base_url, double deadline_s, const std::vec
   return {};
 }
 
-Result<std::string> first_model(const std::string& base_url, const std::vector<std::string>& headers, bool insecure) {
+Result<std::string> first_model(const std::string& base_url, const std::vector<std::string>& headers,
+                                const util::Tls& tls) {
   std::string body;
-  auto s = get_status(base_url + "/v1/models", headers, insecure, &body);
+  auto s = get_status(base_url + "/v1/models", headers, tls, &body);
   if (!s) return Error{s.error().message + "; pass --model"};
   const auto j = nlohmann::json::parse(body, nullptr, false);
   if (*s != 200 || j.is_discarded() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
@@ -93,12 +94,12 @@ Result<std::string> first_model(const std::string& base_url, const std::vector<s
 }
 
 Result<LoadReport> run_load_test(LoadOptions o) {
-  const bool insecure = o.engine.insecure;
+  const util::Tls& tls = o.engine.tls;
   if (o.wait_ready_s > 0) {
-    if (Status s = wait_ready(o.base_url, o.wait_ready_s, o.engine.headers, insecure); !s) return s.error();
+    if (Status s = wait_ready(o.base_url, o.wait_ready_s, o.engine.headers, tls); !s) return s.error();
   }
   if (o.model.empty()) {
-    auto m = first_model(o.base_url, o.engine.headers, insecure);
+    auto m = first_model(o.base_url, o.engine.headers, tls);
     if (!m) return m.error();
     o.model = *m;
   }
@@ -109,7 +110,7 @@ Result<LoadReport> run_load_test(LoadOptions o) {
   if (chat) o.workload.token_ids = false;
   o.workload.count = o.num_prompts > 0 ? o.num_prompts : std::max<std::size_t>(o.workload.count, 1000);
   if (o.workload.kind != DatasetKind::random) o.workload.count = o.num_prompts;
-  TokenizeEndpoint tok{o.base_url + "/tokenize", o.model, chat, o.engine.headers, insecure};
+  TokenizeEndpoint tok{o.base_url + "/tokenize", o.model, chat, o.engine.headers, tls};
   auto prompts = make_prompts(o.workload, tok);
   if (!prompts) return prompts.error();
 
@@ -177,7 +178,7 @@ Result<LoadReport> run_load_test(LoadOptions o) {
     if (o.interrupt && o.interrupt->load()) break;
     std::unique_ptr<MetricsWatcher> watcher;
     if (!o.metrics_url.empty()) {
-      watcher = std::make_unique<MetricsWatcher>(o.metrics_url, o.engine.headers, insecure);
+      watcher = std::make_unique<MetricsWatcher>(o.metrics_url, o.engine.headers, tls);
       if (Status s = watcher->start(); !s) return s.error();
     }
     ProgressFn pf;

@@ -40,9 +40,10 @@ Result<LoadReport> run_load_test(LoadOptions options);
 
 /// Polls base_url/health until it answers 200, then base_url/v1/models, until deadline_s.
 Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers,
-                  bool insecure);
+                  const util::Tls& tls);
 
 /// The first model id base_url/v1/models lists.
-Result<std::string> first_model(const std::string& base_url, const std::vector<std::string>& headers, bool insecure);
+Result<std::string> first_model(const std::string& base_url, const std::vector<std::string>& headers,
+                                const util::Tls& tls);
 
 }  // namespace dcukit::load

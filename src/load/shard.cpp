@@ -227,10 +227,7 @@ void Loop::send(std::size_t index, Clock::time_point scheduled, Clock::time_poin
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(m_config.timeout.count()));
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(h, CURLOPT_EXPECT_100_TIMEOUT_MS, 0L);
-  if (m_config.insecure) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
+  m_config.tls.apply(h);
   rec.sent_ms = ms(now);
   ++m_in_flight;
   m_shared.started();

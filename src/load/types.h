@@ -59,16 +59,17 @@ struct LoadShape {
 /// Everything measured for one request. Times are milliseconds since the run's start.
 struct RequestRecord {
   std::size_t index = 0;
-  double scheduled_ms = 0;                 ///< when the schedule said to send it
-  double sent_ms = 0;                      ///< when it was handed to the transport
-  double first_token_ms = -1;              ///< first chunk with non-empty content or reasoning (-1: none)
-  double last_token_ms = -1;               ///< last such chunk
-  double done_ms = 0;                      ///< when the transfer finished (after [DONE])
-  int input_tokens = 0;                    ///< from the server's usage, else the prompt's known length
-  int output_tokens = 0;                   ///< from the server's usage, else the number of content chunks
-  bool usage_reported = false;             ///< the server sent usage (stream_options.include_usage)
-  std::vector<double> chunk_ms;            ///< arrival of each content chunk
-  std::vector<std::uint32_t> chunk_bytes;  ///< its content and reasoning bytes
+  double scheduled_ms = 0;                  ///< when the schedule said to send it
+  double sent_ms = 0;                       ///< when it was handed to the transport
+  double first_token_ms = -1;               ///< first chunk with non-empty content or reasoning (-1: none)
+  double last_token_ms = -1;                ///< last such chunk
+  double done_ms = 0;                       ///< when the transfer finished (after [DONE])
+  int input_tokens = 0;                     ///< from the server's usage, else the prompt's known length
+  int output_tokens = 0;                    ///< from the server's usage, else the number of content chunks
+  bool usage_reported = false;              ///< the server sent usage (stream_options.include_usage)
+  std::vector<double> chunk_ms;             ///< arrival of each content chunk
+  std::vector<std::uint32_t> chunk_bytes;   ///< its content and reasoning bytes
+  std::vector<std::uint32_t> chunk_tokens;  ///< its tokens, when every content chunk carried usage; else empty
   std::size_t reasoning_chunks = 0;
   ErrorClass error = ErrorClass::none;
   long http_status = 0;

@@ -160,7 +160,7 @@ Result<int> count_tokens(const TokenizeEndpoint& endpoint, const std::string& te
   req.body = body.dump();
   req.headers = endpoint.headers;
   req.headers.push_back("Content-Type: application/json");
-  req.insecure = endpoint.insecure;
+  req.tls = endpoint.tls;
   auto r = util::http_request(req);
   if (!r) return r.error();
   if (r->status != 200) return Error{"POST " + endpoint.url + " answered HTTP " + std::to_string(r->status)};

@@ -7,6 +7,7 @@
 
 #include "core/result.h"
 #include "load/types.h"
+#include "util/http.h"
 
 namespace dcukit::load {
 
@@ -32,7 +33,7 @@ struct TokenizeEndpoint {
   std::string model;
   bool chat = false;  ///< count with the chat template (messages), as the server will
   std::vector<std::string> headers;
-  bool insecure = false;
+  util::Tls tls;
 };
 
 /// Makes the prompts. Errors name the file or the length that could not be reached.

@@ -25,6 +25,14 @@ void HeaderList::add(const std::string& line) {
   }
 }
 
+void Tls::apply(CURL* h) const {
+  if (!ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca_file.c_str());
+  if (insecure) {
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+}
+
 Result<HttpResponse> http_request(const HttpRequest& request) {
   curl_global_once();
   CurlEasy easy(curl_easy_init());
@@ -41,10 +49,7 @@ Result<HttpResponse> http_request(const HttpRequest& request) {
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-  if (request.insecure) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
+  request.tls.apply(h);
   if (request.method == "POST") {
     curl_easy_setopt(h, CURLOPT_POST, 1L);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.c_str());

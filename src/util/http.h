@@ -41,6 +41,15 @@ private:
   std::unique_ptr<curl_slist, CurlSlistDeleter> m_list;
 };
 
+/// How TLS peers are checked: by the system's CA store (the default), by a CA file of the
+/// user's (a private CA, a self-signed server), or not at all.
+struct Tls {
+  bool insecure = false;  ///< skip certificate and host-name checks
+  std::string ca_file;    ///< PEM file of CA certificates to trust instead of the system's
+  /// Sets these on an easy handle.
+  void apply(CURL* h) const;
+};
+
 /// A blocking HTTP request's inputs.
 struct HttpRequest {
   std::string url;
@@ -48,7 +57,7 @@ struct HttpRequest {
   std::string body;            ///< sent for POST
   std::vector<std::string> headers;
   std::chrono::milliseconds timeout{10000};
-  bool insecure = false;  ///< skip TLS certificate checks (self-signed test servers)
+  Tls tls;
 };
 
 /// What came back: the status (0 when no response arrived) and the body.

@@ -358,9 +358,10 @@ void Loop::emit_chunk(Conn& c, int index) {
   std::string text;
   for (int i = 0; i < n; ++i) text += m.has("utf8") ? " \xC3\xA9\xE4\xB8\xAD\xF0\x9F\x99\x82" : " tok";
   if (m.has("longline") && index == 1) text = std::string(std::size_t{3} << 19, 'x');  // 1.5 MiB
+  if (m.has("skew") && index == 0) text += std::string(40, 'x');
   const bool reasoning = m.has("reasoning") && index < c.chunks / 2;
   const bool last = index == c.chunks - 1;
-  std::string event = fake::text_event(c.req, m, text, reasoning, last);
+  std::string event = fake::text_event(c.req, m, text, reasoning, last, c.req.continuous_usage ? first_token + n : -1);
   if (m.has("roleonly")) event = fake::empty_event(c.req, m, false) + event;
   if (m.has("coalesce")) {
     c.coalesced += event;

@@ -56,6 +56,7 @@ bool parse_gen_request(std::string_view body, bool chat, GenRequest& out) {
   out.stream = j.value("stream", false);
   if (const auto so = j.find("stream_options"); so != j.end() && so->is_object()) {
     out.include_usage = so->value("include_usage", false);
+    out.continuous_usage = so->value("continuous_usage_stats", false);
   }
   out.max_tokens = j.value("max_tokens", j.value("max_completion_tokens", 16));
   out.prompt_tokens = 0;
@@ -72,16 +73,23 @@ bool parse_gen_request(std::string_view body, bool chat, GenRequest& out) {
   return true;
 }
 
-std::string text_event(const GenRequest& r, const Modes& m, std::string_view text, bool reasoning, bool last) {
+std::string text_event(const GenRequest& r, const Modes& m, std::string_view text, bool reasoning, bool last,
+                       int usage_tokens) {
   const std::string finish = last ? "\"length\"" : "null";
+  const std::string usage = usage_tokens < 0
+                                ? std::string()
+                                : ",\"usage\":{\"prompt_tokens\":" + std::to_string(r.prompt_tokens) +
+                                      ",\"completion_tokens\":" + std::to_string(usage_tokens) +
+                                      ",\"total_tokens\":" + std::to_string(r.prompt_tokens + usage_tokens) + "}";
   std::string p;
   if (r.chat) {
     p = "{\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":" + quote(r.model) +
         ",\"choices\":[{\"index\":0,\"delta\":{\"" + (reasoning ? "reasoning_content" : "content") +
-        "\":" + quote(text) + "},\"logprobs\":null,\"finish_reason\":" + finish + "}]}";
+        "\":" + quote(text) + "},\"logprobs\":null,\"finish_reason\":" + finish + "}]" + usage + "}";
   } else {
     p = "{\"id\":\"cmpl-fake\",\"object\":\"text_completion\",\"created\":0,\"model\":" + quote(r.model) +
-        ",\"choices\":[{\"index\":0,\"text\":" + quote(text) + ",\"logprobs\":null,\"finish_reason\":" + finish + "}]}";
+        ",\"choices\":[{\"index\":0,\"text\":" + quote(text) + ",\"logprobs\":null,\"finish_reason\":" + finish + "}]" +
+        usage + "}";
   }
   return frame(m, p);
 }

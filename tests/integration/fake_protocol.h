@@ -9,7 +9,8 @@ namespace fake {
 
 /// Misbehaviours, named as they appear in --mode and the X-Fake-Mode header (comma-separated):
 /// split, coalesce, utf8, crlf, comments, nospace, longline, error, roleonly, reasoning, multi,
-/// nousage, drop, hang, nodone, badjson, status=NNN.
+/// nousage, drop, hang, nodone, badjson, status=NNN; skew (the first chunk's text is 40 bytes
+/// longer, so that its byte share no longer matches its token share).
 struct Modes {
   std::set<std::string> flags;
   int status = 200;
@@ -24,6 +25,7 @@ struct GenRequest {
   bool chat = false;
   bool stream = false;
   bool include_usage = false;
+  bool continuous_usage = false;  ///< stream_options.continuous_usage_stats (vLLM): usage in every chunk
   int prompt_tokens = 0;
   int max_tokens = 16;
   std::string model;
@@ -36,7 +38,9 @@ bool parse_gen_request(std::string_view body, bool chat, GenRequest& out);
 int count_tokens(std::string_view text);
 
 /// The SSE bytes (one event, blank line included) for a chunk carrying text.
-std::string text_event(const GenRequest& r, const Modes& m, std::string_view text, bool reasoning, bool last);
+/// A content chunk; usage_tokens >= 0 adds a usage object with that many completion tokens so far.
+std::string text_event(const GenRequest& r, const Modes& m, std::string_view text, bool reasoning, bool last,
+                       int usage_tokens = -1);
 /// A chat role-only chunk, or an empty-text chunk.
 std::string empty_event(const GenRequest& r, const Modes& m, bool role_only);
 /// The usage chunk.

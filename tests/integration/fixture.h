@@ -16,8 +16,10 @@ namespace itest {
 /// A running fake_server; the port it printed.
 class FakeServer {
 public:
-  explicit FakeServer(const std::vector<std::string>& flags, const std::string& name) {
-    std::vector<std::string> argv{DCUKIT_FAKE_SERVER};
+  /// Starts `binary` (the fake server unless another is named) with flags.
+  explicit FakeServer(const std::vector<std::string>& flags, const std::string& name,
+                      const std::string& binary = DCUKIT_FAKE_SERVER) {
+    std::vector<std::string> argv{binary};
     argv.insert(argv.end(), flags.begin(), flags.end());
     // The process id keeps the output file apart from other test processes' servers: ctest runs
     // each test in its own process, in parallel, and a shared file would hand out their ports.
@@ -39,6 +41,18 @@ public:
 private:
   std::unique_ptr<Child> m_child;
   int m_port = 0;
+};
+
+/// A test suite sharing one fake server, started once with Derived::flags() under Derived::kName.
+template <class Derived>
+class ServerSuite : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { s_server = new FakeServer(Derived::flags(), Derived::kName); }
+  static void TearDownTestSuite() {
+    delete s_server;
+    s_server = nullptr;
+  }
+  static inline FakeServer* s_server = nullptr;
 };
 
 /// A finished dcukit run: exit, output and the JSON result (null when none was written).

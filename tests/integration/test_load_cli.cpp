@@ -10,13 +10,12 @@ namespace {
 using itest::FakeServer;
 using itest::run_dcukit;
 
-class LoadCli : public ::testing::Test {
+class LoadCli : public itest::ServerSuite<LoadCli> {
+public:
+  static constexpr const char* kName = "cli";
+  static std::vector<std::string> flags() { return {"--ttft-ms", "10", "--itl-ms", "2"}; }
+
 protected:
-  static void SetUpTestSuite() { s_server = new FakeServer({"--ttft-ms", "10", "--itl-ms", "2"}, "cli"); }
-  static void TearDownTestSuite() {
-    delete s_server;
-    s_server = nullptr;
-  }
   static std::vector<std::string> base(int n = 6) {
     return {"load",        "--url", s_server->url(), "-n", std::to_string(n),
             "--input-len", "8",     "--output-len",  "4",  "--timeout",
@@ -27,10 +26,7 @@ protected:
     std::ofstream(path) << text;
     return path;
   }
-  static FakeServer* s_server;
 };
-
-FakeServer* LoadCli::s_server = nullptr;
 
 TEST_F(LoadCli, MixedMisbehaviourPerPromptLandsInEachClass) {
   const std::string path = temp("mixed.jsonl",

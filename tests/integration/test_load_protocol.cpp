@@ -10,14 +10,12 @@ using itest::run_dcukit;
 constexpr int kRequests = 6;
 constexpr int kOutput = 8;
 
-class LoadProtocol : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() { s_server = new FakeServer({"--ttft-ms", "20", "--itl-ms", "5"}, "protocol"); }
-  static void TearDownTestSuite() {
-    delete s_server;
-    s_server = nullptr;
-  }
+class LoadProtocol : public itest::ServerSuite<LoadProtocol> {
+public:
+  static constexpr const char* kName = "protocol";
+  static std::vector<std::string> flags() { return {"--ttft-ms", "20", "--itl-ms", "5"}; }
 
+protected:
   /// Runs kRequests requests with the given modes (and extra flags) and returns the JSON.
   static itest::Run run(const std::string& modes, std::vector<std::string> extra = {},
                         const std::string& endpoint = "/v1/completions") {
@@ -66,11 +64,7 @@ protected:
     EXPECT_EQ(r.json["failed"], kRequests);
     EXPECT_EQ(r.json["errors_" + error_class], kRequests) << r.json["errors"].dump();
   }
-
-  static FakeServer* s_server;
 };
-
-FakeServer* LoadProtocol::s_server = nullptr;
 
 TEST_F(LoadProtocol, CleanStreamMeasuresKnownTtftAndItl) {
   const auto r = run("");
@@ -131,6 +125,19 @@ TEST_F(LoadProtocol, SeveralTokensPerChunk) {
   EXPECT_EQ(r.json["requests"][0]["chunks"], 3);  // 8 tokens, 3 a chunk
   EXPECT_NEAR(r.json["median_itl_ms"].get<double>(), 5.0, 1.0);
   EXPECT_LT(r.json["median_itl_token_ms"].get<double>(), 3.0);
+}
+
+TEST_F(LoadProtocol, ContinuousUsageGivesExactTokensPerChunk) {
+  // 8 tokens, 3 a chunk (3, 3, 2), the first chunk's text padded: by bytes it would hold 5.
+  const auto guess = run("multi,skew");
+  const auto exact = run("multi,skew", {"--continuous-usage"});
+  expect_all_ok(guess);
+  expect_all_ok(exact);
+  // Gaps of 5 ms carried by 3 and then 2 tokens: 1.67 ms a token (median of 1.67 ×3, 2.5 ×2).
+  EXPECT_NEAR(exact.json["median_itl_token_ms"].get<double>(), 5.0 / 3.0, 0.5);
+  // The estimate puts fewer tokens after the padded chunk: 2 and 1, so 2.5 ms and 5 ms.
+  EXPECT_GT(guess.json["median_itl_token_ms"].get<double>(), 2.2);
+  EXPECT_EQ(exact.json["total_output_tokens"], kRequests * kOutput);
 }
 
 TEST_F(LoadProtocol, MissingUsageFallsBackToChunks) {

@@ -12,22 +12,18 @@ namespace {
 using itest::FakeServer;
 using itest::run_dcukit;
 
-class LoadShards : public ::testing::Test {
+class LoadShards : public itest::ServerSuite<LoadShards> {
+public:
+  static constexpr const char* kName = "shards";
+  static std::vector<std::string> flags() { return {"--ttft-ms", "20", "--itl-ms", "2"}; }
+
 protected:
-  static void SetUpTestSuite() { s_server = new FakeServer({"--ttft-ms", "20", "--itl-ms", "2"}, "shards"); }
-  static void TearDownTestSuite() {
-    delete s_server;
-    s_server = nullptr;
-  }
   static std::vector<std::string> base(int n) {
     return {"load",        "--url", s_server->url(), "-n", std::to_string(n),
             "--input-len", "8",     "--output-len",  "4",  "--timeout",
             "5",           "-q"};
   }
-  static FakeServer* s_server;
 };
-
-FakeServer* LoadShards::s_server = nullptr;
 
 TEST_F(LoadShards, ClosedLoopSendsEveryRequestOnceAtTheWholeConcurrency) {
   auto args = base(40);

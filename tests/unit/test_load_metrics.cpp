@@ -59,6 +59,16 @@ TEST(LoadMetrics, PerTokenItlSpreadsMultiTokenChunks) {
   EXPECT_DOUBLE_EQ(l.lat.itl_token.median, 3);
 }
 
+TEST(LoadMetrics, ServerTokenCountsReplaceTheByteEstimate) {
+  RequestRecord r = stream(0, 0, 10, 9, 3, 9);  // 3 chunks, 9 tokens
+  r.chunk_bytes = {60, 3, 3};                   // bytes say the first chunk holds most
+  EXPECT_EQ(tokens_per_chunk(r), (std::vector<int>{7, 1, 1}));
+  r.chunk_tokens = {1, 4, 4};  // the server says otherwise
+  EXPECT_EQ(tokens_per_chunk(r), (std::vector<int>{1, 4, 4}));
+  r.chunk_tokens = {1, 4};  // not one count a chunk: back to the estimate
+  EXPECT_EQ(tokens_per_chunk(r), (std::vector<int>{7, 1, 1}));
+}
+
 TEST(LoadMetrics, GoodputAndErrorsByClass) {
   RunRecords recs;
   recs.requests.push_back(stream(0, 0, 100, 10, 5, 5));  // ttft 100

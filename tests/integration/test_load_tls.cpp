@@ -1,0 +1,80 @@
+// dcukit load over https: a server with a self-signed certificate is trusted with --cacert or
+// --insecure, and refused otherwise, counted as a connect error, with nothing left hanging.
+#include <sys/stat.h>
+
+#include "fixture.h"
+
+namespace {
+
+using itest::run_dcukit;
+
+class LoadTls : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    s_dir = ::testing::TempDir() + "dcukit_tls_" + std::to_string(::getpid());
+    ::mkdir(s_dir.c_str(), 0700);
+    s_server = new itest::FakeServer({"--dir", s_dir, "--ttft-ms", "20", "--itl-ms", "5"}, "tls", DCUKIT_TLS_SERVER);
+  }
+  static void TearDownTestSuite() {
+    delete s_server;
+    s_server = nullptr;
+  }
+  static std::vector<std::string> args(std::initializer_list<std::string> extra) {
+    std::vector<std::string> a{"load",
+                               "--url",
+                               "https://127.0.0.1:" + std::to_string(s_server->port()),
+                               "-n",
+                               "4",
+                               "-c",
+                               "2",
+                               "--output-len",
+                               "6",
+                               "--timeout",
+                               "5",
+                               "-q"};
+    a.insert(a.end(), extra);
+    return a;
+  }
+  static inline itest::FakeServer* s_server = nullptr;
+  static inline std::string s_dir;
+};
+
+TEST_F(LoadTls, TrustedThroughCacert) {
+  ASSERT_GT(s_server->port(), 0);
+  auto r = run_dcukit(args({"--cacert", s_dir + "/cert.pem"}), "tls_cacert");
+  ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+  EXPECT_EQ(r.exit.code, 0) << r.exit.err;
+  EXPECT_EQ(r.json["completed"], 4) << r.json["errors"].dump();
+  EXPECT_EQ(r.json["total_output_tokens"], 24);
+  EXPECT_EQ(r.json["model_id"], "tls-fake");
+  EXPECT_GT(r.json["median_ttft_ms"].get<double>(), 15.0);  // the server's 20 ms, measured over TLS
+  EXPECT_NEAR(r.json["median_itl_ms"].get<double>(), 5.0, 2.5);
+}
+
+TEST_F(LoadTls, InsecureSkipsTheCheck) {
+  auto r = run_dcukit(args({"--insecure"}), "tls_insecure");
+  ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+  EXPECT_EQ(r.json["completed"], 4) << r.json["errors"].dump();
+}
+
+TEST_F(LoadTls, AnUntrustedCertificateIsRefused) {
+  // --model skips /v1/models, so that the refusal happens in the requests themselves.
+  auto r = run_dcukit(args({"--model", "tls-fake"}), "tls_untrusted", std::chrono::seconds(30));
+  ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+  EXPECT_EQ(r.exit.code, 1);
+  EXPECT_EQ(r.json["completed"], 0);
+  EXPECT_EQ(r.json["errors_connect"], 4) << r.json["errors"].dump();
+  EXPECT_NE(r.json["errors"][0].get<std::string>().find("certificate"), std::string::npos) << r.json["errors"].dump();
+  // Without --model the first call, /v1/models, fails and says so before any load is sent.
+  auto first = run_dcukit(args({}), "tls_untrusted_models", std::chrono::seconds(30));
+  EXPECT_EQ(first.exit.code, 1);
+  EXPECT_NE(first.exit.err.find("certificate"), std::string::npos) << first.exit.err;
+}
+
+TEST_F(LoadTls, AMissingCacertIsBadInput) {
+  auto r = run_dcukit(args({"--cacert", s_dir + "/nope.pem"}), "tls_nocert", std::chrono::seconds(10));
+  EXPECT_EQ(r.exit.code, 2);
+  EXPECT_NE(r.exit.err.find("--cacert"), std::string::npos) << r.exit.err;
+}
+
+}  // namespace
