@@ -2,6 +2,7 @@
 // request is sent once, the concurrency and the open-loop schedule are those of one loop, and
 // Ctrl-C or SIGTERM stops every loop and keeps what was measured.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <set>
 
@@ -112,6 +113,28 @@ TEST_F(LoadShards, InterruptStopsEveryLoopAndKeepsWhatWasMeasured) {
     EXPECT_EQ(j["errors_timeout"], 6);
     for (const auto& q : j["requests"]) EXPECT_EQ(q["error"], "interrupted before it finished");
   }
+}
+
+TEST_F(LoadShards, TooFewOpenFilesIsSaidBeforeSending) {
+  // ctest runs each test in its own process, so lowering this process's hard limit (which the
+  // dcukit child inherits) touches no other test.
+  rlimit lim{256, 256};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
+  auto r = run_dcukit(
+      {"load", "--url", s_server->url(), "-n", "10", "-c", "1000", "--input-len", "4", "--output-len", "4", "-q"},
+      "nofile", std::chrono::seconds(20));
+  EXPECT_EQ(r.exit.code, 1);
+  EXPECT_TRUE(r.json.is_null()) << "nothing was measured, so nothing is written";
+  EXPECT_NE(r.exit.err.find("1000 concurrent streams need about 1064 open files"), std::string::npos) << r.exit.err;
+  EXPECT_NE(r.exit.err.find("ulimit -n"), std::string::npos) << r.exit.err;
+  // Within the hard limit, dcukit raises the soft one itself.
+  lim = {64, 256};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
+  auto ok = run_dcukit(
+      {"load", "--url", s_server->url(), "-n", "150", "-c", "150", "--input-len", "4", "--output-len", "4", "-q"},
+      "nofile_raised", std::chrono::seconds(30));
+  ASSERT_TRUE(ok.json.is_object()) << ok.exit.err;
+  EXPECT_EQ(ok.json["completed"], 150) << ok.json["errors"][0];
 }
 
 }  // namespace
