@@ -131,7 +131,6 @@ Result<load::LoadOptions> to_options(const LoadCliOptions& c) {
     o.engine.tls.ca_file = c.cacert;
   }
   o.engine.timeout = std::chrono::milliseconds(static_cast<long long>(c.timeout_s * 1000));
-  if (c.threads < 0) return Error{fmt::format("--threads {} must be 0 (automatic) or more", c.threads)};
   o.engine.threads = c.threads;
   o.engine.request.stream = !c.no_stream;
   o.engine.request.include_usage = !c.no_usage;
@@ -301,6 +300,7 @@ void setup_load(CLI::App& app, Runner& runner) {
   sub->add_option("--max-concurrency", o.max_concurrency, "Open loop: cap on requests in flight");
   sub->add_option("--threads", o.threads,
                   "Event-loop threads for the streams (0 = one for every 256 streams, at most half the CPUs)")
+      ->check(CLI::Range(0, 256))
       ->capture_default_str();
   sub->add_option("--warmup", o.warmup, "Requests sent first and left out of the figures");
   sub->add_option("--seed", o.seed, "Seed for prompts and gaps")->capture_default_str();

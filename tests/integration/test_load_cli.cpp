@@ -177,6 +177,9 @@ TEST_F(LoadCli, BadInputIsRejectedBeforeSending) {
   EXPECT_NE(r.exit.err.find("--slo"), std::string::npos);
   auto r2 = run_dcukit({"load", "--url", s_server->url(), "-c", "0"}, "bad_conc", std::chrono::seconds(10));
   EXPECT_EQ(r2.exit.code, 2);
+  auto r3 = run_dcukit({"load", "--url", s_server->url(), "--threads", "-1"}, "bad_threads", std::chrono::seconds(10));
+  EXPECT_EQ(r3.exit.code, 2);
+  EXPECT_NE(r3.exit.err.find("--threads"), std::string::npos) << r3.exit.err;
 }
 
 }  // namespace
