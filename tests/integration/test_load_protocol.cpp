@@ -57,6 +57,13 @@ protected:
     EXPECT_EQ(r.json["total_output_tokens"], kRequests * tokens);
   }
 
+  /// The server waits 20 ms before the first token: a measured TTFT is never below it, and is
+  /// above it only by the machine's own delays (generous, for a loaded 2-core CI machine).
+  static void expect_ttft_near_20(const itest::Run& r) {
+    EXPECT_GE(r.json["median_ttft_ms"].get<double>(), 19.5);
+    EXPECT_LT(r.json["median_ttft_ms"].get<double>(), 45.0);
+  }
+
   static void expect_all_failed(const itest::Run& r, const std::string& error_class) {
     ASSERT_TRUE(r.json.is_object()) << r.exit.err;
     EXPECT_EQ(r.exit.code, 1) << "a run with no success exits 1";
@@ -69,7 +76,7 @@ protected:
 TEST_F(LoadProtocol, CleanStreamMeasuresKnownTtftAndItl) {
   const auto r = run("");
   expect_all_ok(r);
-  EXPECT_NEAR(r.json["median_ttft_ms"].get<double>(), 20.0, 5.0);
+  expect_ttft_near_20(r);
   EXPECT_NEAR(r.json["median_itl_ms"].get<double>(), 5.0, 1.0);
   EXPECT_NEAR(r.json["median_tpot_ms"].get<double>(), 5.0, 1.0);
   EXPECT_EQ(r.json["total_input_tokens"], kRequests * 16);
@@ -116,15 +123,17 @@ TEST_F(LoadProtocol, ReasoningContentCountsAsTokens) {
   const auto r = run("reasoning", {}, "/v1/chat/completions");
   expect_all_ok(r);
   EXPECT_EQ(r.json["requests"][0]["reasoning_chunks"], kOutput / 2);
-  EXPECT_NEAR(r.json["median_ttft_ms"].get<double>(), 20.0, 5.0);
+  expect_ttft_near_20(r);
 }
 
 TEST_F(LoadProtocol, SeveralTokensPerChunk) {
   const auto r = run("multi");
   expect_all_ok(r);
   EXPECT_EQ(r.json["requests"][0]["chunks"], 3);  // 8 tokens, 3 a chunk
-  EXPECT_NEAR(r.json["median_itl_ms"].get<double>(), 5.0, 1.0);
-  EXPECT_LT(r.json["median_itl_token_ms"].get<double>(), 3.0);
+  EXPECT_EQ(r.json["requests"][0]["chunk_tokens"], nlohmann::json::array({3, 3, 2}));
+  // Each gap is shared by the 2 or 3 tokens its chunk brought.
+  EXPECT_LT(r.json["median_itl_token_ms"].get<double>(), r.json["median_itl_ms"].get<double>());
+  EXPECT_GE(r.json["median_itl_ms"].get<double>(), 2.0);
 }
 
 TEST_F(LoadProtocol, ContinuousUsageGivesExactTokensPerChunk) {
@@ -133,11 +142,15 @@ TEST_F(LoadProtocol, ContinuousUsageGivesExactTokensPerChunk) {
   const auto exact = run("multi,skew", {"--continuous-usage"});
   expect_all_ok(guess);
   expect_all_ok(exact);
-  // Gaps of 5 ms carried by 3 and then 2 tokens: 1.67 ms a token (median of 1.67 ×3, 2.5 ×2).
-  EXPECT_NEAR(exact.json["median_itl_token_ms"].get<double>(), 5.0 / 3.0, 0.5);
-  // The estimate puts fewer tokens after the padded chunk: 2 and 1, so 2.5 ms and 5 ms.
-  EXPECT_GT(guess.json["median_itl_token_ms"].get<double>(), 2.2);
-  EXPECT_EQ(exact.json["total_output_tokens"], kRequests * kOutput);
+  for (const auto& q : exact.json["requests"]) {
+    EXPECT_EQ(q["chunk_tokens"], nlohmann::json::array({3, 3, 2})) << q.dump();
+    EXPECT_TRUE(q["chunk_tokens_exact"].get<bool>());
+  }
+  // The byte-share estimate gives the padded first chunk the most: 5, 2, 1.
+  for (const auto& q : guess.json["requests"]) {
+    EXPECT_EQ(q["chunk_tokens"], nlohmann::json::array({5, 2, 1})) << q.dump();
+    EXPECT_FALSE(q["chunk_tokens_exact"].get<bool>());
+  }
 }
 
 TEST_F(LoadProtocol, MissingUsageFallsBackToChunks) {
@@ -171,7 +184,9 @@ TEST_F(LoadProtocol, HttpStatusesAreCountedByCode) {
 TEST_F(LoadProtocol, NonStreaming) {
   const auto r = run("", {"--no-stream"});
   expect_all_ok(r);
-  EXPECT_NEAR(r.json["median_e2el_ms"].get<double>(), 20.0 + 7 * 5.0, 6.0);
+  // Never below the server's schedule; above it only by what a loaded machine adds.
+  EXPECT_GE(r.json["median_e2el_ms"].get<double>(), 20.0 + 7 * 5.0 - 0.5);
+  EXPECT_LT(r.json["median_e2el_ms"].get<double>(), 20.0 + 7 * 5.0 + 30.0);
 }
 
 TEST_F(LoadProtocol, ConnectionRefusedIsConnect) {
