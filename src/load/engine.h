@@ -62,8 +62,4 @@ private:
   std::vector<std::unique_ptr<Shard>> m_shards;
 };
 
-/// Open-loop send times in seconds from the start: gamma-distributed gaps with mean 1/rate and
-/// shape burstiness (1: exponential gaps, a Poisson process); rate = infinity gives all zeros.
-std::vector<double> schedule_times(std::size_t count, double rate, double burstiness, std::uint64_t seed);
-
 }  // namespace dcukit::load

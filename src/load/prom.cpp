@@ -94,12 +94,7 @@ MetricsWatcher::~MetricsWatcher() {
 }
 
 Result<std::map<std::string, double>> MetricsWatcher::scrape() const {
-  util::HttpRequest req;
-  req.url = m_url;
-  req.headers = m_headers;
-  req.tls = m_tls;
-  req.timeout = std::chrono::seconds(5);
-  auto r = util::http_request(req);
+  auto r = util::http_request({.url = m_url, .headers = m_headers, .timeout = std::chrono::seconds(5), .tls = m_tls});
   if (!r) return r.error();
   if (r->status != 200) return Error{"GET " + m_url + " answered HTTP " + std::to_string(r->status)};
   return parse_prometheus(r->body);

@@ -16,12 +16,7 @@ namespace {
 
 Result<long> get_status(const std::string& url, const std::vector<std::string>& headers, const util::Tls& tls,
                         std::string* body = nullptr) {
-  util::HttpRequest req;
-  req.url = url;
-  req.headers = headers;
-  req.tls = tls;
-  req.timeout = std::chrono::seconds(5);
-  auto r = util::http_request(req);
+  auto r = util::http_request({.url = url, .headers = headers, .timeout = std::chrono::seconds(5), .tls = tls});
   if (!r) return r.error();
   if (body) *body = std::move(r->body);
   return r->status;
@@ -39,9 +34,7 @@ Status check_open_files(const std::vector<LoadShape>& shapes) {
   std::uint64_t streams = 8;            // the warm-up's concurrency when it is not the first level's
   bool bounded = true;
   for (const auto& s : shapes) {
-    if (s.kind == ShapeKind::closed)
-      streams = std::max<std::uint64_t>(streams, static_cast<std::uint64_t>(s.concurrency));
-    else if (s.concurrency > 0)
+    if (s.kind == ShapeKind::closed || s.concurrency > 0)  // a closed loop's concurrency, an open loop's cap
       streams = std::max<std::uint64_t>(streams, static_cast<std::uint64_t>(s.concurrency));
     else if (s.count > 0)
       streams = std::max<std::uint64_t>(streams, s.count);

@@ -1,21 +1,31 @@
-#include <cmath>
-#include <random>
+#include "load/schedule.h"
 
-#include "load/engine.h"
+#include <cmath>
 
 namespace dcukit::load {
+namespace {
+
+double gamma_shape(double burstiness) {
+  return burstiness > 0 ? burstiness : 1.0;
+}
+
+}  // namespace
+
+SendSchedule::SendSchedule(double rate, double burstiness, std::uint64_t seed)
+    : m_rng(seed), m_paced(rate > 0 && std::isfinite(rate)) {
+  if (m_paced) m_gap = std::gamma_distribution<double>(gamma_shape(burstiness), 1.0 / (rate * gamma_shape(burstiness)));
+}
+
+double SendSchedule::next() {
+  if (m_paced && !m_first) m_t += m_gap(m_rng);
+  m_first = false;
+  return m_t;
+}
 
 std::vector<double> schedule_times(std::size_t count, double rate, double burstiness, std::uint64_t seed) {
-  std::vector<double> times(count, 0.0);
-  if (!(rate > 0) || std::isinf(rate)) return times;
-  const double shape = burstiness > 0 ? burstiness : 1.0;
-  std::mt19937_64 rng(seed);
-  std::gamma_distribution<double> gap(shape, 1.0 / (rate * shape));
-  double t = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (i > 0) t += gap(rng);  // the first request goes at once, as vLLM's does
-    times[i] = t;
-  }
+  SendSchedule schedule(rate, burstiness, seed);
+  std::vector<double> times(count);
+  for (double& t : times) t = schedule.next();
   return times;
 }
 

@@ -6,11 +6,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
-#include <limits>
 #include <memory>
-#include <random>
 #include <unordered_set>
+
+#include "load/schedule.h"
 
 namespace dcukit::load {
 namespace {
@@ -102,20 +101,16 @@ public:
         m_plan(plan),
         m_shared(shared),
         m_state(state),
-        m_rng(shape.seed),
+        m_schedule(shape.rate, shape.burstiness, shape.seed),
         m_t0(shared.t0) {
-    const double shape_k = shape.burstiness > 0 ? shape.burstiness : 1.0;
-    if (shape.rate > 0 && std::isfinite(shape.rate))
-      m_gap = std::gamma_distribution<double>(shape_k, 1.0 / (shape.rate * shape_k));
     for (const auto& h : config.headers) m_headers.add(h);
     m_headers.add("Content-Type: application/json");
     m_headers.add("Expect:");  // no 100-continue round trip
     if (config.request.stream) m_headers.add("Accept: text/event-stream");
     // An open loop's shard sends requests plan.index, plan.index + plan.count, ...: it draws
-    // the same gaps as every other shard and skips to its own.
-    m_next_send = m_t0;
+    // the same schedule as every other shard and skips to its own slots.
     m_next_index = plan.index;
-    for (std::size_t k = 0; k < plan.index; ++k) advance_time();
+    take_slot(plan.index);
   }
 
   ~Loop() {
@@ -132,7 +127,7 @@ public:
 private:
   bool may_issue(Clock::time_point now) const;
   bool has_room() const { return m_plan.cap <= 0 || m_in_flight < static_cast<std::size_t>(m_plan.cap); }
-  void advance_time();
+  void take_slot(std::size_t skip);
   void issue(Clock::time_point now);
   void send(std::size_t index, Clock::time_point scheduled, Clock::time_point now);
   void reap();
@@ -149,8 +144,7 @@ private:
   RunShared& m_shared;
   Shard::State& m_state;
   util::HeaderList m_headers;
-  std::mt19937_64 m_rng;
-  std::gamma_distribution<double> m_gap{1.0, 1.0};
+  SendSchedule m_schedule;  // open loop: every request's time; this shard takes its own
   Clock::time_point m_t0, m_next_send;
   std::size_t m_next_index = 0;            // open loop: the next request this shard sends
   bool m_exhausted = false;                // closed loop: the run's request count is used up
@@ -171,9 +165,10 @@ bool Loop::may_issue(Clock::time_point now) const {
   return true;
 }
 
-void Loop::advance_time() {
-  if (m_shape.kind == ShapeKind::open && m_shape.rate > 0 && std::isfinite(m_shape.rate))
-    m_next_send += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_gap(m_rng)));
+/// Skips `skip` slots of the schedule (other shards' requests) and takes the next as m_next_send.
+void Loop::take_slot(std::size_t skip) {
+  for (std::size_t k = 0; k < skip; ++k) m_schedule.next();
+  m_next_send = m_t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_schedule.next()));
 }
 
 void Loop::issue(Clock::time_point now) {
@@ -191,7 +186,7 @@ void Loop::issue(Clock::time_point now) {
   while (may_issue(now) && m_next_send <= now && has_room()) {
     send(m_next_index, m_next_send, now);
     m_next_index += m_plan.count;
-    for (std::size_t k = 0; k < m_plan.count; ++k) advance_time();
+    take_slot(m_plan.count - 1);
     now = Clock::now();
   }
 }

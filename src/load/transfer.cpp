@@ -25,8 +25,6 @@ void Transfer::reset(std::size_t index, std::string body, bool stream, Clock::ti
   m_t0 = t0;
   m_stream = stream;
   m_status_checked = m_status_ok = m_done = m_finished = false;
-  m_usage_each_chunk = true;
-  m_tokens_seen = 0;
   m_read_off = 0;
   m_sent_marked = false;
 }
@@ -107,14 +105,12 @@ void Transfer::on_event(const SseEvent& event) {
     m_rec.chunk_ms.push_back(m_event_ms);
     m_rec.chunk_bytes.push_back(static_cast<std::uint32_t>(bytes));
     if (c.reasoning_bytes > 0) ++m_rec.reasoning_chunks;
-    // With continuous usage, the growth of completion_tokens is this chunk's exact token count.
-    if (c.has_usage && m_usage_each_chunk) {
-      m_rec.chunk_tokens.push_back(static_cast<std::uint32_t>(std::max(0, c.completion_tokens - m_tokens_seen)));
-    } else {
-      m_usage_each_chunk = false;
-    }
+    // With continuous usage, the growth of completion_tokens since the last usage (the record's
+    // output_tokens so far) is this chunk's exact token count; counting stops at the first
+    // content chunk without usage (complete() then drops the counts).
+    if (c.has_usage && m_rec.chunk_tokens.size() + 1 == m_rec.chunk_ms.size())
+      m_rec.chunk_tokens.push_back(static_cast<std::uint32_t>(std::max(0, c.completion_tokens - m_rec.output_tokens)));
   }
-  if (c.has_usage) m_tokens_seen = std::max(m_tokens_seen, c.completion_tokens);
   if (c.has_usage) {
     m_rec.usage_reported = true;
     m_rec.input_tokens = c.prompt_tokens;
@@ -176,7 +172,7 @@ void Transfer::complete(CURLcode code, const char* curl_message) {
     if (!m_done && !m_finished) return fail(ErrorClass::dropped, "stream ended before [DONE]");
   }
   if (m_rec.first_token_ms < 0) return fail(ErrorClass::protocol, "the response had no content");
-  if (!m_usage_each_chunk || m_rec.chunk_tokens.size() != m_rec.chunk_ms.size()) m_rec.chunk_tokens.clear();
+  if (m_rec.chunk_tokens.size() != m_rec.chunk_ms.size()) m_rec.chunk_tokens.clear();
   if (!m_rec.usage_reported) m_rec.output_tokens = static_cast<int>(m_rec.chunk_ms.size());
 }
 

@@ -61,8 +61,6 @@ private:
   bool m_status_ok = false;
   bool m_done = false;
   bool m_finished = false;
-  bool m_usage_each_chunk = true;  // every content chunk so far carried usage (continuous_usage_stats)
-  int m_tokens_seen = 0;           // the last cumulative completion_tokens a chunk reported
 };
 
 }  // namespace dcukit::load

@@ -43,11 +43,15 @@ private:
   int m_port = 0;
 };
 
-/// A test suite sharing one fake server, started once with Derived::flags() under Derived::kName.
+/// A test suite sharing one fake server, started once with Derived::flags() under Derived::kName;
+/// a suite that declares its own binary() starts that server instead.
 template <class Derived>
 class ServerSuite : public ::testing::Test {
+public:
+  static std::string binary() { return DCUKIT_FAKE_SERVER; }
+
 protected:
-  static void SetUpTestSuite() { s_server = new FakeServer(Derived::flags(), Derived::kName); }
+  static void SetUpTestSuite() { s_server = new FakeServer(Derived::flags(), Derived::kName, Derived::binary()); }
   static void TearDownTestSuite() {
     delete s_server;
     s_server = nullptr;

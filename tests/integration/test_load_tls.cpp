@@ -8,17 +8,18 @@ namespace {
 
 using itest::run_dcukit;
 
-class LoadTls : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
+class LoadTls : public itest::ServerSuite<LoadTls> {
+public:
+  static constexpr const char* kName = "tls";
+  static std::string binary() { return DCUKIT_TLS_SERVER; }
+  /// The server writes its certificate into s_dir, made here first.
+  static std::vector<std::string> flags() {
     s_dir = ::testing::TempDir() + "dcukit_tls_" + std::to_string(::getpid());
     ::mkdir(s_dir.c_str(), 0700);
-    s_server = new itest::FakeServer({"--dir", s_dir, "--ttft-ms", "20", "--itl-ms", "5"}, "tls", DCUKIT_TLS_SERVER);
+    return {"--dir", s_dir, "--ttft-ms", "20", "--itl-ms", "5"};
   }
-  static void TearDownTestSuite() {
-    delete s_server;
-    s_server = nullptr;
-  }
+
+protected:
   static std::vector<std::string> args(std::initializer_list<std::string> extra) {
     std::vector<std::string> a{"load",
                                "--url",
@@ -35,7 +36,6 @@ protected:
     a.insert(a.end(), extra);
     return a;
   }
-  static inline itest::FakeServer* s_server = nullptr;
   static inline std::string s_dir;
 };
 

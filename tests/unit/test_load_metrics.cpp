@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "load/engine.h"
+#include "load/schedule.h"
 #include "load/prom.h"
 #include "load/result.h"
 
