@@ -37,7 +37,7 @@ ojson request_json(const RequestRecord& r) {
   j["usage_reported"] = r.usage_reported;
   j["chunks"] = r.chunk_ms.size();
   j["chunk_tokens"] = r.ok() ? ojson(tokens_per_chunk(r)) : ojson::array();
-  j["chunk_tokens_exact"] = !r.chunk_ms.empty() && r.chunk_tokens.size() == r.chunk_ms.size();
+  j["chunk_tokens_exact"] = r.ok() && !r.chunk_ms.empty() && r.chunk_tokens.size() == r.chunk_ms.size();
   j["reasoning_chunks"] = r.reasoning_chunks;
   j["error_class"] = r.ok() ? ojson(nullptr) : ojson(std::string(error_class_name(r.error)));
   j["http_status"] = r.http_status;
