@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "device/types.h"
 
 namespace dcukit::device {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "util/result.h"
 
 namespace dcukit::load {
 

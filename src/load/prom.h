@@ -7,7 +7,7 @@
 #include <string_view>
 #include <thread>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "load/result.h"
 #include "util/http.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "load/engine.h"
 #include "load/result.h"
 #include "load/workload.h"

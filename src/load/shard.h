@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "load/engine.h"
 #include "load/transfer.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "load/types.h"
 #include "util/http.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "plan/cards.h"
 #include "plan/memory.h"
 #include "plan/model_config.h"

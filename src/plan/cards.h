@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/peaks.h"
-#include "core/result.h"
+#include "util/result.h"
 
 namespace dcukit::device {
 struct DetectedDevice;

@@ -4,7 +4,7 @@
 // with each flag commented with why it has its value.
 #include <string>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "plan/planner.h"
 
 namespace dcukit::plan {

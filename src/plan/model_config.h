@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
+#include "util/result.h"
 
 namespace dcukit::plan {
 

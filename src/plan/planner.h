@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "plan/advice.h"
 #include "plan/cards.h"
 #include "plan/memory.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/result.h"
+#include "util/result.h"
 #include "plan/model_config.h"
 
 namespace dcukit::plan {

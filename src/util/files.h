@@ -2,7 +2,7 @@
 // Whole-file reads and writes with errors that name the path.
 #include <string>
 
-#include "core/result.h"
+#include "util/result.h"
 
 namespace dcukit::util {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "util/result.h"
 
 namespace dcukit::util {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/result.h"
+#include "util/result.h"
 
 namespace dcukit::device::cpu {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <thread>
 
-#include "core/result.h"
+#include "util/result.h"
 
 #if defined(DCUKIT_HIP)
 #include "device/hip/vendor.h"
