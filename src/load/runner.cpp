@@ -8,19 +8,12 @@
 #include <thread>
 
 #include "load/prom.h"
+#include "serving/probe.h"
 #include "util/host.h"
 #include "util/http.h"
 
 namespace dcukit::load {
 namespace {
-
-Result<long> get_status(const std::string& url, const std::vector<std::string>& headers, const util::Tls& tls,
-                        std::string* body = nullptr) {
-  auto r = util::http_request({.url = url, .headers = headers, .timeout = std::chrono::seconds(5), .tls = tls});
-  if (!r) return r.error();
-  if (body) *body = std::move(r->body);
-  return r->status;
-}
 
 void print_progress(const std::string& label, const Progress& p) {
   fmt::print(stderr, "\r\033[K{}: {} issued, {} ok, {} failed, {} in flight, {:.1f} s", label, p.issued, p.completed,
@@ -54,47 +47,20 @@ Status check_open_files(const std::vector<LoadShape>& shapes) {
 
 }  // namespace
 
-Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers,
-                  const util::Tls& tls) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(deadline_s);
-  std::string last = "no answer";
-  for (const char* path : {"/health", "/v1/models"}) {
-    for (;;) {
-      auto s = get_status(base_url + path, headers, tls);
-      if (s && *s == 200) break;
-      last = s ? "HTTP " + std::to_string(*s) : s.error().message;
-      if (std::chrono::steady_clock::now() >= deadline) {
-        return Error{fmt::format("{}{} was not ready after {} s (last: {}); start the server or raise --wait-ready",
-                                 base_url, path, deadline_s, last)};
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-  }
-  return {};
-}
-
-Result<std::string> first_model(const std::string& base_url, const std::vector<std::string>& headers,
-                                const util::Tls& tls) {
-  std::string body;
-  auto s = get_status(base_url + "/v1/models", headers, tls, &body);
-  if (!s) return Error{s.error().message + "; pass --model"};
-  const auto j = nlohmann::json::parse(body, nullptr, false);
-  if (*s != 200 || j.is_discarded() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
-      !j["data"][0].contains("id")) {
-    return Error{base_url + "/v1/models did not list a model; pass --model"};
-  }
-  return j["data"][0]["id"].get<std::string>();
-}
-
 Result<LoadReport> run_load_test(LoadOptions o) {
   const util::Tls& tls = o.engine.tls;
+  const serving::Endpoint server{o.base_url, o.engine.headers, tls};
   if (o.wait_ready_s > 0) {
-    if (Status s = wait_ready(o.base_url, o.wait_ready_s, o.engine.headers, tls); !s) return s.error();
+    const auto budget =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(o.wait_ready_s));
+    if (Status s = serving::wait_ready(server, budget); !s)
+      return Error{s.message() + "; start the server or raise --wait-ready"};
   }
   if (o.model.empty()) {
-    auto m = first_model(o.base_url, o.engine.headers, tls);
-    if (!m) return m.error();
-    o.model = *m;
+    auto models = serving::list_models(server, std::chrono::seconds(5));
+    if (!models) return Error{models.error().message + "; pass --model"};
+    if (models->empty()) return Error{o.base_url + "/v1/models did not list a model; pass --model"};
+    o.model = models->front();
   }
   const bool chat = o.endpoint.find("chat") != std::string::npos;
   o.engine.url = o.base_url + o.endpoint;
@@ -169,10 +135,10 @@ Result<LoadReport> run_load_test(LoadOptions o) {
   }
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (o.interrupt && o.interrupt->load()) break;
-    std::unique_ptr<MetricsWatcher> watcher;
+    std::unique_ptr<serving::MetricsWatcher> watcher;
     if (!o.metrics_url.empty()) {
-      watcher = std::make_unique<MetricsWatcher>(o.metrics_url, o.engine.headers, tls);
-      if (Status s = watcher->start(); !s) return s.error();
+      watcher = std::make_unique<serving::MetricsWatcher>(o.metrics_url, o.engine.headers, tls, watched_gauges());
+      if (Status s = watcher->start(); !s) return Error{s.message() + "; check --metrics-url"};
     }
     ProgressFn pf;
     const std::string label = fmt::format("[{}/{}] {}", i + 1, shapes.size(), labels[i]);
@@ -186,11 +152,7 @@ Result<LoadReport> run_load_test(LoadOptions o) {
     level.concurrency = shapes[i].concurrency;
     level.rate = shapes[i].rate;
     level.burstiness = shapes[i].burstiness;
-    if (watcher) {
-      auto d = watcher->stop();
-      if (!d) return d.error();
-      level.server = std::move(*d);
-    }
+    if (watcher) level.server = server_delta(watcher->stop());
     report.levels.push_back(std::move(level));
   }
   return report;

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "util/result.h"
 #include "load/engine.h"
 #include "load/result.h"
 #include "load/workload.h"
+#include "util/result.h"
 
 namespace dcukit::load {
 
@@ -37,13 +37,5 @@ struct LoadOptions {
 /// Runs every level. Fails when the server never got ready, the prompts cannot be built, or
 /// the engine cannot run; failed requests are part of the report, not an error.
 Result<LoadReport> run_load_test(LoadOptions options);
-
-/// Polls base_url/health until it answers 200, then base_url/v1/models, until deadline_s.
-Status wait_ready(const std::string& base_url, double deadline_s, const std::vector<std::string>& headers,
-                  const util::Tls& tls);
-
-/// The first model id base_url/v1/models lists.
-Result<std::string> first_model(const std::string& base_url, const std::vector<std::string>& headers,
-                                const util::Tls& tls);
 
 }  // namespace dcukit::load

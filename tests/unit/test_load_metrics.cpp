@@ -6,6 +6,7 @@
 #include "load/schedule.h"
 #include "load/prom.h"
 #include "load/result.h"
+#include "serving/prometheus.h"
 
 using namespace dcukit::load;
 
@@ -98,13 +99,13 @@ TEST(LoadSchedule, GammaGapsHaveTheRequestedRate) {
 }
 
 TEST(LoadProm, SumsLabelSetsAndTakesDeltas) {
-  const auto before = parse_prometheus(
+  const auto before = dcukit::serving::sum_by_name(dcukit::serving::parse_text(
       "# HELP x\nvllm:prompt_tokens_total{model_name=\"a\"} 10\n"
-      "vllm:prompt_tokens_total{model_name=\"b\"} 5.0\nvllm:kv_cache_usage_perc 0.25\n");
+      "vllm:prompt_tokens_total{model_name=\"b\"} 5.0\nvllm:kv_cache_usage_perc 0.25\n"));
   EXPECT_DOUBLE_EQ(before.at("vllm:prompt_tokens_total"), 15);
-  const auto after = parse_prometheus(
+  const auto after = dcukit::serving::sum_by_name(dcukit::serving::parse_text(
       "vllm:prompt_tokens_total{model_name=\"a\"} 40\nvllm:gpu_prefix_cache_hits_total 3\n"
-      "vllm:kv_cache_usage_perc 0.5\n");
+      "vllm:kv_cache_usage_perc 0.5\n"));
   const ServerDelta d = server_delta(before, after);
   EXPECT_DOUBLE_EQ(d.prompt_tokens, 25);
   EXPECT_DOUBLE_EQ(d.prefix_cache_hits, 3);
