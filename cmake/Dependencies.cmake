@@ -23,4 +23,16 @@ add_library(dcukit::numa UNKNOWN IMPORTED)
 set_target_properties(dcukit::numa PROPERTIES
   IMPORTED_LOCATION ${NUMA_LIBRARY} INTERFACE_INCLUDE_DIRECTORIES ${NUMA_INCLUDE_DIR})
 
-find_path(HTTPLIB_INCLUDE_DIR httplib.h)
+# cpp-httplib: the HTTP server of guard and the exporter, and the tests' servers. Debian builds
+# it as a shared library with a pkg-config file; elsewhere it may be the bare header.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+endif()
+if(HTTPLIB_FOUND)
+  add_library(dcukit::httplib ALIAS PkgConfig::HTTPLIB)
+else()
+  find_path(HTTPLIB_INCLUDE_DIR httplib.h REQUIRED)
+  add_library(dcukit::httplib INTERFACE IMPORTED)
+  set_target_properties(dcukit::httplib PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${HTTPLIB_INCLUDE_DIR})
+endif()

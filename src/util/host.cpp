@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace dcukit::util {
@@ -66,14 +67,20 @@ std::uint64_t raise_open_files_limit(std::uint64_t wanted) {
   return lim.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<std::uint64_t>(lim.rlim_cur);
 }
 
-std::uint64_t memory_total_bytes() {
+std::uint64_t meminfo_bytes(const std::string& key) {
   std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  std::uint64_t kib = 0;
-  while (in >> key >> kib >> unit)
-    if (key == "MemTotal:") return kib * 1024;
+  std::string line;
+  const std::string wanted = key + ":";
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string name;
+    std::uint64_t kib = 0;
+    if (fields >> name >> kib && name == wanted) return kib * 1024;
+  }
   return 0;
 }
+
+std::uint64_t memory_total_bytes() { return meminfo_bytes("MemTotal"); }
 
 std::string utc_timestamp() {
   const std::time_t now = std::time(nullptr);

@@ -20,6 +20,8 @@ int usable_cpu_count();
 /// returns the soft limit now in force.
 std::uint64_t raise_open_files_limit(std::uint64_t wanted);
 std::uint64_t memory_total_bytes();
+/// A /proc/meminfo field given in kB ("MemTotal", "MemAvailable"), in bytes; 0 when absent.
+std::uint64_t meminfo_bytes(const std::string& key);
 /// Now as ISO 8601 UTC: "2026-11-30T12:34:56Z".
 std::string utc_timestamp();
 

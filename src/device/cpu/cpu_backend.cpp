@@ -18,15 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::uint64_t meminfo_kib(const char* key) {
-  std::ifstream in("/proc/meminfo");
-  std::string k;
-  std::uint64_t v = 0;
-  std::string unit;
-  while (in >> k >> v >> unit)
-    if (k == std::string(key) + ":") return v;
-  return 0;
-}
 
 std::uint64_t last_level_cache() {
   for (int idx = 4; idx >= 2; --idx) {
@@ -90,7 +81,7 @@ Result<DeviceInfo> CpuBackend::device_info(int index) {
   DeviceInfo d;
   d.name = "Host CPU (" + util::cpu_model() + ")";
   d.arch = "x86_64";
-  d.total_memory = meminfo_kib("MemTotal") * 1024;
+  d.total_memory = util::meminfo_bytes("MemTotal");
   d.compute_units = static_cast<int>(std::thread::hardware_concurrency());
   d.warp_size = 1;
   d.l2_cache_bytes = last_level_cache();
@@ -103,7 +94,7 @@ Status CpuBackend::select(int index) {
 }
 
 Result<MemInfo> CpuBackend::memory_info() {
-  return MemInfo{meminfo_kib("MemAvailable") * 1024, meminfo_kib("MemTotal") * 1024};
+  return MemInfo{util::meminfo_bytes("MemAvailable"), util::meminfo_bytes("MemTotal")};
 }
 
 Result<void*> CpuBackend::allocate(MemKind, std::size_t bytes) {

@@ -1,0 +1,41 @@
+#pragma once
+// What every subcommand's parsing shares: validators for numbers and sizes (CLI11's own
+// Range lets NaN through), key=value lists, and output files that are checked before any work
+// is done and written atomically after, so that a bad path never throws a run away.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace dcukit::cli {
+
+/// A number in [lo, hi]; NaN and text that is not a number are refused with the range.
+CLI::Validator number_in(double lo, double hi);
+
+/// A size as users type it ("256MiB", "4GiB", "65536") in [lo, hi] bytes.
+CLI::Validator size_in(std::uint64_t lo, std::uint64_t hi);
+
+/// "a=1,b=2" as a map; every item needs a key, an '=' and a value, keys appear once.
+/// The error names the flag and the item.
+Result<std::map<std::string, std::string>> parse_key_values(const std::string& text, const std::string& flag);
+
+/// An output file named by a flag ("--json", "-o").
+struct OutputFile {
+  std::string flag;
+  std::string path;  ///< empty: not asked for
+};
+
+/// Checks every named output can be written, before anything runs; the error names the flag.
+Status check_outputs(const std::vector<OutputFile>& outputs);
+
+/// Writes one output atomically; on failure prints "dcukit <command>: --flag PATH: why" and
+/// returns false (the caller still writes its other outputs).
+bool write_output(const std::string& command, const OutputFile& output, const std::string& content);
+
+/// Prints "dcukit <command>: message" on stderr.
+void print_error(const std::string& command, const std::string& message);
+
+}  // namespace dcukit::cli

@@ -1,0 +1,83 @@
+#include "core/run_info.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "util/host.h"
+#include "util/numa.h"
+
+extern char** environ;
+
+namespace dcukit::core {
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+bool changes_results(const std::string& name) {
+  // Paths say where a toolkit is, not how it runs; doctor reports them. Secrets never belong here.
+  if (ends_with(name, "_PATH") || ends_with(name, "_HOME") || ends_with(name, "_DIR")) return false;
+  if (name.find("KEY") != std::string::npos || name.find("TOKEN") != std::string::npos ||
+      name.find("SECRET") != std::string::npos || name.find("PASSWORD") != std::string::npos)
+    return false;
+  for (const char* p : {"DCUKIT_", "HSA_", "HIP_", "CUDA_", "NCCL_", "RCCL_", "ROCR_", "ROCBLAS_", "HIPBLASLT_",
+                        "CUBLAS_", "CUBLASLT_", "MIOPEN_", "GPU_", "VLLM_"})
+    if (starts_with(name, p)) return true;
+  return ends_with(name, "_VISIBLE_DEVICES") || ends_with(name, "_NUM_THREADS");
+}
+
+HostFacts collect_host_facts() {
+  HostFacts h;
+  h.hostname = util::hostname();
+  h.os = util::os_name();
+  h.kernel = util::kernel_release();
+  h.cpu = util::cpu_model();
+  h.cpus = util::cpu_count();
+  h.numa_nodes = static_cast<int>(util::numa_memory_nodes().size());
+  h.memory_bytes = util::memory_total_bytes();
+  return h;
+}
+
+RunInfo collect_run_info(const std::string& tool, const std::string& command) {
+  RunInfo r;
+  r.tool = tool;
+  r.version = DCUKIT_VERSION;
+  r.command = command;
+  r.started_at = util::utc_timestamp();
+  r.host = collect_host_facts();
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = entry.substr(0, eq);
+    if (changes_results(name)) r.environment.emplace_back(name, entry.substr(eq + 1));
+  }
+  std::sort(r.environment.begin(), r.environment.end());
+  return r;
+}
+
+nlohmann::json to_json(const RunInfo& r) {
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& [k, v] : r.environment) env[k] = v;
+  return {{"tool", r.tool},
+          {"dcukit_version", r.version},
+          {"command", r.command},
+          {"started_at", r.started_at},
+          {"host",
+           {{"hostname", r.host.hostname},
+            {"os", r.host.os},
+            {"kernel", r.host.kernel},
+            {"cpu", r.host.cpu},
+            {"cpus", r.host.cpus},
+            {"numa_nodes", r.host.numa_nodes},
+            {"memory_bytes", r.host.memory_bytes}}},
+          {"environment", env}};
+}
+
+}  // namespace dcukit::core

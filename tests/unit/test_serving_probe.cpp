@@ -1,0 +1,115 @@
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <thread>
+
+#include "serving/probe.h"
+#include "serving/watcher.h"
+#include "util/signals.h"
+
+using namespace dcukit;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A real HTTP server on a loopback port, answering what each test sets up.
+class LocalServer {
+public:
+  LocalServer() {
+    m_port = m_server.bind_to_any_port("127.0.0.1");
+    m_thread = std::thread([this] { m_server.listen_after_bind(); });
+    while (!m_server.is_running()) std::this_thread::sleep_for(1ms);
+  }
+  ~LocalServer() {
+    m_server.stop();
+    m_thread.join();
+  }
+  httplib::Server& http() { return m_server; }
+  serving::Endpoint endpoint() const { return {"http://127.0.0.1:" + std::to_string(m_port), {}, {}}; }
+
+private:
+  httplib::Server m_server;
+  int m_port = 0;
+  std::thread m_thread;
+};
+
+}  // namespace
+
+TEST(ServingProbe, ListsModelsInOrder) {
+  LocalServer s;
+  s.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& r) {
+    r.set_content(R"({"object":"list","data":[{"id":"b"},{"id":"a"}]})", "application/json");
+  });
+  auto m = serving::list_models(s.endpoint(), 2s);
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(*m, (std::vector<std::string>{"b", "a"}));
+}
+
+TEST(ServingProbe, AMalformedModelListIsAnErrorNotACrash) {
+  for (const char* body : {R"({"data":[{"id":5}]})", R"({"data":{}})", "[1,2]", "not json", R"({"data":[7]})"}) {
+    LocalServer s;
+    s.http().Get("/v1/models",
+                 [body](const httplib::Request&, httplib::Response& r) { r.set_content(body, "application/json"); });
+    auto m = serving::list_models(s.endpoint(), 2s);
+    ASSERT_FALSE(m) << body;
+    EXPECT_NE(m.error().message.find("/v1/models"), std::string::npos) << m.error().message;
+  }
+}
+
+TEST(ServingProbe, WaitsUntilHealthThenModelsAnswer) {
+  LocalServer s;
+  std::atomic<int> calls{0};
+  s.http().Get("/health", [&](const httplib::Request&, httplib::Response& r) { r.status = ++calls < 3 ? 503 : 200; });
+  s.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& r) {
+    r.set_content(R"({"data":[]})", "application/json");
+  });
+  EXPECT_TRUE(serving::wait_ready(s.endpoint(), 10s));
+  EXPECT_EQ(calls.load(), 3);
+}
+
+TEST(ServingProbe, GivesUpAtItsBudgetSayingWhy) {
+  LocalServer s;
+  s.http().Get("/health", [](const httplib::Request&, httplib::Response& r) { r.status = 503; });
+  const auto start = std::chrono::steady_clock::now();
+  const Status st = serving::wait_ready(s.endpoint(), 600ms);
+  ASSERT_FALSE(st);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_NE(st.message().find("/health was not ready"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("HTTP 503"), std::string::npos);
+}
+
+TEST(ServingProbe, AStopEndsTheWait) {
+  auto& token = util::StopToken::process();
+  token.reset();
+  std::thread t([&] {
+    std::this_thread::sleep_for(200ms);
+    token.request_stop();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const Status st = serving::wait_ready({"http://127.0.0.1:1", {}, {}}, 60s, &token);
+  t.join();
+  ASSERT_FALSE(st);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_NE(st.message().find("stopped"), std::string::npos);
+  token.reset();
+}
+
+TEST(ServingWatcher, KeepsWhatItSawWhenTheServerDies) {
+  auto s = std::make_unique<LocalServer>();
+  std::atomic<int> n{0};
+  s->http().Get("/metrics", [&](const httplib::Request&, httplib::Response& r) {
+    const int i = ++n;
+    r.set_content("tokens_total " + std::to_string(10 * i) + "\nkv " + (i == 2 ? "0.9" : "0.1") + "\n", "text/plain");
+  });
+  serving::MetricsWatcher w(s->endpoint().base_url + "/metrics", {}, {}, {"kv"}, 50ms);
+  ASSERT_TRUE(w.start());
+  while (n.load() < 3) std::this_thread::sleep_for(10ms);
+  s.reset();  // the server goes away before the last scrape
+  const auto r = w.stop();
+  EXPECT_FALSE(r.last_error.empty());
+  EXPECT_DOUBLE_EQ(r.before.at("tokens_total"), 10);
+  EXPECT_GE(r.after.at("tokens_total"), 30);
+  EXPECT_DOUBLE_EQ(r.peaks.at("kv"), 0.9);
+  EXPECT_GE(r.scrapes, 3);
+}
