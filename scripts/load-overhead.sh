@@ -40,7 +40,6 @@ for _ in $(seq 100); do grep -q PORT "$work/server.out" && break; sleep 0.05; do
 port="$(awk '/PORT/{print $2}' "$work/server.out")"
 url="http://127.0.0.1:$port"
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 lateness() { curl -s "$url/metrics" | awk '/^fake_emit_lateness_ms_(sum|count|max)/{print $2}' | paste -sd' '; }
 
 echo "# dcukit load overhead: TTFT ${ttft} ms, ITL ${itl} ms, ${tokens} tokens a stream, ${rounds} rounds"
@@ -49,8 +48,7 @@ printf '| streams | loops | requests | ok | TTFT median (ms) | TTFT error (ms) |
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $levels; do
   requests=$((n * rounds)); ((requests < 10)) && requests=10
-  read -r s0 c0 m0 <<<"$(lateness)"
-  t0="$(cpu_ticks "$server_pid")"
+  read -r s0 c0 _ <<<"$(lateness)"
   /usr/bin/time -f "%U %S %e" -o "$work/time" "${prio[@]}" "$dcukit" load --url "$url" --model fake -c "$n" -n "$requests" \
     --input-len 16 --output-len "$tokens" --warmup "$n" --timeout 120 --threads "${CLIENT_THREADS:-0}" -q --json "$work/r$n.json" || true
   read -r s1 c1 m1 <<<"$(lateness)"

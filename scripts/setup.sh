@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 or Ubuntu 22.04/24.04 machine to build dcukit, then configures and
 # builds it in ./build. Idempotent: installs only missing packages, reuses the build tree.
+# `--tests` also installs what the test stages use (clang for the fuzz targets, shellcheck,
+# Prometheus' promtool and server, systemd-analyze, the packaging tools).
 # GPU toolkits are not installed: the CUDA backend builds where nvcc is found (PATH or
 # /usr/local/cuda), the HIP backend where hipcc is (Debian's `hipcc` package, or DTK/ROCm).
 set -euo pipefail
@@ -8,8 +10,11 @@ cd "$(dirname "$0")/.."
 
 required=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
           libcurl4-openssl-dev libopenblas-dev libnuma-dev libgtest-dev libcpp-httplib-dev)
-# Optional: Debian's HIP compiler (builds the HIP backend), clang + libFuzzer (fuzz target).
-optional=(hipcc libamdhip64-dev clang libclang-rt-dev)
+# Optional: Debian's HIP compiler (builds the HIP backend).
+optional=(hipcc libamdhip64-dev)
+if [ "${1:-}" = "--tests" ]; then
+  optional+=(clang libclang-rt-dev shellcheck prometheus systemd rpm dpkg-dev file)
+fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -39,5 +44,7 @@ fi
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
 
 BUILD_DIR="${DCUKIT_BUILD_DIR:-build}"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${DCUKIT_BUILD_TYPE:-RelWithDebInfo}" ${DCUKIT_CMAKE_ARGS:-} >/dev/null
+# DCUKIT_CMAKE_ARGS holds several -D options: split on spaces on purpose.
+read -r -a extra <<<"${DCUKIT_CMAKE_ARGS:-}"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${DCUKIT_BUILD_TYPE:-RelWithDebInfo}" "${extra[@]}" >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"

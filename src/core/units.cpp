@@ -48,7 +48,10 @@ Result<std::uint64_t> parse_size(std::string_view text) {
   else if (s == "t" || s == "tb" || s == "tib") mult = static_cast<double>(kGiB) * 1024;
   else
     return Error{fmt::format("'{}' has an unknown unit '{}': use B, KiB, MiB, GiB or TiB", text, suffix)};
-  return static_cast<std::uint64_t>(std::llround(v * mult));
+  const double bytes = std::round(v * mult);
+  if (bytes >= 9.2e18)  // past what 64-bit sizes hold (8 EiB): no real buffer is that large
+    return Error{fmt::format("'{}' is too large a size: at most 8 EiB", text)};
+  return static_cast<std::uint64_t>(bytes);
 }
 
 Result<double> parse_number(std::string_view text) {

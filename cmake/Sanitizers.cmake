@@ -1,0 +1,11 @@
+# AddressSanitizer and UndefinedBehaviorSanitizer for the host code (scripts/sanitize.sh):
+# -DDCUKIT_SANITIZE=ON. float-cast-overflow is asked for by name because GCC's `undefined`
+# leaves it out; every report is fatal, so that a test that triggers one fails.
+option(DCUKIT_SANITIZE "Build host code with ASan and UBSan (the GPU backends are not built)" OFF)
+if(DCUKIT_SANITIZE)
+  set(_san -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all)
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX,C>:${_san}> $<$<COMPILE_LANGUAGE:CXX,C>:-fno-omit-frame-pointer>)
+  add_link_options(${_san})
+  set(DCUKIT_CUDA OFF CACHE STRING "" FORCE)
+  set(DCUKIT_HIP OFF CACHE STRING "" FORCE)
+endif()

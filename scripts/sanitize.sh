@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The sanitizer stage of CI: builds the host code with AddressSanitizer and
+# UndefinedBehaviorSanitizer (float-cast-overflow included) in build-asan, runs the unit and
+# integration tests, and fails on any report, also one from a child process (the dcukit binary
+# the integration tests drive): each process writes its reports to a log file, and any such file
+# fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${SANITIZE_BUILD_DIR:-build-asan}"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDCUKIT_SANITIZE=ON -DDCUKIT_WERROR=ON \
+  -DDCUKIT_CUDA=OFF -DDCUKIT_HIP=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)"
+logs=$(mktemp -d)
+export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
+status=0
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900 || status=$?
+if compgen -G "$logs/*" >/dev/null; then
+  echo "sanitize: reports were written:" >&2
+  for f in "$logs"/*; do echo "== $f" >&2; head -60 "$f" >&2; done
+  status=1
+fi
+rm -rf "$logs"
+exit $status
