@@ -4,7 +4,7 @@
 option(DCUKIT_SANITIZE "Build host code with ASan and UBSan (the GPU backends are not built)" OFF)
 if(DCUKIT_SANITIZE)
   set(_san -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all)
-  add_compile_options($<$<COMPILE_LANGUAGE:CXX,C>:${_san}> $<$<COMPILE_LANGUAGE:CXX,C>:-fno-omit-frame-pointer>)
+  add_compile_options(${_san} -fno-omit-frame-pointer)  # host code only: the GPU backends are off
   add_link_options(${_san})
   set(DCUKIT_CUDA OFF CACHE STRING "" FORCE)
   set(DCUKIT_HIP OFF CACHE STRING "" FORCE)
