@@ -3,11 +3,12 @@
 # UndefinedBehaviorSanitizer (float-cast-overflow included) in build-asan, runs the unit and
 # integration tests, and fails on any report, also one from a child process (the dcukit binary
 # the integration tests drive): each process writes its reports to a log file, and any such file
-# fails the run.
+# fails the run. Warnings are not errors here: GCC's sanitizer builds warn falsely
+# (-Wmaybe-uninitialized inside libstdc++); the -Werror build is the first stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${SANITIZE_BUILD_DIR:-build-asan}"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDCUKIT_SANITIZE=ON -DDCUKIT_WERROR=ON \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDCUKIT_SANITIZE=ON -DDCUKIT_WERROR=OFF \
   -DDCUKIT_CUDA=OFF -DDCUKIT_HIP=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 logs=$(mktemp -d)
