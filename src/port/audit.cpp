@@ -40,6 +40,11 @@ std::map<int, std::set<RuleId>> suppressions(const SourceFile& f, std::vector<st
     }
     if (words.empty() || words[0] != "ignore") continue;  // e.g. the translator's "dcukit-port audit:" marks
     words.erase(words.begin());
+    // Rule ids all contain a dot; the first word without one starts a free-text reason.
+    auto prose = std::find_if(words.begin(), words.end(), [](const std::string& w) {
+      return w.find('.') == std::string::npos || w.find_first_of("():;\"'") != std::string::npos;
+    });
+    words.erase(prose, words.end());
     auto rules = parse_rule_names(words);
     if (!rules || words.empty()) {
       notes.push_back(fmt::format("{}:{}: the dcukit-port comment {}; `dcukit port audit --rules` lists the rules",

@@ -124,8 +124,8 @@ void cuda_arch_shim(Sink& sink) {
     sink.add(
         RuleId::arch_cuda_arch, s.token,
         fmt::format("__CUDA_ARCH__ is defined for HIP here, so every `__CUDA_ARCH__ >= N` test is true on HIP "
-                    "({} tests in these files): each NVIDIA-only branch must exclude HIP explicitly.",
-                    tests),
+                    "({} {} in these files): each NVIDIA-only branch must exclude HIP explicitly.",
+                    tests, tests == 1 ? "test" : "tests"),
         "Keep the explicit HIP exclusions (ggml writes !(defined(GGML_USE_HIP) && defined(__HIP_PLATFORM_AMD__))); "
         "prefer feature macros to architecture numbers.");
   }

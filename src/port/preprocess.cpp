@@ -46,6 +46,8 @@ std::map<std::string, MacroInfo, std::less<>> facts(Build b, const std::vector<s
     f["__CUDACC__"] = MacroInfo{Tri::yes, false, nullptr};
     f["CUDART_VERSION"] = MacroInfo{Tri::yes, false, nullptr};
     f["CUDA_VERSION"] = MacroInfo{Tri::yes, false, nullptr};
+    f["__CUDA_ARCH__"] = MacroInfo{};  // defined in the device pass only: unknown
+    f["__CUDA_ARCH_LIST__"] = MacroInfo{};
     for (const char* n : {"GGML_USE_MUSA", "__MUSACC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"}) f[n] = no;
   }
   return f;
