@@ -12,10 +12,6 @@
 namespace dcukit::port {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-
 /// line -> rules an inline `// dcukit-port: ignore RULE` comment suppresses there.
 std::map<int, std::set<RuleId>> suppressions(const SourceFile& f, std::vector<std::string>& notes) {
   std::map<int, std::set<RuleId>> out;
@@ -78,10 +74,7 @@ FileSummary summarize(const Project& p, const SourceFile& f) {
       if (t.text == "__global__" && st.define < 0) ++s.kernels;
       if (auto lib = library_use(v, k, p.facts)) ++s.library_refs[*lib];
       const std::string& n = t.text;
-      const bool cuda = (starts_with(n, "cuda") && n.size() > 4 && std::isupper(static_cast<unsigned char>(n[4]))) ||
-                        (starts_with(n, "cu") && n.size() > 2 && std::isupper(static_cast<unsigned char>(n[2]))) ||
-                        (starts_with(n, "CU") && n.size() > 2 && std::islower(static_cast<unsigned char>(n[2])));
-      if (cuda && !p.facts.own_names.count(n)) {
+      if (is_cuda_api_name(n) && !p.facts.own_names.count(n)) {
         ++s.cuda_api_refs;
         api.insert(n);
       }

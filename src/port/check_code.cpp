@@ -15,10 +15,6 @@ namespace {
 
 using Names = std::set<std::string, std::less<>>;
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-
 /// Counts the uses of one API family in a file and reports the first, with the count.
 struct Aggregate {
   RuleId rule;

@@ -13,9 +13,6 @@ namespace {
 
 using Names = std::set<std::string, std::less<>>;
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
 /// `prefix` followed by an upper-case letter: cublasCreate, not cublas_handle.
 bool api_name(std::string_view s, std::string_view prefix) {
   return starts_with(s, prefix) && s.size() > prefix.size() &&

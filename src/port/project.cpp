@@ -19,10 +19,6 @@ bool is_source_suffix(const fs::path& p) {
   return k.count(p.extension().string()) > 0;
 }
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-
 /// The initializer span after '=' at k (to ';' or ',' at depth 0).
 Span initializer(const StreamView& v, std::size_t k) {
   std::size_t e = k + 1;

@@ -244,6 +244,12 @@ bool is_narrow_integer(std::string_view type, const ProjectFacts& facts) {
   return false;
 }
 
+bool is_cuda_api_name(std::string_view n) {
+  auto at = [&](std::size_t i) { return n.size() > i ? static_cast<unsigned char>(n[i]) : 0; };
+  return (starts_with(n, "cuda") && std::isupper(at(4))) || (starts_with(n, "cu") && std::isupper(at(2))) ||
+         (starts_with(n, "CU") && std::islower(at(2)));
+}
+
 std::string trimmed_line(const SourceFile& f, int line) {
   std::string_view s = line_text(f.text, f.lexed, line);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

@@ -69,6 +69,15 @@ std::optional<std::string> declared_type(const StreamView& v, std::size_t k);
 /// Whether a type spelling is a 32-bit (or narrower) integer, following the project's typedefs.
 bool is_narrow_integer(std::string_view type, const ProjectFacts& facts);
 
+/// Whether s begins with p.
+inline bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+
+/// A CUDA runtime or driver API name: cuda + upper case (cudaMalloc), cu + upper case
+/// (cuMemAlloc), CU + lower case (CUresult).
+bool is_cuda_api_name(std::string_view s);
+
 /// The trimmed text of a file line.
 std::string trimmed_line(const SourceFile& f, int line);
 

@@ -17,21 +17,15 @@ struct Edit {
   std::string text;
 };
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-
-/// A name hipify would report when it has no mapping: cuda*, cu*, CU*, the libraries' prefixes.
+/// A name hipify would report when it has no mapping: the runtime's and driver's (cudaX, cuX,
+/// CUx), the libraries' (cublasX, CUBLAS_X, ...), CUDA_ and CU_ constants, and __nv_ intrinsics.
 bool looks_like_cuda_name(std::string_view s) {
-  auto upper_at = [&](std::size_t i) {
-    return s.size() > i && (std::isupper(static_cast<unsigned char>(s[i])) || s[i] == '_');
-  };
-  if (starts_with(s, "cuda")) return upper_at(4);
+  if (is_cuda_api_name(s) || starts_with(s, "__nv_")) return true;
   for (std::string_view p : {"cublas", "curand", "cufft", "cusparse", "cudnn", "cusolver", "nccl"})
-    if (starts_with(s, p)) return upper_at(p.size());
-  if (starts_with(s, "cu")) return s.size() > 2 && std::isupper(static_cast<unsigned char>(s[2]));
-  if (starts_with(s, "CU")) return s.size() > 2 && (std::isalpha(static_cast<unsigned char>(s[2])) || s[2] == '_');
-  return starts_with(s, "__nv_");
+    if (starts_with(s, p)) return s.size() > p.size() && std::isupper(static_cast<unsigned char>(s[p.size()]));
+  for (std::string_view p : {"CUDA_", "CU_", "CUBLAS", "CURAND_", "CUFFT_", "CUSPARSE_", "CUDNN_", "NCCL_"})
+    if (starts_with(s, p)) return true;
+  return false;
 }
 
 class Translator {
