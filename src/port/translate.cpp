@@ -23,7 +23,8 @@ bool looks_like_cuda_name(std::string_view s) {
   if (is_cuda_api_name(s) || starts_with(s, "__nv_")) return true;
   for (std::string_view p : {"cublas", "curand", "cufft", "cusparse", "cudnn", "cusolver", "nccl"})
     if (starts_with(s, p)) return s.size() > p.size() && std::isupper(static_cast<unsigned char>(s[p.size()]));
-  for (std::string_view p : {"CUDA_", "CU_", "CUBLAS", "CURAND_", "CUFFT_", "CUSPARSE_", "CUDNN_", "NCCL_"})
+  // Not CUDA_: the toolkit's CUDA_ names are in the table, and the rest are projects' own macros.
+  for (std::string_view p : {"CU_", "CUBLAS", "CURAND_", "CUFFT_", "CUSPARSE_", "CUDNN_"})
     if (starts_with(s, p)) return true;
   return false;
 }
@@ -103,6 +104,17 @@ private:
 
   void directive(std::size_t d) {
     const Directive& dir = m_f.lexed.directives[d];
+    if (dir.name == "if" || dir.name == "ifdef" || dir.name == "ifndef" || dir.name == "elif" || dir.name == "undef") {
+      // Conditions name macros: __CUDACC__ becomes __HIPCC__ (#define bodies are streams, done above).
+      for (std::size_t i = dir.first; i < dir.end; ++i) {
+        const Token& t = m_f.tok(i);
+        auto it = t.kind == TokenKind::identifier ? m_map.find(t.text) : m_map.end();
+        if (it != m_map.end() && !it->second.hip.empty() && it->second.kind != "header" &&
+            it->second.kind != "sync" && it->second.kind != "namespace" && it->second.hip != t.text)
+          convert(t.text, it->second.hip, t, it->second.hip);
+      }
+      return;
+    }
     if (dir.name != "include") return;
     for (std::size_t i = dir.first; i < dir.end; ++i) {
       const Token& t = m_f.tok(i);

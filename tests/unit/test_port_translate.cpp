@@ -65,6 +65,11 @@ void f(float** p, hipStream_t s) {
   EXPECT_TRUE(t.stats.untranslated.empty());
 }
 
+TEST(PortTranslate, ConditionsButNotMacroNames) {
+  const auto t = translate("#ifdef __CUDACC__\n#define cudaMalloc my_malloc\n#define ALLOC cudaMalloc\n#endif\n", false);
+  EXPECT_EQ(t.text, "#ifdef __HIPCC__\n#define cudaMalloc my_malloc\n#define ALLOC hipMalloc\n#endif\n");
+}
+
 TEST(PortTranslate, LibrariesAndNamespaces) {
   const auto t = translate(R"(#include <cublas_v2.h>
 #include <cub/cub.cuh>
