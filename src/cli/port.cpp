@@ -80,12 +80,15 @@ void setup_port(CLI::App& app, Runner& runner) {
   audit->add_flag("--json", o.json, "Print the findings and statistics as JSON");
   audit->add_option("--sarif", o.sarif, "Also write a SARIF 2.1.0 log to this file (- for standard output only)");
   audit->add_flag("--rules", o.rules, "List every rule with its explanation and fix");
-  audit->add_option("--ignore", o.ignore, "Leave out a rule (repeatable; a family: 'lib.*')")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  // One value an occurrence (or RULE,RULE), so that paths after these options stay paths.
+  audit->add_option("--ignore", o.ignore, "Leave out a rule (repeatable, or RULE,RULE; a family: 'lib.*')")
+      ->allow_extra_args(false)
+      ->delimiter(',');
   audit
       ->add_option("--hip-define", o.hip_switches,
                    "A macro your HIP build defines, besides GGML_USE_HIP, USE_ROCM, USE_HIP, DCUKIT_HIP (repeatable)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->allow_extra_args(false)
+      ->delimiter(',');
   audit->callback([&runner, opts] { runner = [opts] { return run_audit(*opts); }; });
 
   auto* tr = sub->add_subcommand("translate",
@@ -95,9 +98,8 @@ void setup_port(CLI::App& app, Runner& runner) {
   tr->add_option("-o,--output", o.output, "Where the translation of the one input goes");
   tr->add_option("--out-dir", o.out_dir, "Write each input under this folder, at its path relative to the inputs");
   tr->add_flag("--no-annotate", o.no_annotate, "Do not mark the lines audit rules flag");
-  tr->add_option("--ignore", o.ignore, "Do not mark this rule (repeatable)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  tr->add_option("--hip-define", o.hip_switches, "As for audit")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  tr->add_option("--ignore", o.ignore, "Do not mark this rule (repeatable)")->allow_extra_args(false)->delimiter(',');
+  tr->add_option("--hip-define", o.hip_switches, "As for audit")->allow_extra_args(false)->delimiter(',');
   tr->callback([&runner, opts] { runner = [opts] { return run_translate(*opts); }; });
 }
 

@@ -15,14 +15,17 @@ namespace dcukit::port {
 /// Three-valued truth: a condition can be known true, known false, or depend on what we do not know.
 enum class Tri : std::uint8_t { no, yes, unknown };
 
+/// a && b: false if either is false, unknown unless both are true.
 inline Tri tri_and(Tri a, Tri b) {
   if (a == Tri::no || b == Tri::no) return Tri::no;
   return a == Tri::yes && b == Tri::yes ? Tri::yes : Tri::unknown;
 }
+/// a || b: true if either is true, unknown unless both are false.
 inline Tri tri_or(Tri a, Tri b) {
   if (a == Tri::yes || b == Tri::yes) return Tri::yes;
   return a == Tri::no && b == Tri::no ? Tri::no : Tri::unknown;
 }
+/// !a; unknown stays unknown.
 inline Tri tri_not(Tri a) {
   return a == Tri::unknown ? Tri::unknown : (a == Tri::yes ? Tri::no : Tri::yes);
 }

@@ -47,8 +47,13 @@ TEST(PortCli, AuditExitCodes) {
   EXPECT_EQ(run({"audit", dir.file("missing.cu")}).code, ExitCode::bad_input);
   EXPECT_EQ(run({"audit", dir.file("bad.cu"), "--ignore", "no.such-rule"}).code, ExitCode::bad_input);
   EXPECT_EQ(run({"audit"}).code, ExitCode::bad_input);
-  // Ignoring the only rule that fires leaves nothing of error severity.
+  // Ignoring the only rule that fires leaves nothing of error severity; a path after --ignore
+  // stays a path.
   EXPECT_EQ(run({"audit", dir.file("bad.cu"), "--ignore", "wave64.warp-size-literal"}).code, ExitCode::ok);
+  EXPECT_EQ(run({"audit", "--ignore", "wave64.warp-size-literal", dir.file("bad.cu")}).code, ExitCode::ok);
+  EXPECT_EQ(
+      run({"audit", "--ignore", "lib.*,wave64.warp-size-literal", "--ignore", "api.graph", dir.file("bad.cu")}).code,
+      ExitCode::ok);
 }
 
 TEST(PortCli, RulesJsonAndSarif) {

@@ -89,6 +89,18 @@ void host(cudaStream_t s) {
   EXPECT_EQ(r.findings[1].severity, Severity::error);
 }
 
+TEST(PortApi, CorrectFormsAreLeftAlone) {
+  const auto r = audit(R"(#include <rocwmma/rocwmma.hpp>
+__global__ void k(const float* __restrict__ p, float* o, floatx4 d, halfx4 a, halfx4 b) {
+  float texture = __ldg(p);                                        // a plain load, a variable named texture
+  rocwmma::fragment<rocwmma::accumulator, 16, 16, 16, float> acc;  // rocWMMA, not nvcuda::wmma
+  d = __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, d, 0, 0, 0);     // MFMA, not mma.sync
+  int wmma = 0;
+  o[0] = texture + wmma;
+})");
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].code;
+}
+
 TEST(PortApi, LaunchBoundsWithASecondArgument) {
   const auto r =
       audit("__global__ void __launch_bounds__(256, 2) a() {}\n__global__ void __launch_bounds__(256) b() {}\n");
