@@ -1,0 +1,106 @@
+// `dcukit port audit` and `dcukit port translate`: parsing and rendering only; the engine is
+// src/port/ (port/port.h).
+#include "cli/port.h"
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+
+#include "port/port.h"
+#include "port/render.h"
+#include "util/files.h"
+
+namespace dcukit::cli {
+namespace {
+
+struct PortOptions {
+  std::vector<std::string> paths, ignore, hip_switches;
+  bool json = false, rules = false, no_annotate = false;
+  std::string sarif, output, out_dir;
+};
+
+ExitCode fail(const char* command, ExitCode code, const std::string& message) {
+  fmt::print(stderr, "dcukit port {}: {}\n", command, message);
+  return code;
+}
+
+ExitCode run_audit(const PortOptions& o) {
+  if (o.rules) {
+    fmt::print("{}", port::render_rules_text());
+    return ExitCode::ok;
+  }
+  if (o.paths.empty())
+    return fail("audit", ExitCode::bad_input,
+                "pass one or more CUDA sources or folders (or --rules to list the rules)");
+  auto report = port::audit({o.paths, o.ignore, o.hip_switches});
+  if (!report) return fail("audit", ExitCode::bad_input, report.error().message);
+  if (!o.sarif.empty()) {
+    const std::string sarif = port::render_audit_sarif(*report);
+    if (o.sarif == "-") {
+      fmt::print("{}", sarif);
+    } else if (auto st = util::write_file(o.sarif, sarif); !st) {
+      return fail("audit", ExitCode::bad_input, "--sarif " + st.message() + "; pass a writable path");
+    }
+  }
+  if (o.sarif != "-") fmt::print("{}", o.json ? port::render_audit_json(*report) : port::render_audit_text(*report));
+  return report->count(port::Severity::error) > 0 ? ExitCode::failed : ExitCode::ok;
+}
+
+ExitCode run_translate(const PortOptions& o) {
+  if (o.output.empty() == o.out_dir.empty())
+    return fail("translate", ExitCode::bad_input, "pass exactly one of -o FILE (one input) and --out-dir DIR");
+  port::TranslateOptions t;
+  t.inputs = o.paths;
+  t.output = o.output;
+  t.out_dir = o.out_dir;
+  t.ignore = o.ignore;
+  t.hip_switches = o.hip_switches;
+  t.annotate = !o.no_annotate;
+  auto report = port::translate(t);
+  if (!report) return fail("translate", ExitCode::bad_input, report.error().message);
+  fmt::print("{}", port::render_translate_text(*report));
+  for (const auto& f : report->files)
+    if (!f.untranslated.empty()) return ExitCode::failed;
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+void setup_port(CLI::App& app, Runner& runner) {
+  auto opts = std::make_shared<PortOptions>();
+  auto& o = *opts;
+  auto* sub = app.add_subcommand("port",
+                                 "Audit CUDA sources for HIP, 64-lane wavefronts and DCU; translate CUDA "
+                                 "names to HIP");
+  sub->require_subcommand(1);
+  auto* audit = sub->add_subcommand("audit",
+                                    "Report what breaks on HIP and DCU: 32-lane assumptions, PTX, "
+                                    "__CUDA_ARCH__, APIs and libraries (exit 1 on an error finding)");
+  audit->add_option("paths", o.paths, "CUDA sources (.cu .cuh .cpp .h .hpp) and folders holding them");
+  audit->add_flag("--json", o.json, "Print the findings and statistics as JSON");
+  audit->add_option("--sarif", o.sarif, "Also write a SARIF 2.1.0 log to this file (- for standard output only)");
+  audit->add_flag("--rules", o.rules, "List every rule with its explanation and fix");
+  // One value an occurrence (or RULE,RULE), so that paths after these options stay paths.
+  audit->add_option("--ignore", o.ignore, "Leave out a rule (repeatable, or RULE,RULE; a family: 'lib.*')")
+      ->allow_extra_args(false)
+      ->delimiter(',');
+  audit
+      ->add_option("--hip-define", o.hip_switches,
+                   "A macro your HIP build defines, besides GGML_USE_HIP, USE_ROCM, USE_HIP, DCUKIT_HIP (repeatable)")
+      ->allow_extra_args(false)
+      ->delimiter(',');
+  audit->callback([&runner, opts] { runner = [opts] { return run_audit(*opts); }; });
+
+  auto* tr = sub->add_subcommand("translate",
+                                 "Rename CUDA runtime, library and header names to HIP from dcukit's "
+                                 "mapping table, as hipify-perl does, and mark the lines the audit flags");
+  tr->add_option("inputs", o.paths, "CUDA sources and folders")->required();
+  tr->add_option("-o,--output", o.output, "Where the translation of the one input goes");
+  tr->add_option("--out-dir", o.out_dir, "Write each input under this folder, at its path relative to the inputs");
+  tr->add_flag("--no-annotate", o.no_annotate, "Do not mark the lines audit rules flag");
+  tr->add_option("--ignore", o.ignore, "Do not mark this rule (repeatable)")->allow_extra_args(false)->delimiter(',');
+  tr->add_option("--hip-define", o.hip_switches, "As for audit")->allow_extra_args(false)->delimiter(',');
+  tr->callback([&runner, opts] { runner = [opts] { return run_translate(*opts); }; });
+}
+
+}  // namespace dcukit::cli

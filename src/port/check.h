@@ -1,0 +1,55 @@
+#pragma once
+// What every rule family shares: a sink that turns a token into a Finding, and the families'
+// entry points (one file a family: check_wave64.cpp, check_code.cpp, check_libs.cpp).
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "port/finding.h"
+#include "port/project.h"
+#include "port/syntax.h"
+
+namespace dcukit::port {
+
+/// Collects the findings of one file; one per rule, line and column.
+class Sink {
+public:
+  Sink(const Project& project, const SourceFile& file, std::vector<Finding>& out)
+      : m_project(project), m_file(file), m_out(out) {}
+
+  /// A finding of `rule` at token index `token`; `fix` and `severity` default to the rule's.
+  void add(RuleId rule, std::size_t token, std::string why, std::string fix = {}, Severity severity = Severity::note,
+           bool severity_given = false);
+  /// As add(), with a severity other than the rule's default.
+  void add_with(RuleId rule, Severity severity, std::size_t token, std::string why, std::string fix = {}) {
+    add(rule, token, std::move(why), std::move(fix), severity, true);
+  }
+
+  const Project& project() const { return m_project; }
+  const SourceFile& file() const { return m_file; }
+
+private:
+  const Project& m_project;
+  const SourceFile& m_file;
+  std::vector<Finding>& m_out;
+  std::set<std::tuple<int, int, int>> m_seen;
+};
+
+/// wave64.full-mask, wave64.warp-size-literal, wave64.ballot-width, wave64.per-warp-shared.
+void check_wave64(Sink& sink);
+/// ptx.inline-asm, arch.cuda-arch, api.* .
+void check_code(Sink& sink);
+/// lib.* and dcu.fp8.
+void check_libs(Sink& sink);
+
+/// The library a code token names (cublasCreate, cub::, thrust::), if any; shared with the statistics.
+std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const ProjectFacts& facts);
+/// The library an #include names (<cublas_v2.h>, <cub/cub.cuh>), if any.
+std::optional<RuleId> library_header(std::string_view header);
+
+/// "file.cu:12" for messages that point at another place.
+std::string where(const Project& p, const Place& place);
+
+}  // namespace dcukit::port

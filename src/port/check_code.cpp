@@ -1,0 +1,223 @@
+// ptx.inline-asm, arch.cuda-arch and the api.* rules. None of them applies to HIP-only code (an
+// AMD asm block in a __HIP_PLATFORM_AMD__ branch is what a port should contain).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "port/check.h"
+#include "port/preprocess.h"
+#include "port/syntax.h"
+
+namespace dcukit::port {
+namespace {
+
+using Names = std::set<std::string, std::less<>>;
+
+/// Counts the uses of one API family in a file and reports the first, with the count.
+struct Aggregate {
+  RuleId rule;
+  std::size_t first = 0;
+  int count = 0;
+  Names names;
+
+  void hit(std::size_t token, const std::string& name) {
+    if (count++ == 0 || token < first) first = token;
+    names.insert(name);
+  }
+  void report(Sink& sink) const {
+    if (count == 0) return;
+    std::string list;
+    int shown = 0;
+    for (const auto& n : names)
+      if (shown++ < 6) list += (list.empty() ? "" : ", ") + n;
+    if (names.size() > 6) list += ", ...";
+    sink.add(rule, first, fmt::format("{} {} in this file ({}).", count, count == 1 ? "use" : "uses", list));
+  }
+};
+
+void inline_asm(Sink& sink, const StreamView& v, std::size_t k) {
+  const Token& t = v.at(k);
+  if (t.text != "asm" && t.text != "__asm__" && t.text != "__asm") return;
+  std::size_t open = k + 1;
+  while (open < v.size() && (v.at(open).text == "volatile" || v.at(open).text == "__volatile__" ||
+                             v.at(open).text == "inline" || v.at(open).text == "goto"))
+    ++open;
+  if (!v.is(open, "(")) return;
+  const std::size_t close = match_close(v, open);
+  std::string code, constraints;
+  bool in_code = true;
+  for (std::size_t j = open + 1; j < close && j < v.size(); ++j) {
+    if (v.is(j, ":")) in_code = false;
+    if (v.at(j).kind == TokenKind::string) (in_code ? code : constraints) += v.at(j).text;
+  }
+  std::string body = code;
+  body.erase(std::remove(body.begin(), body.end(), '"'), body.end());
+  if (body.find_first_not_of(" \t\\n") == std::string::npos) return;  // asm volatile("" ::: "memory"): a barrier
+  static const std::regex amd(R"((^|[^A-Za-z0-9_.])(v|s|ds|buffer|global|flat|scratch)_[a-z0-9_]+)");
+  static const std::regex ptx(R"(\b[a-z0-9]+\.[a-z0-9:.]+\b|%laneid|%tid|\.reg)");
+  if (std::regex_search(body, amd) && !std::regex_search(body, ptx)) return;  // AMDGCN assembly
+  std::string first_line = body.substr(0, body.find("\\n"));
+  if (first_line.size() > 60) first_line = first_line.substr(0, 57) + "...";
+  sink.add(RuleId::ptx_inline_asm, v.index(k),
+           fmt::format("Inline PTX `{}`: hipcc compiles for AMD's ISA and rejects it.", first_line));
+  static const std::regex matrix(R"(\b(w?gmma|mma|ldmatrix|stmatrix|movmatrix)\.)");
+  std::smatch m;
+  if (std::regex_search(body, m, matrix))
+    sink.add(RuleId::api_warp_matrix, v.index(k),
+             fmt::format("The asm uses the tensor-core instruction {}: NVIDIA's per-lane fragment layout for a 32-lane "
+                         "warp.",
+                         m[1].str()));
+}
+
+/// A conditional directive that tests __CUDA_ARCH__ and whose outcome on HIP depends on it.
+void cuda_arch_directives(Sink& sink) {
+  const SourceFile& f = sink.file();
+  const Project& p = sink.project();
+  if (!p.facts.cuda_arch_shims.empty()) return;  // reported once, at the shim
+  for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
+    const Directive& dir = f.lexed.directives[d];
+    if (dir.name != "if" && dir.name != "ifdef" && dir.name != "ifndef" && dir.name != "elif") continue;
+    if (f.reach(dir.hash) != Reach::shared) continue;
+    const auto toks = directive_tokens(f, d);
+    auto arch = std::find_if(toks.begin(), toks.end(), [](const Token* t) { return t->text == "__CUDA_ARCH__"; });
+    if (arch == toks.end()) continue;
+    // Does the outcome on HIP depend on __CUDA_ARCH__? Trace it as a tainted unknown: a test ANDed
+    // with an explicit HIP exclusion is decided without it.
+    const MacroLookup traced = [&p](std::string_view n) {
+      return n == "__CUDA_ARCH__" ? MacroInfo{Tri::unknown, false, nullptr, true} : p.pp.hip.lookup(n);
+    };
+    bool depends = false;
+    directive_truth(f, d, traced, &depends);
+    if (!depends) continue;
+    const Tri on_hip = directive_truth(f, d, [&p](std::string_view n) { return p.pp.hip.lookup(n); });
+    const std::string outcome = on_hip == Tri::yes  ? "true on HIP, where __CUDA_ARCH__ reads as 0"
+                                : on_hip == Tri::no ? "false on HIP, which compiles the other branch"
+                                                    : "evaluated on HIP with __CUDA_ARCH__ as 0";
+    sink.add(
+        RuleId::arch_cuda_arch, static_cast<std::size_t>(*arch - f.lexed.tokens.data()),
+        fmt::format("`#{}` tests __CUDA_ARCH__, which HIP never defines: the condition is {}.", dir.name, outcome));
+  }
+}
+
+void cuda_arch_shim(Sink& sink) {
+  const Project& p = sink.project();
+  for (const Place& s : p.facts.cuda_arch_shims) {
+    if (&p.files[s.file] != &sink.file()) continue;
+    int tests = 0;
+    for (const SourceFile& f : p.files)
+      for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
+        const auto& n = f.lexed.directives[d].name;
+        if ((n == "if" || n == "elif" || n == "ifdef" || n == "ifndef") &&
+            f.reach(f.lexed.directives[d].hash) != Reach::skipped)
+          for (const Token* t : directive_tokens(f, d))
+            if (t->text == "__CUDA_ARCH__") {
+              ++tests;
+              break;
+            }
+      }
+    sink.add(
+        RuleId::arch_cuda_arch, s.token,
+        fmt::format("__CUDA_ARCH__ is defined for HIP here, so every `__CUDA_ARCH__ >= N` test is true on HIP "
+                    "({} {} in these files): each NVIDIA-only branch must exclude HIP explicitly.",
+                    tests, tests == 1 ? "test" : "tests"),
+        "Keep the explicit HIP exclusions (ggml writes !(defined(GGML_USE_HIP) && defined(__HIP_PLATFORM_AMD__))); "
+        "prefer feature macros to architecture numbers.");
+  }
+}
+
+}  // namespace
+
+void check_code(Sink& sink) {
+  const SourceFile& f = sink.file();
+  const Project& p = sink.project();
+  Aggregate groups{RuleId::api_cooperative_groups}, texture{RuleId::api_texture}, wmma{RuleId::api_wmma},
+      graph{RuleId::api_graph};
+  static const Names cg_names = {"cooperative_groups", "this_grid",
+                                 "this_thread_block",  "tiled_partition",
+                                 "coalesced_threads",  "cudaLaunchCooperativeKernel",
+                                 "thread_block_tile",  "grid_group",
+                                 "this_multi_grid",    "cudaLaunchCooperativeKernelMultiDevice"};
+  static const Names tex_names = {"cudaTextureObject_t",
+                                  "cudaBindTexture",
+                                  "cudaBindTexture2D",
+                                  "cudaBindTextureToArray",
+                                  "cudaUnbindTexture",
+                                  "tex1Dfetch",
+                                  "tex1D",
+                                  "tex2D",
+                                  "tex3D",
+                                  "tex1DLayered",
+                                  "tex2DLayered",
+                                  "texCubemap",
+                                  "tex2Dgather",
+                                  "cudaCreateTextureObject",
+                                  "cudaDestroyTextureObject",
+                                  "cudaSurfaceObject_t",
+                                  "cudaCreateSurfaceObject",
+                                  "surf1Dread",
+                                  "surf1Dwrite",
+                                  "surf2Dread",
+                                  "surf2Dwrite",
+                                  "surf3Dread",
+                                  "surf3Dwrite",
+                                  "cudaTextureDesc",
+                                  "cudaResourceDesc"};
+  static const Names graph_names = {"cudaStreamBeginCapture",       "cudaStreamEndCapture",
+                                    "cudaStreamIsCapturing",        "cudaStreamGetCaptureInfo",
+                                    "cudaKernelNodeParams",         "cudaStreamCaptureModeGlobal",
+                                    "cudaStreamCaptureModeRelaxed", "cudaStreamCaptureModeThreadLocal",
+                                    "cudaUserObjectCreate"};
+  for (const Stream& s : f.streams) {
+    const StreamView v{f, s};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const Reach r = f.reach(v.index(k));
+      if (r != Reach::shared) continue;
+      const Token& t = v.at(k);
+      if (t.kind != TokenKind::identifier) continue;
+      inline_asm(sink, v, k);
+      if (t.text == "__CUDA_ARCH__" && p.facts.cuda_arch_shims.empty())
+        sink.add(RuleId::arch_cuda_arch, v.index(k),
+                 "__CUDA_ARCH__ is used as a value; HIP never defines it, so this does not compile on HIP.");
+      if (t.text == "__launch_bounds__" && v.is(k + 1, "(")) {
+        const auto args = call_args(v, k + 1);
+        if (args.size() >= 2)
+          sink.add(RuleId::api_launch_bounds, v.index(k),
+                   fmt::format("__launch_bounds__({}, {}): the second argument is the minimum blocks per "
+                               "multiprocessor in CUDA but the minimum waves per execution unit in HIP.",
+                               v.at(args[0].begin).text, v.at(args[1].begin).text));
+      }
+      if (starts_with(t.text, "__hmma_") || starts_with(t.text, "__imma_") || starts_with(t.text, "__bmma_") ||
+          starts_with(t.text, "__dmma_"))
+        sink.add(RuleId::api_warp_matrix, v.index(k),
+                 fmt::format("{} is a tensor-core intrinsic with NVIDIA's 32-lane fragment layout.", t.text));
+      if (cg_names.count(t.text)) groups.hit(v.index(k), t.text);
+      if (tex_names.count(t.text) || (t.text == "texture" && v.is(k + 1, "<")) ||
+          (t.text == "surface" && v.is(k + 1, "<")))
+        texture.hit(v.index(k), t.text);
+      if ((t.text == "wmma" || t.text == "nvcuda") && v.is(k + 1, "::")) wmma.hit(v.index(k), t.text + "::");
+      if (starts_with(t.text, "cudaGraph") || starts_with(t.text, "cuGraph") || graph_names.count(t.text))
+        graph.hit(v.index(k), t.text);
+    }
+  }
+  // Headers.
+  for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
+    const Directive& dir = f.lexed.directives[d];
+    if (dir.name != "include" || f.reach(dir.hash) != Reach::shared) continue;
+    const auto toks = directive_tokens(f, d);
+    if (toks.empty()) continue;
+    const std::string& h = toks[0]->text;
+    if (h.find("cooperative_groups") != std::string::npos) groups.hit(dir.hash, h);
+    if (h == "<mma.h>" || h == "\"mma.h\"" || h == "<crt/mma.h>") wmma.hit(dir.hash, h);
+    if (h.find("texture_fetch_functions") != std::string::npos) texture.hit(dir.hash, h);
+  }
+  groups.report(sink);
+  texture.report(sink);
+  wmma.report(sink);
+  graph.report(sink);
+  cuda_arch_directives(sink);
+  cuda_arch_shim(sink);
+}
+
+}  // namespace dcukit::port

@@ -1,0 +1,147 @@
+// lib.* (one finding a library and file, at its first use, with the count) and dcu.fp8.
+#include <fmt/format.h>
+
+#include <cctype>
+#include <map>
+
+#include "port/check.h"
+#include "port/preprocess.h"
+#include "port/syntax.h"
+
+namespace dcukit::port {
+namespace {
+
+using Names = std::set<std::string, std::less<>>;
+
+/// `prefix` followed by an upper-case letter: cublasCreate, not cublas_handle.
+bool api_name(std::string_view s, std::string_view prefix) {
+  return starts_with(s, prefix) && s.size() > prefix.size() &&
+         std::isupper(static_cast<unsigned char>(s[prefix.size()]));
+}
+
+bool is_fp8(std::string_view s) {
+  static const Names k = {"__nv_fp8_e4m3",
+                          "__nv_fp8_e5m2",
+                          "__nv_fp8x2_e4m3",
+                          "__nv_fp8x2_e5m2",
+                          "__nv_fp8x4_e4m3",
+                          "__nv_fp8x4_e5m2",
+                          "__nv_fp8_storage_t",
+                          "__nv_fp8x2_storage_t",
+                          "__nv_fp8x4_storage_t",
+                          "__nv_fp8_interpretation_t",
+                          "__NV_E4M3",
+                          "__NV_E5M2",
+                          "CUDA_R_8F_E4M3",
+                          "CUDA_R_8F_E5M2",
+                          "__nv_fp8_e8m0",
+                          "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER"};
+  if (k.count(s)) return true;
+  return starts_with(s, "__nv_cvt_") && s.find("fp8") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const ProjectFacts& facts) {
+  const Token& t = v.at(k);
+  if (t.kind != TokenKind::identifier) return std::nullopt;
+  const std::string& s = t.text;
+  const bool scope = v.is(k + 1, "::");
+  if (scope || (k > 0 && v.is(k - 1, "namespace"))) {
+    if (s == "cub") return RuleId::lib_cub;
+    if (s == "thrust") return RuleId::lib_thrust;
+    if (s == "cutlass" || s == "cute") return RuleId::lib_cutlass;
+    if (s == "flash") return RuleId::lib_flash_attn;
+    if (s == "triton") return RuleId::lib_triton;
+  }
+  if (facts.own_names.count(s)) return std::nullopt;  // the project's own helper (CUBLAS_CHECK)
+  if (api_name(s, "cublasLt") || starts_with(s, "CUBLASLT_")) return RuleId::lib_cublaslt;
+  if (api_name(s, "cublas") || starts_with(s, "CUBLAS_")) return RuleId::lib_cublas;
+  if (api_name(s, "cudnn") || starts_with(s, "CUDNN_")) return RuleId::lib_cudnn;
+  if (api_name(s, "cufft") || starts_with(s, "CUFFT_")) return RuleId::lib_cufft;
+  if (api_name(s, "curand") || starts_with(s, "curand_") || starts_with(s, "CURAND_")) return RuleId::lib_curand;
+  if (api_name(s, "cusparse") || starts_with(s, "CUSPARSE_")) return RuleId::lib_cusparse;
+  if (api_name(s, "nccl")) return RuleId::lib_nccl;
+  if (s == "Flash_fwd_params" || s == "Flash_bwd_params" || starts_with(s, "run_mha_fwd") ||
+      starts_with(s, "flash_attn_"))
+    return RuleId::lib_flash_attn;
+  return std::nullopt;
+}
+
+std::optional<RuleId> library_header(std::string_view h) {
+  if (h.size() < 3) return std::nullopt;
+  h = h.substr(1, h.size() - 2);
+  if (starts_with(h, "cublasLt")) return RuleId::lib_cublaslt;
+  if (starts_with(h, "cublas")) return RuleId::lib_cublas;
+  if (starts_with(h, "cudnn")) return RuleId::lib_cudnn;
+  if (starts_with(h, "cufft")) return RuleId::lib_cufft;
+  if (starts_with(h, "curand")) return RuleId::lib_curand;
+  if (starts_with(h, "cusparse")) return RuleId::lib_cusparse;
+  if (h == "nccl.h") return RuleId::lib_nccl;
+  if (starts_with(h, "cub/")) return RuleId::lib_cub;
+  if (starts_with(h, "thrust/")) return RuleId::lib_thrust;
+  if (starts_with(h, "cutlass/") || starts_with(h, "cute/")) return RuleId::lib_cutlass;
+  if (h.find("flash_attn") != std::string_view::npos || h.find("flash_fwd") != std::string_view::npos)
+    return RuleId::lib_flash_attn;
+  if (starts_with(h, "triton/")) return RuleId::lib_triton;
+  return std::nullopt;
+}
+
+void check_libs(Sink& sink) {
+  const SourceFile& f = sink.file();
+  const Project& p = sink.project();
+  struct Use {
+    std::size_t first = 0;
+    int count = 0;
+    Names names;
+    int vendor_mapped = 0;
+  };
+  std::map<RuleId, Use> uses;
+  auto hit = [&](RuleId r, std::size_t token, const std::string& name, bool mapped) {
+    Use& u = uses[r];
+    if (u.count++ == 0 || token < u.first) u.first = token;
+    if (u.names.insert(name).second && mapped) ++u.vendor_mapped;
+  };
+  std::set<int> fp8_lines;
+  for (const Stream& s : f.streams) {
+    const StreamView v{f, s};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const Reach r = f.reach(v.index(k));
+      if (r == Reach::skipped) continue;
+      const Token& t = v.at(k);
+      if (t.kind == TokenKind::identifier && is_fp8(t.text) && fp8_lines.insert(t.line).second)
+        sink.add(RuleId::dcu_fp8, v.index(k),
+                 fmt::format("{} is NVIDIA's FP8 encoding: DCU's FP8 layout differs, and BW1000 lists no FP8 units.",
+                             t.text));
+      if (r != Reach::shared) continue;
+      if (auto lib = library_use(v, k, p.facts)) hit(*lib, v.index(k), t.text, p.facts.vendor_map.count(t.text) > 0);
+    }
+  }
+  for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
+    const Directive& dir = f.lexed.directives[d];
+    if (dir.name != "include" || f.reach(dir.hash) == Reach::skipped) continue;
+    const auto toks = directive_tokens(f, d);
+    if (toks.empty()) continue;
+    if (toks[0]->text.find("cuda_fp8") != std::string::npos && fp8_lines.insert(dir.line).second)
+      sink.add(RuleId::dcu_fp8, dir.hash,
+               fmt::format("{} declares NVIDIA's FP8 types, whose encoding DCU does not share.", toks[0]->text));
+    if (f.reach(dir.hash) != Reach::shared) continue;
+    if (auto lib = library_header(toks[0]->text)) hit(*lib, dir.hash, toks[0]->text, false);
+  }
+  for (const auto& [rule, u] : uses) {
+    std::string list;
+    int shown = 0;
+    for (const auto& n : u.names)
+      if (shown++ < 5) list += (list.empty() ? "" : ", ") + n;
+    if (u.names.size() > 5) list += ", ...";
+    std::string mapped;
+    if (u.vendor_mapped > 0)
+      mapped =
+          fmt::format(" {} of these names are mapped by a HIP vendor header in the files audited.", u.vendor_mapped);
+    sink.add(rule, u.first,
+             fmt::format("{} {} in this file ({}). {}{}", u.count, u.count == 1 ? "reference" : "references", list,
+                         rule_info(rule).why, mapped));
+  }
+}
+
+}  // namespace dcukit::port

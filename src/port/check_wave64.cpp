@@ -1,0 +1,346 @@
+// The wave64.* rules: code that assumes 32-lane warps where DCU and AMD GPUs run 64 lanes.
+//
+// What counts as a hazard (docs/port.md has the reasoning): a literal 32 on a thread index, a
+// reduction from offset 16 that shuffles across the whole wavefront, a literal shuffle width of
+// 32, a warp-size constant fixed at 32 that is never passed as a shuffle width, 32-bit lane masks
+// and ballots. A named 32-lane width that every shuffle receives (ggml's WARP_SIZE) is a logical
+// warp and is left alone, as are *_sync masks a vendor macro drops before HIP sees them.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "port/check.h"
+#include "port/pp_expr.h"
+#include "port/syntax.h"
+
+namespace dcukit::port {
+namespace {
+
+using Names = std::set<std::string, std::less<>>;
+
+bool is_literal(const Token& t, std::int64_t value) {
+  return t.kind == TokenKind::number && parse_integer(t.text) == value;
+}
+
+std::string span_text(const StreamView& v, Span s) {
+  std::string out;
+  for (std::size_t k = s.begin; k < s.end; ++k) {
+    const Token& t = v.at(k);
+    if (!out.empty() && (t.kind == TokenKind::identifier || t.kind == TokenKind::number) &&
+        (std::isalnum(static_cast<unsigned char>(out.back())) || out.back() == '_'))
+      out += ' ';
+    out += t.text;
+  }
+  return out;
+}
+
+class Wave64 {
+public:
+  explicit Wave64(Sink& sink) : m_sink(sink), m_facts(sink.project().facts), m_file(sink.file()) {}
+
+  void run() {
+    for (const Stream& s : m_file.streams) {
+      const StreamView v{m_file, s};
+      m_threads.clear();
+      m_lanes.clear();
+      m_hardware.clear();
+      m_hw_line.clear();
+      for (bool local : {false, true})
+        for (std::size_t k = 0; k < v.size(); ++k)
+          if (m_file.reach(v.index(k)) != Reach::skipped) note_hardware(v, k, local);
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        if (m_file.reach(v.index(k)) == Reach::skipped) continue;
+        full_mask(v, k);
+        ballot_width(v, k);
+        literal_arithmetic(v, k);
+        reduction_from_16(v, k);
+        shuffle_width(v, k);
+        warp_constant(v, k);
+        per_warp_shared(v, k);
+      }
+    }
+  }
+
+private:
+  const Names& threads(const StreamView& v, int scope) {
+    auto it = m_threads.find(scope);
+    if (it == m_threads.end()) it = m_threads.emplace(scope, thread_index_names(v, scope)).first;
+    return it->second;
+  }
+
+  /// Lane indices of a scope: names initialised with `% W` or `& (W-1)` of a thread index.
+  const Names& lanes(const StreamView& v, int scope) {
+    auto it = m_lanes.find(scope);
+    if (it != m_lanes.end()) return it->second;
+    Names out;
+    const Names& th = threads(v, scope);
+    for (std::size_t k = 1; k + 1 < v.size(); ++k) {
+      if (v.scope(k) != scope || !v.is(k, "=") || v.at(k - 1).kind != TokenKind::identifier) continue;
+      for (std::size_t j = k + 1; j < v.size() && !v.is(j, ";") && !v.is(j, ","); ++j)
+        if ((v.is(j, "%") || v.is(j, "&")) && j > 0 && thread_index_operand_before(v, j - 1, th)) {
+          out.insert(v.at(k - 1).text);
+          break;
+        }
+    }
+    return m_lanes.emplace(scope, std::move(out)).first->second;
+  }
+
+  /// Names standing for the hardware width in one scope: the project's, and locals made from them
+  /// (`constexpr int warp_size = ggml_cuda_get_physical_warp_size();`).
+  const Names& hardware(const StreamView& v, int scope) {
+    auto it = m_hardware.find(scope);
+    if (it != m_hardware.end()) return it->second;
+    Names local;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (std::size_t k = 1; k + 1 < v.size(); ++k) {
+        if (v.scope(k) != scope || !v.is(k, "=") || v.at(k - 1).kind != TokenKind::identifier) continue;
+        if (local.count(v.at(k - 1).text) || m_file.reach(v.index(k)) == Reach::skipped) continue;
+        for (std::size_t j = k + 1; j < v.size() && !v.is(j, ";") && !v.is(j, ","); ++j)
+          if (m_facts.hardware_width.count(v.at(j).text) || local.count(v.at(j).text)) {
+            local.insert(v.at(k - 1).text);
+            grew = true;
+            break;
+          }
+      }
+    }
+    return m_hardware.emplace(scope, std::move(local)).first->second;
+  }
+
+  /// Remembers the first use of the hardware width in k's scope: the project's names (warpSize)
+  /// first, then locals made from them.
+  void note_hardware(const StreamView& v, std::size_t k, bool local) {
+    const Token& t = v.at(k);
+    if (t.kind != TokenKind::identifier || m_hw_line.count(v.scope(k))) return;
+    if (local ? hardware(v, v.scope(k)).count(t.text) > 0 : m_facts.hardware_width.count(t.text) > 0)
+      m_hw_line[v.scope(k)] = {t.line, t.text};
+  }
+
+  /// " This code also uses warpSize (line 47): ..." when the scope mixes both widths.
+  std::string mixed(const StreamView& v, std::size_t k) const {
+    if (v.scope(k) == -1) return {};  // declarations at file scope are not code that runs
+    auto it = m_hw_line.find(v.scope(k));
+    if (it == m_hw_line.end()) return {};
+    return fmt::format(
+        " The same code also uses the hardware width ({}, line {}), so on a 64-lane wavefront the "
+        "two disagree.",
+        it->second.second, it->second.first);
+  }
+
+  void full_mask(const StreamView& v, std::size_t k) {
+    const Token& t = v.at(k);
+    if (t.kind != TokenKind::identifier || !v.is(k + 1, "(")) return;
+    if (is_sync_intrinsic(t.text)) {
+      if (m_facts.shimmed_sync.count(t.text)) return;  // a vendor macro drops the mask on HIP
+      const auto args = call_args(v, k + 1);
+      if (args.empty() || !is_full_mask_32(v, args[0], m_facts)) return;
+      const std::string mask = span_text(v, args[0]);
+      m_sink.add(RuleId::wave64_full_mask, v.index(args[0].begin),
+                 fmt::format("{} passes the 32-bit mask {} (lanes 0-31); a 64-lane wavefront has lanes 32-63 too: HIP "
+                             "6.2+ rejects a 32-bit mask, older HIP has no {}.",
+                             t.text, mask, t.text));
+      return;
+    }
+    if (t.text != "__activemask" || !v.is(k + 2, ")")) return;
+    // __activemask() == 0xffffffff, either way round.
+    if ((v.is(k + 3, "==") || v.is(k + 3, "!=")) && k + 4 < v.size() && is_full_mask_32(v, {k + 4, k + 5}, m_facts))
+      m_sink.add(RuleId::wave64_full_mask, v.index(k + 4),
+                 "__activemask() is compared with a 32-bit all-ones mask: on a 64-lane wavefront a full wave reads "
+                 "0xffffffffffffffff and the test is never true.");
+    else if (k >= 2 && (v.is(k - 1, "==") || v.is(k - 1, "!=")) && is_full_mask_32(v, {k - 2, k - 1}, m_facts))
+      m_sink.add(RuleId::wave64_full_mask, v.index(k - 2),
+                 "A 32-bit all-ones mask is compared with __activemask(): on a 64-lane wavefront a full wave reads "
+                 "0xffffffffffffffff and the test is never true.");
+  }
+
+  void ballot_width(const StreamView& v, std::size_t k) {
+    const Token& t = v.at(k);
+    static const Names ballots = {"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"};
+    if (t.kind != TokenKind::identifier || !ballots.count(t.text) || !v.is(k + 1, "(") || k == 0) return;
+    static const Names narrow_bits = {"__popc", "__ffs", "__clz", "__brev", "__fns"};
+    const std::string what = t.text + "()";
+    if (v.is(k - 1, "(") && k >= 2 && narrow_bits.count(v.at(k - 2).text)) {
+      m_sink.add(RuleId::wave64_ballot_width, v.index(k - 2),
+                 fmt::format("{} takes the 32-bit form of {}: lanes 32-63 of the 64-bit mask are ignored.",
+                             v.at(k - 2).text, what),
+                 fmt::format("Use {}ll on the 64-bit mask.", v.at(k - 2).text));
+      return;
+    }
+    // (unsigned)__ballot(...), static_cast<uint32_t>(__ballot(...))
+    if (v.is(k - 1, ")")) {
+      const std::size_t o = match_open(v, k - 1);
+      if (o < v.size()) {
+        const std::string type = span_text(v, {o + 1, k - 1});
+        if (is_narrow_integer(type, m_facts))
+          m_sink.add(RuleId::wave64_ballot_width, v.index(k),
+                     fmt::format("{} is cast to {}: the upper 32 lanes of the 64-bit mask are lost.", what, type));
+      }
+      return;
+    }
+    if (v.is(k - 1, "(") && k >= 5 && v.is(k - 2, ">") && v.at(k - 5).text == "static_cast") {
+      const std::string type = span_text(v, {k - 3, k - 2});
+      if (is_narrow_integer(type, m_facts))
+        m_sink.add(RuleId::wave64_ballot_width, v.index(k),
+                   fmt::format("{} is cast to {}: the upper 32 lanes of the 64-bit mask are lost.", what, type));
+      return;
+    }
+    if (!v.is(k - 1, "=") || k < 2 || v.at(k - 2).kind != TokenKind::identifier) return;
+    const std::string& var = v.at(k - 2).text;
+    std::optional<std::string> type = declared_type(v, k - 2);
+    if (!type) {  // an assignment: find the variable's declaration earlier in the same scope
+      for (std::size_t j = k - 2; j-- > 0 && v.scope(j) == v.scope(k);)
+        if (v.at(j).text == var && (v.is(j + 1, ";") || v.is(j + 1, "=") || v.is(j + 1, ",")))
+          if ((type = declared_type(v, j))) break;
+    }
+    if (type && is_narrow_integer(*type, m_facts))
+      m_sink.add(RuleId::wave64_ballot_width, v.index(k),
+                 fmt::format("{} is stored in `{} {}`, 32 bits: HIP returns a 64-bit mask and lanes 32-63 are lost.",
+                             what, *type, var));
+  }
+
+  /// tid % 32, tid & 31, tid / 32, tid >> 5 (and the same with a warp-size constant fixed at 32).
+  void literal_arithmetic(const StreamView& v, std::size_t k) {
+    const Token& op = v.at(k);
+    if (op.kind != TokenKind::punct || k == 0 || k + 1 >= v.size()) return;
+    const Token& rhs = v.at(k + 1);
+    const bool literal = (op.text == "%" && is_literal(rhs, 32)) || (op.text == "/" && is_literal(rhs, 32)) ||
+                         (op.text == "&" && is_literal(rhs, 31)) || (op.text == ">>" && is_literal(rhs, 5));
+    if (!literal) return;
+    if (k + 2 < v.size() && (v.is(k + 2, ".") || v.is(k + 2, "("))) return;
+    if (!thread_index_operand_before(v, k - 1, threads(v, v.scope(k)))) return;
+    std::string lhs = v.at(k - 1).text;
+    if (lhs == ")") lhs = "(...)";
+    if (k >= 3 && v.is(k - 2, ".") && v.at(k - 3).text == "threadIdx") lhs = "threadIdx." + lhs;
+    const std::string expr = fmt::format("{} {} {}", lhs, op.text, rhs.text);
+    const bool lane = op.text == "%" || op.text == "&";
+    m_sink.add(RuleId::wave64_warp_size_literal, v.index(k + 1),
+               fmt::format("`{}` computes a {} index for 32-lane warps; a DCU wavefront has 64 lanes (warpSize), so "
+                           "{} and the hardware's lanes disagree.{}",
+                           expr, lane ? "lane" : "warp", lane ? "lanes 32-63 alias lanes 0-31" : "warp numbers double",
+                           mixed(v, k)));
+  }
+
+  /// for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(m, v, o);  (no width: the whole wavefront)
+  void reduction_from_16(const StreamView& v, std::size_t k) {
+    if (!v.is(k, "for") || !v.is(k + 1, "(")) return;
+    const std::size_t close = match_close(v, k + 1);
+    if (close >= v.size()) return;
+    std::size_t sixteen = v.size();
+    std::string var;
+    for (std::size_t j = k + 2; j + 2 < close && !v.is(j, ";"); ++j)
+      if (v.at(j).kind == TokenKind::identifier && v.is(j + 1, "=") && is_literal(v.at(j + 2), 16)) {
+        var = v.at(j).text;
+        sixteen = j + 2;
+        break;
+      }
+    if (var.empty()) return;
+    std::size_t end = close + 1;
+    if (v.is(end, "{"))
+      end = match_close(v, end);
+    else
+      while (end < v.size() && !v.is(end, ";")) ++end;
+    for (std::size_t j = close + 1; j < end && j < v.size(); ++j) {
+      if (!is_shuffle(v.at(j).text) || !v.is(j + 1, "(")) continue;
+      const auto args = call_args(v, j + 1);
+      const bool sync = is_sync_intrinsic(v.at(j).text);
+      const std::size_t offset_arg = sync ? 2 : 1;
+      if (args.size() <= offset_arg || args[offset_arg].size() != 1 || v.at(args[offset_arg].begin).text != var)
+        continue;
+      if (args.size() > offset_arg + 1) return;  // an explicit width: see shuffle_width()
+      m_sink.add(RuleId::wave64_warp_size_literal, v.index(sixteen),
+                 fmt::format("A reduction starting at offset 16 with {} over the whole wavefront (no width): on 64 "
+                             "lanes it reduces each half separately, lane 0 ends with the sum of lanes 0-31 only.{}",
+                             v.at(j).text, mixed(v, k)),
+                 "Start at warpSize / 2 (and read the result from lane 0 of each wavefront), or pass an explicit "
+                 "logical width to the shuffle if 32-lane groups are meant.");
+      return;
+    }
+  }
+
+  /// A literal 32 as a shuffle's width.
+  void shuffle_width(const StreamView& v, std::size_t k) {
+    if (!is_shuffle(v.at(k).text) || !v.is(k + 1, "(")) return;
+    const auto args = call_args(v, k + 1);
+    const std::size_t want = is_sync_intrinsic(v.at(k).text) ? 4 : 3;
+    if (args.size() != want || args.back().size() != 1 || !is_literal(v.at(args.back().begin), 32)) return;
+    m_sink.add_with(RuleId::wave64_warp_size_literal, Severity::warning, v.index(args.back().begin),
+                    fmt::format("{} with width 32 splits a 64-lane wavefront into two independent halves: right only "
+                                "if every lane and warp index in this kernel also counts 32-lane warps.{}",
+                                v.at(k).text, mixed(v, k)),
+                    "Name the logical width (a WARP_SIZE passed to every shuffle) or use warpSize for the hardware's.");
+  }
+
+  /// A warp-size constant fixed at 32 that is never a shuffle width: its definition and uses.
+  void warp_constant(const StreamView& v, std::size_t k) {
+    const Token& t = v.at(k);
+    if (t.kind != TokenKind::identifier) return;
+    auto it = m_facts.warp32.find(t.text);
+    if (it == m_facts.warp32.end() || it->second.used_as_width) return;
+    const Place& def = it->second.where;
+    const bool here = &m_sink.project().files[def.file] == &m_file;
+    if (here && def.token == v.index(k)) return;  // the definition is reported below, once
+    m_sink.add(RuleId::wave64_warp_size_literal, v.index(k),
+               fmt::format("{} is fixed at 32 ({}) and used as the warp size; a DCU wavefront has 64 lanes.{}", t.text,
+                           where(m_sink.project(), def), mixed(v, k)));
+  }
+
+  /// __shared__ T a[32] / a[N / 32], read with a hardware lane index in code that uses warpSize.
+  void per_warp_shared(const StreamView& v, std::size_t k) {
+    if (!v.is(k, "__shared__")) return;
+    std::size_t name = k + 1;
+    while (name < v.size() && !v.is(name, ";") && !(v.at(name).kind == TokenKind::identifier && v.is(name + 1, "[")))
+      ++name;
+    if (name >= v.size() || v.is(name, ";")) return;
+    const std::size_t open = name + 1, close = match_close(v, open);
+    if (close >= v.size()) return;
+    const Span dim{open + 1, close};
+    const bool by32 = (dim.size() == 1 && is_literal(v.at(dim.begin), 32)) ||
+                      (dim.size() >= 3 && v.is(close - 2, "/") && is_literal(v.at(close - 1), 32)) ||
+                      (dim.size() >= 3 && v.is(close - 2, ">>") && is_literal(v.at(close - 1), 5));
+    if (!by32 || !m_hw_line.count(v.scope(k))) return;
+    const std::string& array = v.at(name).text;
+    const Names& lane_names = lanes(v, v.scope(k));
+    for (std::size_t j = close; j + 2 < v.size() && v.scope(j) == v.scope(k); ++j) {
+      if (v.at(j).text != array || !v.is(j + 1, "[")) continue;
+      const std::size_t sc = match_close(v, j + 1);
+      bool lane_indexed = false;
+      for (std::size_t q = j + 2; q < sc && q < v.size(); ++q)
+        if (lane_names.count(v.at(q).text) || v.at(q).text == "__lane_id" ||
+            ((v.is(q, "%") || v.is(q, "&")) && thread_index_operand_before(v, q - 1, threads(v, v.scope(k)))))
+          lane_indexed = true;
+      if (!lane_indexed) continue;
+      m_sink.add(RuleId::wave64_per_warp_shared, v.index(dim.end - 1),
+                 fmt::format("`{}[{}]` is sized for 32-lane warps but read by lane index (line {}) in code that uses "
+                             "the hardware width: with 64 lanes the index runs past the array or reads slots no "
+                             "warp wrote.{}",
+                             array, span_text(v, dim), v.at(j).line, mixed(v, k)));
+      return;
+    }
+  }
+
+  Sink& m_sink;
+  const ProjectFacts& m_facts;
+  const SourceFile& m_file;
+  std::map<int, Names> m_threads, m_lanes, m_hardware;
+  std::map<int, std::pair<int, std::string>> m_hw_line;
+};
+
+}  // namespace
+
+void check_wave64(Sink& sink) {
+  Wave64(sink).run();
+  // Warp-size constants fixed at 32, reported at their definition.
+  const Project& p = sink.project();
+  for (const auto& [name, c] : p.facts.warp32) {
+    if (c.used_as_width || &p.files[c.where.file] != &sink.file()) continue;
+    sink.add(
+        RuleId::wave64_warp_size_literal, c.where.token,
+        fmt::format("{} fixes the warp size at 32 and no shuffle receives it as its width, so it stands for the "
+                    "hardware warp: a DCU wavefront has 64 lanes.",
+                    name),
+        "Define it from the hardware (warpSize, or __AMDGCN_WAVEFRONT_SIZE under __HIP_PLATFORM_AMD__), or pass it "
+        "as the width of every shuffle if 32-lane logical warps are meant.");
+  }
+}
+
+}  // namespace dcukit::port

@@ -1,0 +1,22 @@
+#pragma once
+// One finding of the audit, as data: renderers (table, JSON, SARIF) and the translator's
+// annotations all read this struct.
+#include <string>
+
+#include "port/rules.h"
+
+namespace dcukit::port {
+
+/// A rule's hit at one place in one file.
+struct Finding {
+  RuleId rule = RuleId::wave64_full_mask;
+  Severity severity = Severity::error;
+  std::string file;
+  int line = 0;
+  int column = 0;    ///< 1-based, in code points
+  std::string code;  ///< the source line, trimmed
+  std::string why;   ///< why this place breaks, naming what was found
+  std::string fix;   ///< what to write instead
+};
+
+}  // namespace dcukit::port

@@ -1,0 +1,288 @@
+#include "port/project.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "port/syntax.h"
+#include "util/files.h"
+
+namespace dcukit::port {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_source_suffix(const fs::path& p) {
+  static const std::set<std::string, std::less<>> k = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".hip"};
+  return k.count(p.extension().string()) > 0;
+}
+
+/// The initializer span after '=' at k (to ';' or ',' at depth 0).
+Span initializer(const StreamView& v, std::size_t k) {
+  std::size_t e = k + 1;
+  int depth = 0;
+  for (; e < v.size(); ++e) {
+    const std::string& t = v.at(e).text;
+    if (t == "(" || t == "[" || t == "{") ++depth;
+    if ((t == ")" || t == "]" || t == "}") && --depth < 0) break;
+    if (depth == 0 && (t == ";" || t == ",")) break;
+  }
+  return {k + 1, e};
+}
+
+bool span_mentions(const StreamView& v, Span s, const std::set<std::string, std::less<>>& names) {
+  for (std::size_t k = s.begin; k < s.end; ++k)
+    if (v.at(k).kind == TokenKind::identifier && names.count(v.at(k).text)) return true;
+  return false;
+}
+
+bool span_is_32(const StreamView& v, Span s) {
+  while (s.size() >= 2 && v.is(s.begin, "(") && v.is(s.end - 1, ")")) {
+    ++s.begin;
+    --s.end;
+  }
+  return s.size() == 1 && v.at(s.begin).kind == TokenKind::number && parse_integer(v.at(s.begin).text) == 32;
+}
+
+/// The name of the function whose body opens at stream position k, if it is one.
+std::optional<std::string> function_name(const StreamView& v, std::size_t k) {
+  std::size_t j = k;
+  while (j > 0) {
+    const Token& t = v.at(j - 1);
+    if (t.kind == TokenKind::identifier &&
+        (t.text == "const" || t.text == "noexcept" || t.text == "override" || t.text == "final" || t.text == "mutable"))
+      --j;
+    else
+      break;
+  }
+  if (j == 0 || !v.is(j - 1, ")")) return std::nullopt;
+  const std::size_t o = match_open(v, j - 1);
+  if (o == 0 || o >= v.size() || v.at(o - 1).kind != TokenKind::identifier) return std::nullopt;
+  static const std::set<std::string, std::less<>> control = {"if",     "for",   "while",
+                                                             "switch", "catch", "__launch_bounds__"};
+  if (control.count(v.at(o - 1).text)) return std::nullopt;
+  return v.at(o - 1).text;
+}
+
+void scan_declarations(Project& p, bool first_round) {
+  auto& F = p.facts;
+  for (std::size_t fi = 0; fi < p.files.size(); ++fi) {
+    const SourceFile& f = p.files[fi];
+    for (const Stream& s : f.streams) {
+      const StreamView v{f, s};
+      if (s.define >= 0) {
+        const Directive& d = f.lexed.directives[s.define];
+        const Token& name = f.tok(d.first);
+        if (f.hip[d.hash] == Tri::no) continue;
+        const bool function_like =
+            d.first + 1 < d.end && f.tok(d.first + 1).text == "(" && f.tok(d.first + 1).begin == name.end;
+        if (span_mentions(v, {0, v.size()}, F.hardware_width)) F.hardware_width.insert(name.text);
+        if (function_like || !first_round) continue;
+        if (v.size() > 0 && is_full_mask_32(v, {0, v.size()}, F)) F.full_masks.emplace(name.text, Place{fi, d.first});
+        if (looks_like_warp_size(name.text) && span_is_32(v, {0, v.size()}))
+          F.warp32.emplace(name.text, WarpConstant{Place{fi, d.first}, false});
+        continue;
+      }
+      int last_scope = -1;
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        if (f.reach(v.index(k)) == Reach::skipped) continue;
+        const Token& t = v.at(k);
+        // Functions returning the hardware width.
+        if (v.scope(k) >= 0 && v.scope(k) != last_scope && t.text == "{") {
+          if (auto fn = function_name(v, k)) {
+            if (first_round) F.defined_names.insert(*fn);
+            if (first_round && f.reach(v.index(k)) == Reach::shared) F.own_names.insert(*fn);
+            for (std::size_t j = k; j < v.size() && v.scope(j) == v.scope(k); ++j)
+              if (v.is(j, "return") && f.reach(v.index(j)) != Reach::skipped) {
+                std::size_t e = j;
+                while (e < v.size() && !v.is(e, ";")) ++e;
+                if (span_mentions(v, {j + 1, e}, F.hardware_width)) F.hardware_width.insert(*fn);
+              }
+          }
+        }
+        last_scope = v.scope(k);
+        // Variables stand for the hardware width everywhere only when declared outside functions;
+        // a function's locals are followed per scope by the rules (check_wave64.cpp).
+        if (!first_round) {
+          if (t.text == "=" && k > 0 && v.scope(k) < 0 && v.at(k - 1).kind == TokenKind::identifier &&
+              span_mentions(v, initializer(v, k), F.hardware_width))
+            F.hardware_width.insert(v.at(k - 1).text);
+          continue;
+        }
+        if (t.kind == TokenKind::identifier && (t.text == "struct" || t.text == "class" || t.text == "union") &&
+            k + 1 < v.size() && v.at(k + 1).kind == TokenKind::identifier) {
+          F.defined_names.insert(v.at(k + 1).text);
+          if (f.reach(v.index(k)) == Reach::shared) F.own_names.insert(v.at(k + 1).text);
+        }
+        if (t.text == "typedef") {
+          std::size_t e = k + 1;
+          while (e < v.size() && !v.is(e, ";")) ++e;
+          if (e > k + 2 && v.at(e - 1).kind == TokenKind::identifier) {
+            std::string type;
+            for (std::size_t j = k + 1; j + 1 < e; ++j) type += (type.empty() ? "" : " ") + v.at(j).text;
+            F.typedefs[v.at(e - 1).text] = type;
+            F.defined_names.insert(v.at(e - 1).text);
+          }
+        }
+        if (t.text == "using" && k + 2 < v.size() && v.at(k + 1).kind == TokenKind::identifier && v.is(k + 2, "=")) {
+          const Span init = initializer(v, k + 2);
+          std::string type;
+          for (std::size_t j = init.begin; j < init.end; ++j) type += (type.empty() ? "" : " ") + v.at(j).text;
+          F.typedefs[v.at(k + 1).text] = type;
+          F.defined_names.insert(v.at(k + 1).text);
+        }
+        if (t.text != "=" || k == 0 || v.at(k - 1).kind != TokenKind::identifier) continue;
+        const std::string& name = v.at(k - 1).text;
+        const Span init = initializer(v, k);
+        const bool declared = declared_type(v, k - 1).has_value();
+        if (declared && is_full_mask_32(v, init, F)) F.full_masks.emplace(name, Place{fi, v.index(k - 1)});
+        if (declared && looks_like_warp_size(name) && span_is_32(v, init))
+          F.warp32.emplace(name, WarpConstant{Place{fi, v.index(k - 1)}, false});
+        if (v.scope(k) < 0 && span_mentions(v, init, F.hardware_width)) F.hardware_width.insert(name);
+      }
+    }
+  }
+}
+
+/// Marks the warp-size constants that a shuffle receives as its width, directly or through a name
+/// initialised with them (ggml's `template <int width = WARP_SIZE>`).
+void mark_widths(Project& p) {
+  std::map<std::string, std::string, std::less<>> alias;
+  for (const SourceFile& f : p.files)
+    for (const Stream& s : f.streams) {
+      const StreamView v{f, s};
+      for (std::size_t k = 1; k + 2 < v.size(); ++k)
+        if (v.is(k, "=") && v.at(k - 1).kind == TokenKind::identifier && p.facts.warp32.count(v.at(k + 1).text) &&
+            (v.is(k + 2, ">") || v.is(k + 2, ",") || v.is(k + 2, ";")))
+          alias.emplace(v.at(k - 1).text, v.at(k + 1).text);
+    }
+  for (const SourceFile& f : p.files)
+    for (const Stream& s : f.streams) {
+      const StreamView v{f, s};
+      for (std::size_t k = 0; k + 1 < v.size(); ++k) {
+        if (!is_shuffle(v.at(k).text) || !v.is(k + 1, "(") || f.reach(v.index(k)) == Reach::skipped) continue;
+        const auto args = call_args(v, k + 1);
+        const std::size_t want = is_sync_intrinsic(v.at(k).text) ? 4 : 3;
+        if (args.size() != want || args.back().size() != 1) continue;
+        std::string width = v.at(args.back().begin).text;
+        if (auto a = alias.find(width); a != alias.end()) width = a->second;
+        auto it = p.facts.warp32.find(width);
+        if (it != p.facts.warp32.end()) it->second.used_as_width = true;
+      }
+    }
+}
+
+void compute_facts(Project& p) {
+  auto& F = p.facts;
+  F.hardware_width = {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"};
+  for (const auto& [name, def] : p.pp.definitions) {
+    const SourceFile& f = p.files[def.file];
+    const Directive& d = f.lexed.directives[def.directive];
+    F.defined_names.insert(name);
+    if (f.reach(d.hash) == Reach::shared) F.own_names.insert(name);
+    if (f.hip[d.hash] == Tri::no) continue;
+    if (def.function_like && is_sync_intrinsic(name) && !def.params.empty()) {
+      const bool uses_mask =
+          std::any_of(def.body.begin(), def.body.end(), [&](const Token* t) { return t->text == def.params.front(); });
+      if (!uses_mask) F.shimmed_sync.insert(name);
+    }
+    if (name == "__CUDA_ARCH__") F.cuda_arch_shims.push_back(Place{def.file, d.first});
+    if (!def.function_like && def.body.size() == 1 && f.reach(d.hash) == Reach::hip_only &&
+        (starts_with(name, "cu") || starts_with(name, "CU")) &&
+        (starts_with(def.body[0]->text, "hip") || starts_with(def.body[0]->text, "HIP")))
+      F.vendor_map.emplace(name, Place{def.file, d.first});
+  }
+  scan_declarations(p, true);
+  for (int round = 0; round < 4; ++round) {
+    const std::size_t before = F.hardware_width.size();
+    scan_declarations(p, false);
+    if (F.hardware_width.size() == before) break;
+  }
+  for (auto it = F.warp32.begin(); it != F.warp32.end();)
+    it = F.hardware_width.count(it->first) ? F.warp32.erase(it) : std::next(it);
+  mark_widths(p);
+}
+
+}  // namespace
+
+bool is_sync_intrinsic(std::string_view n) {
+  static const std::set<std::string, std::less<>> k = {
+      "__shfl_sync",      "__shfl_up_sync",    "__shfl_down_sync",  "__shfl_xor_sync",   "__ballot_sync",
+      "__any_sync",       "__all_sync",        "__uni_sync",        "__match_any_sync",  "__match_all_sync",
+      "__syncwarp",       "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
+      "__reduce_or_sync", "__reduce_xor_sync"};
+  return k.count(n) > 0;
+}
+
+bool is_shuffle(std::string_view n) {
+  return n == "__shfl" || n == "__shfl_up" || n == "__shfl_down" || n == "__shfl_xor" || n == "__shfl_sync" ||
+         n == "__shfl_up_sync" || n == "__shfl_down_sync" || n == "__shfl_xor_sync";
+}
+
+bool looks_like_warp_size(std::string_view name) {
+  std::string s;
+  for (char c : name)
+    if (c != '_') s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view w : {"warpsize", "wavesize", "wavefrontsize", "threadsperwarp", "warpsz", "lanesperwarp"})
+    if (s.find(w) != std::string::npos) return true;
+  return false;
+}
+
+Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    const auto st = fs::status(p, ec);
+    if (ec || !fs::exists(st))
+      return Error{
+          fmt::format("{}: no such file or folder; pass CUDA sources (.cu .cuh .cpp .h .hpp) or a folder "
+                      "that holds them",
+                      p)};
+    if (!fs::is_directory(st)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec) && is_source_suffix(it->path())) found.push_back(it->path().string());
+    if (ec) return Error{fmt::format("{}: cannot list the folder: {}", p, ec.message())};
+    if (found.empty())
+      return Error{fmt::format("{}: the folder holds no .cu .cuh .cpp .cc .cxx .h .hpp or .hip file", p)};
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+Project make_project(std::vector<std::pair<std::string, std::string>> sources,
+                     const std::vector<std::string>& hip_switches) {
+  Project p;
+  for (auto& [path, text] : sources) {
+    SourceFile f;
+    f.path = path;
+    f.text = std::move(text);
+    p.files.push_back(std::move(f));
+  }
+  for (auto& f : p.files) {  // after the moves: tokens point into the files' own text
+    f.lexed = lex(f.text);
+    build_streams(f);
+  }
+  p.pp = preprocess(p.files, hip_switches);
+  compute_facts(p);
+  return p;
+}
+
+Result<Project> load_project(const std::vector<std::string>& files, const std::vector<std::string>& hip_switches) {
+  std::vector<std::pair<std::string, std::string>> sources;
+  for (const auto& path : files) {
+    auto text = util::read_file(path);
+    if (!text) return text.error();
+    sources.emplace_back(path, std::move(*text));
+  }
+  return make_project(std::move(sources), hip_switches);
+}
+
+}  // namespace dcukit::port

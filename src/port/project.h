@@ -1,0 +1,67 @@
+#pragma once
+// The files audited together and what the rules learn across them: mask-dropping *_sync macros
+// (ggml's vendors/hip.h), names that stand for the hardware wavefront width, warp-size constants
+// fixed at 32 and whether they are used as a shuffle width, full-mask constants, a __CUDA_ARCH__
+// defined for HIP, and the names the files define themselves.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "port/preprocess.h"
+#include "port/source.h"
+#include "util/result.h"
+
+namespace dcukit::port {
+
+/// A place in one of the project's files.
+struct Place {
+  std::size_t file = 0;
+  std::size_t token = 0;
+};
+
+/// A named warp size fixed at 32 (`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`).
+struct WarpConstant {
+  Place where;
+  bool used_as_width = false;  ///< passed as the width of a shuffle: a deliberate logical warp
+};
+
+/// What the rules know about the whole set of files.
+struct ProjectFacts {
+  std::set<std::string, std::less<>> shimmed_sync;       ///< *_sync names a HIP build maps to a mask-free call
+  std::map<std::string, Place, std::less<>> full_masks;  ///< names defined as a 32-bit all-ones mask
+  std::set<std::string, std::less<>> hardware_width;     ///< warpSize, __AMDGCN_WAVEFRONT_SIZE and names made from them
+  std::map<std::string, WarpConstant, std::less<>> warp32;
+  std::vector<Place> cuda_arch_shims;                        ///< `#define __CUDA_ARCH__ ...` a HIP build compiles
+  std::map<std::string, Place, std::less<>> vendor_map;      ///< cudaX -> hipY defines in HIP-only code
+  std::set<std::string, std::less<>> defined_names;          ///< macros, functions and types the files define
+  std::set<std::string, std::less<>> own_names;              ///< those defined in code both builds compile
+  std::map<std::string, std::string, std::less<>> typedefs;  ///< alias -> the type it names (one level)
+};
+
+/// Files audited (or translated) together.
+struct Project {
+  std::vector<SourceFile> files;
+  Preprocessed pp;
+  ProjectFacts facts;
+};
+
+/// The files under `paths` (a folder contributes its .cu .cuh .cpp .cc .cxx .h .hpp .hip files,
+/// recursively and sorted; a file is taken whatever its suffix). Errors name the missing path.
+Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths);
+
+/// Reads, lexes and preprocesses the files and computes the facts. Errors name the file.
+Result<Project> load_project(const std::vector<std::string>& files, const std::vector<std::string>& hip_switches);
+
+/// Builds a project from in-memory sources (path, text); for tests and the translator.
+Project make_project(std::vector<std::pair<std::string, std::string>> sources,
+                     const std::vector<std::string>& hip_switches);
+
+/// The *_sync intrinsics whose first argument is a lane mask.
+bool is_sync_intrinsic(std::string_view name);
+/// The shuffles (sync or not), whose last optional argument is the width.
+bool is_shuffle(std::string_view name);
+/// Whether the name reads as a warp or wavefront size (WARP_SIZE, kWarpSize, warp_size, ...).
+bool looks_like_warp_size(std::string_view name);
+
+}  // namespace dcukit::port

@@ -1,0 +1,124 @@
+// The audit as JSON, and as a SARIF 2.1.0 log.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "port/render.h"
+
+namespace dcukit::port {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string sarif_level(Severity s) {
+  return std::string(to_string(s));  // SARIF's levels are error, warning and note, like ours
+}
+
+/// A relative path as a URI reference, an absolute one as a file:// URI; spaces and % escaped.
+std::string uri_of(const std::string& path) {
+  std::string p = std::filesystem::path(path).generic_string();
+  if (p.rfind("./", 0) == 0) p = p.substr(2);
+  std::string out;
+  for (char c : p) {
+    if (c == ' ')
+      out += "%20";
+    else if (c == '%')
+      out += "%25";
+    else if (c == '#')
+      out += "%23";
+    else
+      out += c;
+  }
+  return !p.empty() && p[0] == '/' ? "file://" + out : out;
+}
+
+ojson finding_json(const Finding& f) {
+  return ojson{{"rule", to_string(f.rule)},
+               {"severity", to_string(f.severity)},
+               {"file", f.file},
+               {"line", f.line},
+               {"column", f.column},
+               {"code", f.code},
+               {"why", f.why},
+               {"fix", f.fix}};
+}
+
+ojson library_json(const std::map<RuleId, int>& refs) {
+  ojson out = ojson::object();
+  for (const auto& [rule, n] : refs) out[std::string(to_string(rule).substr(4))] = n;
+  return out;
+}
+
+}  // namespace
+
+std::string render_audit_json(const AuditReport& r) {
+  ojson j;
+  j["tool"] = "dcukit port audit";
+  j["version"] = DCUKIT_VERSION;
+  j["findings"] = ojson::array();
+  for (const Finding& f : r.findings) j["findings"].push_back(finding_json(f));
+  j["files"] = ojson::array();
+  for (const FileSummary& s : r.files) {
+    ojson per_rule = ojson::object();
+    for (const auto& [rule, n] : s.findings) per_rule[std::string(to_string(rule))] = n;
+    j["files"].push_back(ojson{{"path", s.path},
+                               {"lines", s.lines},
+                               {"cuda_api_refs", s.cuda_api_refs},
+                               {"cuda_api_names", s.cuda_api_names},
+                               {"kernels", s.kernels},
+                               {"launches", s.launches},
+                               {"library_refs", library_json(s.library_refs)},
+                               {"findings", per_rule}});
+  }
+  ojson ignored = ojson::array();
+  for (RuleId id : r.ignored) ignored.push_back(to_string(id));
+  j["totals"] = ojson{{"files", r.files.size()},
+                      {"findings", r.findings.size()},
+                      {"errors", r.count(Severity::error)},
+                      {"warnings", r.count(Severity::warning)},
+                      {"notes", r.count(Severity::note)},
+                      {"suppressed", r.suppressed},
+                      {"ignored", ignored}};
+  j["notes"] = r.notes;
+  return j.dump(2) + "\n";
+}
+
+std::string render_audit_sarif(const AuditReport& r) {
+  ojson rules = ojson::array();
+  std::map<RuleId, std::size_t> index;
+  for (const RuleInfo& info : all_rules()) {
+    index[info.id] = rules.size();
+    const std::string id(info.name);
+    rules.push_back(ojson{{"id", id},
+                          {"name", id},
+                          {"shortDescription", {{"text", info.summary}}},
+                          {"fullDescription", {{"text", info.why}}},
+                          {"help", {{"text", std::string("Fix: ") + std::string(info.fix)}}},
+                          {"defaultConfiguration", {{"level", sarif_level(info.severity)}}},
+                          {"properties", {{"tags", ojson::array({"portability", id.substr(0, id.find('.'))})}}}});
+  }
+  ojson results = ojson::array();
+  for (const Finding& f : r.findings) {
+    ojson region{{"startLine", f.line}, {"startColumn", f.column}, {"snippet", {{"text", f.code}}}};
+    results.push_back(ojson{
+        {"ruleId", to_string(f.rule)},
+        {"ruleIndex", index[f.rule]},
+        {"level", sarif_level(f.severity)},
+        {"message", {{"text", f.why + " Fix: " + f.fix}}},
+        {"locations", ojson::array({ojson{{"physicalLocation",
+                                           {{"artifactLocation", {{"uri", uri_of(f.file)}}}, {"region", region}}}}})}});
+  }
+  ojson run{{"tool",
+             {{"driver",
+               {{"name", "dcukit-port"},
+                {"fullName", "dcukit port audit: CUDA sources checked for HIP, 64-lane wavefronts and DCU"},
+                {"version", DCUKIT_VERSION},
+                {"rules", rules}}}}},
+            {"columnKind", "unicodeCodePoints"},
+            {"results", results}};
+  ojson log{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+            {"version", "2.1.0"},
+            {"runs", ojson::array({run})}};
+  return log.dump(2) + "\n";
+}
+
+}  // namespace dcukit::port

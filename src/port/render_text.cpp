@@ -1,0 +1,104 @@
+#include <fmt/format.h>
+
+#include <map>
+
+#include "core/table.h"
+#include "port/render.h"
+
+namespace dcukit::port {
+namespace {
+
+std::string library_list(const std::map<RuleId, int>& refs) {
+  std::string out;
+  for (const auto& [rule, n] : refs) {
+    std::string_view name = to_string(rule);
+    name.remove_prefix(4);  // "lib."
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, n);
+  }
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+std::string render_audit_text(const AuditReport& r) {
+  std::string out;
+  for (const Finding& f : r.findings)
+    out += fmt::format("{}:{}:{}: {}: [{}] {}\n    {}\n    fix: {}\n", f.file, f.line, f.column, to_string(f.severity),
+                       to_string(f.rule), f.why, f.code, f.fix);
+  if (!r.findings.empty()) out += "\n";
+
+  std::map<RuleId, std::map<Severity, int>> per_rule;
+  for (const Finding& f : r.findings) ++per_rule[f.rule][f.severity];
+  if (!per_rule.empty()) {
+    core::Table t;
+    t.title = "Findings by rule";
+    t.columns = {{"rule", core::Align::left}, {"errors"}, {"warnings"}, {"notes"}, {"what", core::Align::left}};
+    for (const auto& [rule, n] : per_rule) {
+      auto get = [&](Severity s) { return n.count(s) ? std::to_string(n.at(s)) : std::string("-"); };
+      t.add_row({std::string(to_string(rule)), get(Severity::error), get(Severity::warning), get(Severity::note),
+                 std::string(rule_info(rule).summary)});
+    }
+    out += core::render_text(t) + "\n";
+  }
+
+  core::Table files;
+  files.title = "Files (statistics count every branch; findings only what a HIP build compiles)";
+  files.columns = {
+      {"file", core::Align::left},      {"lines"},   {"CUDA API refs"}, {"names"}, {"kernels"}, {"launches"},
+      {"libraries", core::Align::left}, {"findings"}};
+  int lines = 0, refs = 0, kernels = 0, launches = 0;
+  for (const FileSummary& s : r.files) {
+    int found = 0;
+    for (const auto& [rule, n] : s.findings) found += n;
+    files.add_row({s.path, std::to_string(s.lines), std::to_string(s.cuda_api_refs), std::to_string(s.cuda_api_names),
+                   std::to_string(s.kernels), std::to_string(s.launches), library_list(s.library_refs),
+                   std::to_string(found)});
+    lines += s.lines;
+    refs += s.cuda_api_refs;
+    kernels += s.kernels;
+    launches += s.launches;
+  }
+  if (r.files.size() > 1)
+    files.add_row({fmt::format("{} files", r.files.size()), std::to_string(lines), std::to_string(refs), "",
+                   std::to_string(kernels), std::to_string(launches), "", std::to_string(r.findings.size())});
+  out += core::render_text(files);
+  out += fmt::format("\n{} errors, {} warnings, {} notes", r.count(Severity::error), r.count(Severity::warning),
+                     r.count(Severity::note));
+  if (r.suppressed > 0) out += fmt::format("; {} suppressed by dcukit-port comments", r.suppressed);
+  if (!r.ignored.empty()) {
+    std::string names;
+    for (RuleId id : r.ignored) names += fmt::format("{}{}", names.empty() ? "" : ", ", to_string(id));
+    out += fmt::format("; ignored: {}", names);
+  }
+  out += "\n";
+  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+std::string render_rules_text() {
+  std::string out;
+  for (const RuleInfo& r : all_rules())
+    out += fmt::format("{} ({})\n  finds: {}\n  why:   {}\n  fix:   {}\n\n", r.name, to_string(r.severity), r.summary,
+                       r.why, r.fix);
+  out +=
+      "Suppress one line with a comment `// dcukit-port: ignore RULE[,RULE]` on it or on the line above; leave a "
+      "rule out with --ignore RULE (or a family: --ignore 'lib.*').\n";
+  return out;
+}
+
+std::string render_translate_text(const TranslateReport& r) {
+  std::string out;
+  for (const TranslatedFile& f : r.files) {
+    out += fmt::format("{} -> {}: {} references converted", f.input, f.output, f.converted_refs());
+    if (f.masks_dropped > 0) out += fmt::format(", {} full-mask *_sync calls made mask-free", f.masks_dropped);
+    if (f.annotated_lines > 0) out += fmt::format(", {} lines marked with audit rules", f.annotated_lines);
+    out += "\n";
+    for (const Conversion& c : f.converted) out += fmt::format("  {} => {}: {}\n", c.cuda, c.hip, c.count);
+    for (const Untranslated& u : f.untranslated)
+      out += fmt::format("  warning: {}:{}: {} ({}x) not translated: {}\n", f.input, u.first_line, u.name, u.count,
+                         u.reason);
+  }
+  return out;
+}
+
+}  // namespace dcukit::port

@@ -1,0 +1,232 @@
+// The wave64.* rules: each hazard, and the correct form next to it (no finding).
+#include <gtest/gtest.h>
+
+#include "test_port_helpers.h"
+
+using dcukit::port::RuleId;
+using dcukit::port::Severity;
+using porttest::audit;
+using porttest::count;
+using porttest::hits;
+using Strings = std::vector<std::string>;
+
+TEST(PortFullMask, LiteralMasksInSyncIntrinsics) {
+  const auto r = audit(R"(__global__ void k(float* p, unsigned long long* q) {
+  float v = p[threadIdx.x];
+  v += __shfl_xor_sync(0xffffffff, v, 1, 64);
+  v += __shfl_down_sync(0xFFFFFFFFu, v, 2, 64);
+  q[0] = __ballot_sync(~0u, v > 0);
+  __syncwarp(0xffffffff);
+  if (__activemask() == 0xffffffff) p[0] = v;
+})");
+  EXPECT_EQ(hits(r, true), (Strings{"wave64.full-mask:3:24", "wave64.full-mask:4:25", "wave64.full-mask:5:24",
+                                    "wave64.full-mask:6:14", "wave64.full-mask:7:25"}));
+  EXPECT_EQ(r.findings[0].severity, Severity::error);
+  EXPECT_NE(r.findings[0].why.find("0xffffffff"), std::string::npos);
+}
+
+TEST(PortFullMask, NamedMasksAndMacroBodies) {
+  const auto r = audit(R"(#define FULL_MASK 0xffffffff
+constexpr unsigned kAll = 0xffffffffu;
+#define REDUCE(v) for (int o = 1; o < 64; o *= 2) v += __shfl_xor_sync(0xffffffff, v, o, 64)
+__global__ void k(float* p) {
+  float v = p[threadIdx.x];
+  v += __shfl_xor_sync(FULL_MASK, v, 1, 64);
+  v += __shfl_xor_sync(kAll, v, 1, 64);
+  REDUCE(v);
+})");
+  // The macro's hazard is reported at its definition (line 3), not where it is used (line 8).
+  EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:3", "wave64.full-mask:6", "wave64.full-mask:7"}));
+}
+
+TEST(PortFullMask, CorrectFormsAreLeftAlone) {
+  const auto r = audit(R"cu(__global__ void k(float* p, unsigned long long m) {
+  float v = p[threadIdx.x];
+  v += __shfl_xor_sync(0xffffffffffffffffull, v, 1);   // a 64-bit mask
+  v += __shfl_xor_sync(m, v, 1);                        // a mask computed at run time
+  v += __shfl_xor(v, 1);                                // no mask at all
+  // __shfl_xor_sync(0xffffffff, v, 1) in a comment
+  const char* s = "__shfl_xor_sync(0xffffffff, v, 1)";
+  p[0] = v + s[0];
+#if !defined(__HIP_PLATFORM_AMD__)
+  v += __reduce_add_sync(0xffffffff, 1);                // a CUDA-only branch
+#endif
+})cu");
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].code;
+}
+
+TEST(PortFullMask, AVendorMacroThatDropsTheMaskCoversItsIntrinsic) {
+  // ggml's vendors/hip.h: the 32-bit mask never reaches HIP.
+  const porttest::Sources files = {
+      {"common.cuh", "#if defined(GGML_USE_HIP)\n#include \"vendors/hip.h\"\n#endif\n"},
+      {"vendors/hip.h",
+       "#define __shfl_xor_sync(mask, var, laneMask, width) __shfl_xor(var, laneMask, width)\n"
+       "#define __shfl_sync(mask, var, srcLane, width) __shfl_sync(mask, var, srcLane, width)\n"},
+      {"k.cu",
+       "#include \"common.cuh\"\n__device__ float f(float v) {\n"
+       "  v += __shfl_xor_sync(0xffffffff, v, 1, 64);\n"
+       "  return v + __shfl_sync(0xffffffff, v, 0, 64);\n}\n"}};
+  const auto r = audit(files);
+  // The second macro keeps the mask, so it is no shim.
+  ASSERT_EQ(count(r, RuleId::wave64_full_mask), 1);
+  EXPECT_EQ(r.findings[0].file, "k.cu");
+  EXPECT_EQ(r.findings[0].line, 4);
+  // Audited alone, the same file has both findings: the shim is not among the files.
+  const auto alone = audit({files[2]});
+  EXPECT_EQ(count(alone, RuleId::wave64_full_mask), 2);
+}
+
+TEST(PortWarpSizeLiteral, LiteralWarpArithmeticOnThreadIndices) {
+  const auto r = audit(R"(__global__ void k(int* p) {
+  const int tid = threadIdx.x;
+  const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  p[0] = tid % 32;
+  p[1] = threadIdx.x & 31;
+  p[2] = tid / 32;
+  p[3] = gid >> 5;
+  p[4] = (threadIdx.x + 1) % 32;
+})");
+  EXPECT_EQ(hits(r), (Strings{"wave64.warp-size-literal:4", "wave64.warp-size-literal:5", "wave64.warp-size-literal:6",
+                              "wave64.warp-size-literal:7", "wave64.warp-size-literal:8"}));
+  EXPECT_NE(r.findings[1].why.find("threadIdx.x & 31"), std::string::npos);
+}
+
+TEST(PortWarpSizeLiteral, ArithmeticThatIsNotAWarpIsLeftAlone) {
+  // Regressions from ggml's quantize.cu: i0 and iqs index quantization blocks of 32 values.
+  const auto r = audit(R"(__global__ void q(int* y, long ne0) {
+  const long i0 = ((long)blockDim.x * blockIdx.y + threadIdx.x) * 4;
+  const long iqs = i0 % 128;
+  if (iqs % 32 != 0) return;
+  y[iqs / 32] = i0 % 32;
+  y[0] = threadIdx.x % 4;            // a quad, not a warp
+  y[1] = threadIdx.x % warpSize;     // the hardware width
+  y[2] = ne0 % 32;                   // not a thread index
+  // tid % 32 in a comment
+})");
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].code;
+}
+
+TEST(PortWarpSizeLiteral, ReductionFromSixteenOverTheWholeWavefront) {
+  const auto r = audit(R"(__device__ float a(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor(v, o);
+  return v;
+}
+__device__ float b(float v) {
+  for (int o = 16; o > 0; o /= 2) { v += __shfl_down(v, o, 32); }
+  return v;
+}
+__device__ float c(float v) {
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+  return v;
+})");
+  // a: no width, the whole wavefront; b: an explicit width of 32 (a literal: a warning); c: correct.
+  EXPECT_EQ(hits(r, true), (Strings{"wave64.warp-size-literal:2:16", "wave64.warp-size-literal:6:60"}));
+  EXPECT_EQ(r.findings[0].severity, Severity::error);
+  EXPECT_EQ(r.findings[1].severity, Severity::warning);
+}
+
+TEST(PortWarpSizeLiteral, AWarpSizeConstantFixedAt32AndItsUses) {
+  const auto r = audit(R"(constexpr int WARP_SIZE = 32;
+__global__ void k(float* p) {
+  const int lane = threadIdx.x % WARP_SIZE;
+  float v = p[threadIdx.x];
+  for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+  p[lane] = v;
+})");
+  EXPECT_EQ(hits(r),
+            (Strings{"wave64.warp-size-literal:1", "wave64.warp-size-literal:3", "wave64.warp-size-literal:5"}));
+}
+
+TEST(PortWarpSizeLiteral, GgmlsLogicalWarpIsLeftAlone) {
+  // WARP_SIZE is 32 on every platform, and every shuffle receives it as its width (directly, or as a
+  // template default): on a 64-lane wavefront each half is a 32-lane logical warp. Correct.
+  const auto r = audit(R"(#define WARP_SIZE 32
+template <int width = WARP_SIZE>
+__device__ float warp_reduce_sum(float x) {
+  for (int offset = width / 2; offset > 0; offset >>= 1) x += __shfl_xor(x, offset, width);
+  return x;
+}
+__global__ void argmax(float* p) {
+  float v = p[threadIdx.x];
+  for (int offset = 16; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor(v, offset, WARP_SIZE));
+  const int lane_id = threadIdx.x % WARP_SIZE;
+  __shared__ float s_sum[32];
+  if (lane_id == 0) s_sum[threadIdx.x / WARP_SIZE] = v;
+  __syncthreads();
+  v = warp_reduce_sum(s_sum[lane_id]);
+  p[0] = v;
+})");
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].code;
+}
+
+TEST(PortWarpSizeLiteral, MixingWithTheHardwareWidthIsSaid) {
+  // ggml's ssm-scan.cu: warps counted with 32, rows indexed with warpSize.
+  const auto r = audit(R"(__global__ void scan(const float* a, float* s) {
+  const int tid = threadIdx.x;
+  const int wid = tid / 32;
+  const int wtid = tid % 32;
+  for (int i = 0; i < 32; i += 2) s[(wid * warpSize + i) * 17 + wtid] = a[i];
+})");
+  EXPECT_EQ(hits(r), (Strings{"wave64.warp-size-literal:3", "wave64.warp-size-literal:4"}));
+  EXPECT_NE(r.findings[0].why.find("warpSize, line 5"), std::string::npos) << r.findings[0].why;
+}
+
+TEST(PortBallotWidth, ThirtyTwoBitResults) {
+  const auto r = audit(R"(typedef uint32_t lane_bits;
+__global__ void k(int* p, bool b) {
+  unsigned m = __ballot_sync(0xffffffffffffffffull, b);
+  uint32_t n;
+  n = __ballot(b);
+  p[0] = __popc(__ballot(b));
+  p[1] = (unsigned int)__activemask();
+  lane_bits t = __ballot(b);
+  p[2] = m + n + t;
+})");
+  EXPECT_EQ(hits(r), (Strings{"wave64.ballot-width:3", "wave64.ballot-width:5", "wave64.ballot-width:6",
+                              "wave64.ballot-width:7", "wave64.ballot-width:8"}));
+}
+
+TEST(PortBallotWidth, SixtyFourBitResultsAreLeftAlone) {
+  const auto r = audit(R"(__global__ void k(int* p, bool b) {
+  unsigned long long m = __ballot(b);
+  auto n = __ballot(b);
+  uint64_t o;
+  o = __ballot(b);
+  p[0] = __popcll(__ballot(b)) + __ffsll(m) + n + o;
+})");
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].code;
+}
+
+TEST(PortBallotWidth, StillAHazardInHipOnlyCode) {
+  const auto r = audit(
+      "#ifdef __HIP_PLATFORM_AMD__\n__device__ unsigned f(bool b) { unsigned m = __ballot(b); return m; }\n#endif\n");
+  EXPECT_EQ(hits(r), (Strings{"wave64.ballot-width:2"}));
+}
+
+TEST(PortPerWarpShared, SizedFor32ButReadByAHardwareLane) {
+  const auto r = audit(R"(__global__ void k(float* p) {
+  __shared__ float partial[32];
+  const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+  if (lane == 0) partial[warp] = p[threadIdx.x];
+  __syncthreads();
+  p[0] = partial[lane];
+})");
+  EXPECT_EQ(hits(r, true), (Strings{"wave64.per-warp-shared:2:28"}));
+}
+
+TEST(PortPerWarpShared, OversizedOrLogicalArraysAreLeftAlone) {
+  // dcukit's own block_sum: sized for 32-lane warps (enough for 64), read only where written.
+  const auto r = audit(R"(constexpr int kBlockSize = 256;
+__device__ double block_sum(double v) {
+  __shared__ double warp_sums[kBlockSize / 32];
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down(v, offset);
+  const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  double s = 0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < int(blockDim.x) / warpSize; ++w) s += warp_sums[w];
+  return s;
+})");
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].code;
+}
