@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "device/registry.h"
+#include "plan/names.h"
 #include "stack/python.h"
 
 namespace dcukit::plan {
@@ -35,11 +36,7 @@ std::size_t distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-struct VendorName {
-  Vendor vendor;
-  std::string_view name;
-};
-constexpr VendorName kVendorNames[] = {
+constexpr Name<Vendor> kVendorNames[] = {
     {Vendor::unknown, "unknown"}, {Vendor::nvidia, "nvidia"}, {Vendor::amd, "amd"}, {Vendor::hygon, "hygon"}};
 
 Cards from_spec(const core::DeviceSpec& spec) {
@@ -73,15 +70,11 @@ const core::DeviceSpec* find_device(std::string_view name) {
 }  // namespace
 
 std::string_view to_string(Vendor vendor) {
-  for (const auto& v : kVendorNames)
-    if (v.vendor == vendor) return v.name;
-  return "unknown";
+  return name_of(kVendorNames, vendor, "unknown");
 }
 
 Vendor vendor_from_string(std::string_view text) {
-  for (const auto& v : kVendorNames)
-    if (v.name == text) return v.vendor;
-  return Vendor::unknown;
+  return value_of(kVendorNames, text).value_or(Vendor::unknown);
 }
 
 std::string_view to_string(Decider decider) {

@@ -115,7 +115,9 @@ Result<std::string> emit_vllm(const Plan& p, const EmitOptions& opt) {
          "# each flag's comment below says where it differs and why.\n";
   s += "# Each flag moves the memory budget: re-run `dcukit plan` after changing one.\n";
   for (const auto& w : p.warnings) s += comment("Warning: " + w);
-  s += "# Stop at the first failing line (not -u: a toolkit's env.sh reads unset variables).\n";
+  s += dcu ? "# Stop at the first failing line (not in seed 004's template; not -u: a toolkit's env.sh reads unset\n"
+             "# variables).\n"
+           : "# Stop at the first failing line (not -u: a toolkit's env.sh reads unset variables).\n";
   s += "set -e\n\n";
 
   std::string env = opt.toolkit_env;
@@ -160,7 +162,8 @@ Result<std::string> emit_vllm(const Plan& p, const EmitOptions& opt) {
   lines.insert(lines.end(), extra.begin(), extra.end());
 
   s += "# Why each flag has its value:\n";
-  for (const auto& l : lines) s += comment(fmt::format("  {} {}: {}", l.flag, l.value, l.why));
+  for (const auto& l : lines)
+    s += comment(fmt::format("  {}{}: {}", l.flag, l.value.empty() ? "" : " " + l.value, l.why));
   std::string note;
   const std::string nodes = numa_nodes(p, *o, note);
   s += comment(note);

@@ -1,23 +1,16 @@
 #include "plan/settings.h"
 
+#include "plan/names.h"
+
 namespace dcukit::plan {
 namespace {
 
-/// One table a type: the first entry of a value is its vLLM spelling; later ones are aliases.
-struct DtypeName {
-  Dtype dtype;
-  std::string_view name;
-};
-constexpr DtypeName kDtypeNames[] = {
+constexpr Name<Dtype> kDtypeNames[] = {
     {Dtype::automatic, "auto"}, {Dtype::bfloat16, "bfloat16"}, {Dtype::float16, "float16"}, {Dtype::float32, "float32"},
     {Dtype::float16, "half"},   {Dtype::float32, "float"},     {Dtype::bfloat16, "bf16"},   {Dtype::float16, "fp16"},
 };
 
-struct KvName {
-  KvCacheDtype dtype;
-  std::string_view name;
-};
-constexpr KvName kKvNames[] = {
+constexpr Name<KvCacheDtype> kKvNames[] = {
     {KvCacheDtype::automatic, "auto"},
     {KvCacheDtype::fp8, "fp8"},
     {KvCacheDtype::fp8_e4m3, "fp8_e4m3"},
@@ -27,27 +20,19 @@ constexpr KvName kKvNames[] = {
 }  // namespace
 
 std::string_view to_string(Dtype dtype) {
-  for (const auto& n : kDtypeNames)
-    if (n.dtype == dtype) return n.name;
-  return "auto";
+  return name_of(kDtypeNames, dtype, "auto");
 }
 
 std::optional<Dtype> dtype_from_string(std::string_view text) {
-  for (const auto& n : kDtypeNames)
-    if (n.name == text) return n.dtype;
-  return std::nullopt;
+  return value_of(kDtypeNames, text);
 }
 
 std::string_view to_string(KvCacheDtype dtype) {
-  for (const auto& n : kKvNames)
-    if (n.dtype == dtype) return n.name;
-  return "auto";
+  return name_of(kKvNames, dtype, "auto");
 }
 
 std::optional<KvCacheDtype> kv_cache_dtype_from_string(std::string_view text) {
-  for (const auto& n : kKvNames)
-    if (n.name == text) return n.dtype;
-  return std::nullopt;
+  return value_of(kKvNames, text);
 }
 
 bool is_fp8(KvCacheDtype dtype) {

@@ -197,6 +197,7 @@ TEST(PlanScript, ShellWordsExpandToExactlyTheirText) {
   EXPECT_EQ(shell_word("a\nb"), "$'a\\nb'");
   EXPECT_EQ(shell_word(""), "''");
   EXPECT_EQ(shell_word("~root"), "'~root'");
+  EXPECT_EQ(shell_word("$(x)"), "$'$(x)'");
   EXPECT_EQ(comment_text("a\nb\rc"), "a b c");
 }
 
