@@ -1,34 +1,32 @@
 // `dcukit plan`: will a model start on these cards, with what parallelism, context and
-// concurrency, and the launch script. Parsing only; the engine is src/plan/.
+// concurrency, and the launch script. Parsing and rendering only; the engine is plan::run.
 #include "cli/plan.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
+#include "cli/common.h"
 #include "core/units.h"
-#include "device/registry.h"
 #include "plan/cards.h"
 #include "plan/emit_vllm.h"
-#include "plan/model_config.h"
-#include "plan/planner.h"
 #include "plan/render.h"
-#include "plan/weights.h"
+#include "plan/run.h"
 
 namespace dcukit::cli {
 namespace {
 
-/// Everything the user typed; request's optionals stay empty where a flag was not given.
+constexpr const char* kCommand = "plan";
+
+/// Everything the user typed; the request's optionals stay empty where a flag was not given.
 struct PlanOptions {
-  std::string model, gpu, gpu_memory;
+  std::string gpu_memory, dtype, kv_cache_dtype, goal;
   int count = 0;
   double gpu_memory_utilization = 0;
   std::int64_t max_model_len = 0, max_num_batched_tokens = 0;
-  int max_num_seqs = 0, block_size = 0, min_concurrency = 8;
-  std::string kv_cache_dtype, dtype;
+  int max_num_seqs = 0, block_size = 0;
   bool enforce_eager = false, no_enforce_eager = false;
   bool json = false, markdown = false;
   std::string emit, output;
@@ -42,113 +40,132 @@ std::optional<T> given(const CLI::App* sub, const char* name, const T& value) {
 }
 
 ExitCode fail(ExitCode code, const std::string& message) {
-  fmt::print(stderr, "dcukit plan: {}\n", message);
+  print_error(kCommand, message);
   return code;
 }
 
-Result<plan::Cards> find_cards(const PlanOptions& o) {
-  auto cards = [&]() -> Result<plan::Cards> {
-    if (!o.gpu.empty()) return plan::cards_from_name(o.gpu, o.count > 0 ? o.count : 8);
-    auto registry = device::Registry::load();
-    return plan::cards_from_detected(device::detect_gpus(registry), o.count);
-  }();
-  if (!cards || o.gpu_memory.empty()) return cards;
-  auto bytes = core::parse_size(o.gpu_memory);
-  if (!bytes || *bytes == 0)
-    return Error{fmt::format("--gpu-memory {}: give the total a card's runtime reports, e.g. 63.98GiB", o.gpu_memory)};
-  cards->total_bytes = *bytes;
-  cards->total_source = fmt::format("--gpu-memory {}", o.gpu_memory);
-  return cards;
+/// A validator that accepts what `parse` maps to a value; the error lists the spellings.
+template <class Parse>
+CLI::Validator one_of(Parse parse, std::string names) {
+  return CLI::Validator(
+      [parse, names](std::string& text) -> std::string {
+        return parse(text) ? std::string{} : fmt::format("'{}' is not one of {}", text, names);
+      },
+      names);
 }
 
-ExitCode write_script(const PlanOptions& o, const plan::Plan& p) {
-  auto script = plan::emit_vllm(p, o.emit_options);
-  if (!script) return fail(ExitCode::failed, script.error().message);
-  if (o.output.empty() || o.output == "-") {
-    fmt::print("{}", *script);
+ExitCode run_plan(PlanOptions& o) {
+  if (!o.emit.empty() && o.emit != "vllm")
+    return fail(ExitCode::bad_input,
+                fmt::format("--emit {}: plan writes vLLM launch scripts only; pass --emit vllm", o.emit));
+  if (!o.output.empty() && o.emit.empty())
+    return fail(ExitCode::bad_input,
+                fmt::format("-o {}: -o names where --emit writes its script; add --emit vllm", o.output));
+  const OutputFile script_file{"-o", o.output == "-" ? std::string{} : o.output};
+  if (Status s = check_outputs({script_file}); !s) return fail(ExitCode::bad_input, s.message());
+  if (!o.gpu_memory.empty()) {
+    auto bytes = core::parse_size(o.gpu_memory);
+    if (!bytes) return fail(ExitCode::bad_input, fmt::format("--gpu-memory {}", bytes.error().message));
+    o.request.gpu_memory = *bytes;
+    o.request.gpu_memory_text = o.gpu_memory;
+  }
+  o.request.command = command_line();
+  auto report = plan::run(o.request);
+  if (!report) return fail(ExitCode::bad_input, report.error().message);
+  const auto& p = report->plan;
+  if (!o.emit.empty()) {
+    auto script = plan::emit_vllm(p, o.emit_options);
+    if (!script) return fail(p.chosen() ? ExitCode::bad_input : ExitCode::failed, script.error().message);
+    if (script_file.path.empty()) {
+      fmt::print("{}", *script);
+      return ExitCode::ok;
+    }
+    if (!write_output(kCommand, script_file, *script)) return ExitCode::failed;
+    std::error_code ec;
+    namespace fs = std::filesystem;
+    fs::permissions(script_file.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add, ec);
+    fmt::print("{}\nwrote {}\n", plan::render_text(p, o.markdown), script_file.path);
     return ExitCode::ok;
   }
-  std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
-  out << *script;
-  if (!out) return fail(ExitCode::failed, fmt::format("--output {}: cannot write there; pass a writable path", o.output));
-  out.close();
-  std::error_code ec;
-  namespace fs = std::filesystem;
-  fs::permissions(o.output, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                  fs::perm_options::add, ec);
-  fmt::print("{}\nwrote {}\n", plan::render_text(p, o.markdown), o.output);
-  return ExitCode::ok;
-}
-
-ExitCode run_plan(const PlanOptions& o) {
-  if (!o.emit.empty() && o.emit != "vllm")
-    return fail(ExitCode::bad_input, fmt::format("--emit {}: plan writes vLLM launch scripts only; pass --emit vllm", o.emit));
-  if (o.count < 0) return fail(ExitCode::bad_input, fmt::format("--count {}: pass 1 or more cards", o.count));
-  auto model = plan::load_model_config(o.model);
-  if (!model) return fail(ExitCode::bad_input, model.error().message);
-  auto weights = plan::count_weights(*model);
-  if (!weights) return fail(ExitCode::bad_input, weights.error().message);
-  auto cards = find_cards(o);
-  if (!cards) return fail(ExitCode::bad_input, cards.error().message);
-  auto result = plan::make_plan(*model, *weights, *cards, o.request);
-  if (!result) return fail(ExitCode::bad_input, result.error().message);
-  const auto& p = *result;
-  if (!o.emit.empty()) return write_script(o, p);
   if (o.json) {
-    fmt::print("{}", plan::render_json(p));
-    if (!p.chosen()) fmt::print(stderr, "dcukit plan: {}. Nearest that works: {}\n", p.reason, p.nearest);
+    fmt::print("{}", plan::render_json(*report));
+    if (!p.chosen()) print_error(kCommand, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));
   } else {
     fmt::print("{}", plan::render_text(p, o.markdown));
   }
   return p.chosen() ? ExitCode::ok : ExitCode::failed;
 }
 
-} // namespace
+}  // namespace
 
 void setup_plan(CLI::App& app, Runner& runner) {
   auto opts = std::make_shared<PlanOptions>();
-  auto* sub = app.add_subcommand("plan", "Memory budget, parallelism, context and concurrency for a model on given "
-                                         "cards, the vLLM way; writes the launch script");
-  sub->add_option("--model", opts->model, "Model directory (with config.json) or a config.json; read locally")->required();
-  sub->add_option("--gpu", opts->gpu, "Plan for these cards from the peak data (BW1000, H100, ...); default: this host's");
-  sub->add_option("--count", opts->count, "Cards available (default: all detected; 8 with --gpu)");
+  auto* sub = app.add_subcommand("plan",
+                                 "Memory budget, parallelism, context and concurrency for a model on given "
+                                 "cards, the vLLM way; writes the launch script");
+  auto& r = opts->request;
+  sub->add_option("--model", r.model, "Model directory (with config.json) or a config.json; read locally")->required();
+  sub->add_option("--gpu", r.gpu, "Plan for these cards from the peak data (BW1000, H100, ...); default: this host's");
+  sub->add_option("--count", opts->count, "Cards available (default: all detected; 8 with --gpu)")
+      ->check(number_in(1, plan::kMaxCards));
   sub->add_option("--gpu-memory", opts->gpu_memory,
-                  "Total memory of a card as its runtime reports it, overriding the peak data (e.g. 96GiB)");
-  sub->add_option("--max-model-len", opts->max_model_len, "Longest request in tokens (default: the model's limit)");
+                  "Total memory of a card as its runtime reports it, overriding the peak data (e.g. 96GiB)")
+      ->check(size_in(core::kGiB, 16 * 1024 * core::kGiB));
+  sub->add_option("--max-model-len", opts->max_model_len, "Longest request in tokens (default: the model's limit)")
+      ->check(number_in(1, 1 << 28));
   sub->add_option("--gpu-memory-utilization", opts->gpu_memory_utilization,
-                  "Fraction of each card vLLM may use (default: 0.9; 0.85-0.9 on DCU)");
-  sub->add_option("--max-num-seqs", opts->max_num_seqs, "Sequences batched at once (default 256)");
-  sub->add_option("--max-num-batched-tokens", opts->max_num_batched_tokens, "Tokens a step (default 8192)");
-  sub->add_option("--kv-cache-dtype", opts->kv_cache_dtype, "auto, fp8, fp8_e4m3 or fp8_e5m2 (default auto)");
-  sub->add_option("--block-size", opts->block_size, "KV block size in tokens (default 16)");
-  sub->add_option("--dtype", opts->dtype, "auto, bfloat16 or float16 (default: the checkpoint's, float16 without bf16)");
+                  "Fraction of each card vLLM may use (default: 0.9; 0.85-0.9 on DCU)")
+      ->check(number_in(0.01, 1));
+  sub->add_option("--max-num-seqs", opts->max_num_seqs, "Sequences batched at once (default 256)")
+      ->check(number_in(1, 65536));
+  sub->add_option("--max-num-batched-tokens", opts->max_num_batched_tokens, "Tokens a step (default 8192)")
+      ->check(number_in(1, 1 << 24));
+  sub->add_option("--kv-cache-dtype", opts->kv_cache_dtype,
+                  "auto, fp8, fp8_e4m3 or fp8_e5m2 (default: auto, or fp8 "
+                  "where it reaches the concurrency target)")
+      ->check(one_of(plan::kv_cache_dtype_from_string, "auto, fp8, fp8_e4m3, fp8_e5m2"));
+  sub->add_option("--block-size", opts->block_size, "KV block size in tokens (default 16)")->check(number_in(1, 128));
+  sub->add_option("--dtype", opts->dtype,
+                  "auto, bfloat16 or float16 (default: the checkpoint's where the card does it)")
+      ->check(one_of(plan::dtype_from_string, "auto, bfloat16, float16 (half), float32 (float)"));
   auto* eager = sub->add_flag("--enforce-eager", opts->enforce_eager, "No CUDA/HIP graphs (default on DCU)");
   sub->add_flag("--no-enforce-eager", opts->no_enforce_eager, "Capture graphs even on DCU")->excludes(eager);
-  sub->add_option("--min-concurrency", opts->min_concurrency,
-                  "Full-length requests the recommended option should hold at once (default 8)");
+  sub->add_option("--min-concurrency", r.asked.min_concurrency,
+                  "Full-length requests the recommended option should hold at once (default 8)")
+      ->check(number_in(1, 1e6));
+  sub->add_option("--goal", opts->goal,
+                  "fewest-cards (default) or most-concurrency (the fp8 KV cache where the "
+                  "card's vLLM has it, as seed 004 serves)")
+      ->check(one_of(plan::goal_from_string, "fewest-cards, most-concurrency"));
+  sub->add_option("--python", r.python,
+                  "The serving environment's Python, asked whether the card does bf16 "
+                  "(default python3; only for this host's cards)");
   sub->add_flag("--json", opts->json, "Print the plan as JSON");
   sub->add_flag("--markdown", opts->markdown, "Print the tables as Markdown");
   sub->add_option("--emit", opts->emit, "Write a launch script instead of the tables: vllm");
   sub->add_option("-o,--output", opts->output, "Where --emit writes the script (default: standard output)");
   sub->add_option("--toolkit-env", opts->emit_options.toolkit_env,
                   "Environment script the launch script sources (default /opt/dtk/env.sh on DCU)");
-  sub->add_option("--served-model-name", opts->emit_options.served_model_name, "Name clients use (default: the directory's)");
+  sub->add_option("--served-model-name", opts->emit_options.served_model_name,
+                  "Name clients use (default: the directory's)");
   sub->add_option("--host", opts->emit_options.host, "Address vLLM listens on (default 0.0.0.0)");
-  sub->add_option("--port", opts->emit_options.port, "Port vLLM listens on (default 8000)");
+  sub->add_option("--port", opts->emit_options.port, "Port vLLM listens on (default 8000)")->check(number_in(1, 65535));
   sub->callback([opts, sub, &runner] {
-    auto& r = opts->request;
-    r.gpu_memory_utilization = given(sub, "--gpu-memory-utilization", opts->gpu_memory_utilization);
-    r.max_model_len = given(sub, "--max-model-len", opts->max_model_len);
-    r.max_num_seqs = given(sub, "--max-num-seqs", opts->max_num_seqs);
-    r.max_num_batched_tokens = given(sub, "--max-num-batched-tokens", opts->max_num_batched_tokens);
-    r.kv_cache_dtype = given(sub, "--kv-cache-dtype", opts->kv_cache_dtype);
-    r.block_size = given(sub, "--block-size", opts->block_size);
-    r.dtype = given(sub, "--dtype", opts->dtype);
-    if (opts->enforce_eager) r.enforce_eager = true;
-    if (opts->no_enforce_eager) r.enforce_eager = false;
-    r.min_concurrency = opts->min_concurrency;
+    auto& a = opts->request.asked;
+    opts->request.count = given(sub, "--count", opts->count);
+    a.gpu_memory_utilization = given(sub, "--gpu-memory-utilization", opts->gpu_memory_utilization);
+    a.max_model_len = given(sub, "--max-model-len", opts->max_model_len);
+    a.max_num_seqs = given(sub, "--max-num-seqs", opts->max_num_seqs);
+    a.max_num_batched_tokens = given(sub, "--max-num-batched-tokens", opts->max_num_batched_tokens);
+    a.block_size = given(sub, "--block-size", opts->block_size);
+    if (sub->count("--kv-cache-dtype") > 0) a.kv_cache_dtype = plan::kv_cache_dtype_from_string(opts->kv_cache_dtype);
+    if (sub->count("--dtype") > 0) a.dtype = plan::dtype_from_string(opts->dtype);
+    if (sub->count("--goal") > 0) a.goal = plan::goal_from_string(opts->goal).value_or(plan::Goal::fewest_cards);
+    if (opts->enforce_eager) a.enforce_eager = true;
+    if (opts->no_enforce_eager) a.enforce_eager = false;
     runner = [opts] { return run_plan(*opts); };
   });
 }
 
-} // namespace dcukit::cli
+}  // namespace dcukit::cli

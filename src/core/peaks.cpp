@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <stdexcept>
 
 #include "core/units.h"
 
@@ -22,6 +23,41 @@ std::string normalise(std::string_view s) {
   for (char c : s)
     if (c != ' ' && c != '-' && c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+struct SupportName {
+  Support support;
+  std::string_view name;
+};
+constexpr SupportName kSupportNames[] = {{Support::unknown, "unknown"}, {Support::yes, "yes"}, {Support::no, "no"}};
+
+/// supports.<name> of a device: {"value": "yes"|"no"|"unknown", "source", "note", "assume",
+/// "assume_source"}. Absent is unknown. A yes or no without a source is refused (a figure
+/// nobody can trace is worse than none), as is an assume without its source.
+Capability parse_capability(const json& supports, const char* name, const std::string& key) {
+  Capability c;
+  auto it = supports.find(name);
+  if (it == supports.end()) return c;
+  const auto& v = *it;
+  auto support = [&](const char* field) {
+    const std::string text = v.at(field).get<std::string>();
+    auto parsed = support_from_string(text);
+    if (!parsed)
+      throw std::runtime_error(fmt::format("{}: supports.{}.{} is '{}'; write yes, no or unknown", key, name, field, text));
+    return *parsed;
+  };
+  c.value = support("value");
+  c.source = v.value("source", "");
+  c.note = v.value("note", "");
+  if (v.contains("assume")) c.assume = support("assume");
+  c.assume_source = v.value("assume_source", "");
+  if (c.value != Support::unknown && c.source.empty())
+    throw std::runtime_error(fmt::format("{}: supports.{} says {} without a source", key, name, to_string(c.value)));
+  if (c.value != Support::unknown && c.assume != Support::unknown)
+    throw std::runtime_error(fmt::format("{}: supports.{} is known; an assume applies to unknown only", key, name));
+  if (c.assume != Support::unknown && c.assume_source.empty())
+    throw std::runtime_error(fmt::format("{}: supports.{}.assume needs an assume_source", key, name));
+  return c;
 }
 
 DeviceSpec parse_device(const json& d) {
@@ -46,9 +82,10 @@ DeviceSpec parse_device(const json& d) {
     s.pcie_width = d["host_link"].value("width", 0);
   }
   if (d.contains("supports")) {
-    const auto& sup = d["supports"];
-    if (sup.contains("bf16") && !sup["bf16"].is_null()) s.bf16 = sup["bf16"].get<bool>();
-    if (sup.contains("fp8") && !sup["fp8"].is_null()) s.fp8 = sup["fp8"].get<bool>();
+    const auto& sup = d.at("supports");
+    s.bf16 = parse_capability(sup, "bf16", s.key);
+    s.fp8 = parse_capability(sup, "fp8", s.key);
+    s.fp8_kv_cache = parse_capability(sup, "fp8_kv_cache", s.key);
   }
   const json peaks = d.value("peaks", json::object());
   for (const auto& [k, v] : peaks.items()) {
@@ -68,6 +105,18 @@ DeviceSpec parse_device(const json& d) {
 }
 
 } // namespace
+
+std::string_view to_string(Support support) {
+  for (const auto& s : kSupportNames)
+    if (s.support == support) return s.name;
+  return "unknown";
+}
+
+std::optional<Support> support_from_string(std::string_view text) {
+  for (const auto& s : kSupportNames)
+    if (s.name == text) return s.support;
+  return std::nullopt;
+}
 
 const PeakFigure* DeviceSpec::peak(std::string_view key) const {
   auto it = peaks.find(std::string(key));

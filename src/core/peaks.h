@@ -20,6 +20,26 @@ struct PeakFigure {
   std::string source;           ///< where it came from
 };
 
+/// Whether a card can do something: three-valued, because published figures are often silent
+/// and silence is not "no".
+enum class Support { unknown, yes, no };
+
+/// "unknown", "yes", "no".
+std::string_view to_string(Support support);
+/// The inverse of to_string; nullopt for any other text.
+std::optional<Support> support_from_string(std::string_view text);
+
+/// One capability of a card and where the answer comes from. A yes or a no always names its
+/// source; an unknown says what the published figures do say (note) and, where a later source
+/// advises how to act without the card at hand, that lean (assume, assume_source).
+struct Capability {
+  Support value = Support::unknown;
+  std::string source;                   ///< who says yes or no; empty for unknown
+  std::string note;                     ///< for unknown: what is published, and what is not
+  Support assume = Support::unknown;    ///< offline lean for an unknown: yes, no, or none
+  std::string assume_source;            ///< who advises that lean
+};
+
 /// A known device: how to recognise it and what it is promised to do.
 struct DeviceSpec {
   std::string key;           ///< "bw1000", "h200-sxm": what --gpu takes
@@ -32,7 +52,9 @@ struct DeviceSpec {
   /// The total the runtime reports (what vLLM multiplies by its utilization); 0 when unknown.
   PeakFigure runtime_memory;
   int pcie_gen = 0, pcie_width = 0;
-  std::optional<bool> bf16, fp8;  ///< empty where nobody has published it
+  Capability bf16;          ///< bf16 arithmetic (torch.cuda.is_bf16_supported() on the card)
+  Capability fp8;           ///< FP8 compute units (FP8 weights run natively)
+  Capability fp8_kv_cache;  ///< vLLM's --kv-cache-dtype fp8 on this card (storage, not compute)
   std::string source, notes;
   std::map<std::string, PeakFigure> peaks;
 

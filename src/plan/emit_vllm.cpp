@@ -6,112 +6,174 @@
 #include <filesystem>
 #include <set>
 
+#include "plan/flags.h"
+
 namespace dcukit::plan {
 namespace {
 
-/// Single-quoted for bash.
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+bool safe_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
 }
 
-/// One flag line of the args array, its comment aligned.
-std::string flag_line(const std::string& flag, const std::string& value, const std::string& why) {
-  std::string text = value.empty() ? flag : flag + " " + value;
-  std::string comment = why;
-  std::replace(comment.begin(), comment.end(), '\n', ' ');
-  return fmt::format("  {:<36} # {}\n", text, comment);
+bool control_char(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
 }
 
-std::string advice_value(const Plan& p, const std::string& flag, std::string* why) {
-  for (const auto& a : p.advice)
-    if (a.flag == flag) {
-      if (why) *why = a.why;
-      return a.value;
-    }
-  return {};
+/// "# text\n", one line whatever the text holds.
+std::string comment(std::string_view text) {
+  return "# " + comment_text(text) + "\n";
 }
 
-std::string numa_block(const Plan& p, const Option& o) {
+/// One argument line of the command, continued with a backslash unless it is the last.
+std::string arg_line(std::string_view flag, const std::string& value, bool last) {
+  return fmt::format("  {}{}{}\n", flag, value.empty() ? "" : " " + value, last ? "" : " \\");
+}
+
+std::string numa_nodes(const Plan& p, const Option& o, std::string& note) {
   std::set<int> nodes;
   bool unknown = false;
   for (int i = 0; i < o.gpus() && i < static_cast<int>(p.cards.numa_nodes.size()); ++i) {
     const int n = p.cards.numa_nodes[static_cast<std::size_t>(i)];
-    if (n < 0) unknown = true;
-    else nodes.insert(n);
+    if (n < 0)
+      unknown = true;
+    else
+      nodes.insert(n);
   }
-  std::string out;
+  const char* topo = p.cards.dcu()   ? "`hy-smi --showtopo`"
+                     : p.cards.hip() ? "`rocm-smi --showtopo`"
+                                     : "`nvidia-smi topo -m`";
   if (unknown || nodes.empty()) {
-    out += "# NUMA node of the cards: not detected (planned without them). Find it with `hy-smi --showtopo`,\n"
-           "# `nvidia-smi topo -m` or /sys/bus/pci/devices/<bus id>/numa_node and set NUMA_NODE.\n"
-           "NUMA_NODE=${NUMA_NODE:-0}\n";
-  } else {
-    out += fmt::format("# NUMA node of the cards, detected: {}.\n", fmt::join(nodes, ","));
-    out += fmt::format("NUMA_NODE=${{NUMA_NODE:-{}}}\n", fmt::join(nodes, ","));
-    if (nodes.size() > 1)
-      out += "# The cards span NUMA nodes: binding to all of them; TP inside one node is faster where it fits.\n";
+    note = fmt::format(
+        "NUMA node of the cards: not detected, so node 0 as in seed 004's template. Find theirs with {} "
+        "or /sys/bus/pci/devices/<bus id>/numa_node and change both numbers.",
+        topo);
+    return "0";
   }
+  note = fmt::format("NUMA node of the cards, detected: {}.", fmt::join(nodes, ","));
+  if (nodes.size() > 1)
+    note += " The cards span nodes: bound to all of them; TP inside one node is faster where it fits.";
+  return fmt::format("{}", fmt::join(nodes, ","));
+}
+
+/// "(as seed 004's template)", "(seed 004's template: fp8)", "(not in seed 004's template)".
+std::string against_seed004(const EngineFlag& f) {
+  if (f.seed004.empty()) return "not in seed 004's template";
+  const std::string ours = f.value.empty() ? (f.on ? "on" : "off") : f.value;
+  return ours == f.seed004 ? "as seed 004's template" : fmt::format("seed 004's template: {}", f.seed004);
+}
+
+}  // namespace
+
+std::string shell_word(std::string_view text) {
+  if (!text.empty() && std::all_of(text.begin(), text.end(), safe_char)) return std::string(text);
+  // '$' and '`' single-quoted are text already; $'...' says so to shellcheck too (no SC2016).
+  const auto expands = [](char c) { return c == '$' || c == '`'; };
+  if (std::none_of(text.begin(), text.end(), control_char) && std::none_of(text.begin(), text.end(), expands)) {
+    std::string out = "'";
+    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
+  std::string out = "$'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'')
+      out += '\\', out += c;
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (control_char(c))
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string comment_text(std::string_view text) {
+  std::string out(text);
+  std::replace_if(out.begin(), out.end(), control_char, ' ');
   return out;
 }
 
-} // namespace
-
 Result<std::string> emit_vllm(const Plan& p, const EmitOptions& opt) {
   const Option* o = p.chosen();
-  if (o == nullptr) return Error{fmt::format("--emit vllm: nothing to launch. {}. Nearest that works: {}", p.reason, p.nearest)};
+  if (o == nullptr)
+    return Error{fmt::format("--emit vllm: nothing to launch. {}. Nearest that works: {}", p.reason, p.nearest)};
+  if (opt.port < 1 || opt.port > 65535)
+    return Error{fmt::format("--port {}: pass a port from 1 to 65535, e.g. 8000", opt.port)};
+  if (opt.host.empty()) return Error{"--host is empty: pass an address, e.g. 0.0.0.0"};
   const auto& c = p.cards;
+  const bool dcu = c.dcu();
   std::string s = "#!/bin/bash\n";
-  s += fmt::format("# Launches {} on {} x {} with vLLM. Written by `dcukit plan`.\n", p.model.name, o->gpus(), c.name);
-  s += fmt::format("# Plan: {}, --max-model-len {}: {:.1f} full-length requests at once, {} tokens of KV cache.\n",
-                   o->pp > 1 ? fmt::format("TP {} x PP {}", o->tp, o->pp) : fmt::format("TP {}", o->tp),
-                   p.settings.max_model_len, o->budget.max_concurrency, o->budget.tokens);
+  s += comment(
+      fmt::format("Launches {} on {} × {} with vLLM. Written by `dcukit plan`.", p.model.name, o->gpus(), c.name));
+  s += comment(fmt::format("Plan: {}, --max-model-len {}: {:.1f} full-length requests at once, {} tokens of KV cache.",
+                           label(*o), p.settings.max_model_len, o->budget.max_concurrency, o->budget.tokens));
+  if (dcu)
+    s += "# The lines follow seed 004's production template (DCU, DTK 26.04) where this plan agrees with it;\n"
+         "# each flag's comment below says where it differs and why.\n";
   s += "# Each flag moves the memory budget: re-run `dcukit plan` after changing one.\n";
-  s += "set -euo pipefail\n\n";
+  for (const auto& w : p.warnings) s += comment("Warning: " + w);
+  s += dcu ? "# Stop at the first failing line (not in seed 004's template; not -u: a toolkit's env.sh reads unset\n"
+             "# variables).\n"
+           : "# Stop at the first failing line (not -u: a toolkit's env.sh reads unset variables).\n";
+  s += "set -e\n\n";
 
   std::string env = opt.toolkit_env;
-  if (env.empty() && c.dcu()) env = "/opt/dtk/env.sh";
+  if (env.empty() && dcu) env = "/opt/dtk/env.sh";
   if (!env.empty()) {
     s += "# The toolkit's environment, loaded explicitly so that the DTK/ROCm vLLM was built for is the one\n"
          "# it runs on (seed 004: a second DTK on the path gives \"starts but slow\" or operator errors).\n";
-    s += fmt::format("source {}\n", quote(env));
-    if (c.dcu()) {
+    if (dcu && opt.toolkit_env.empty())
+      s += "# Seed 004's template has /opt/dtk-26.04/env.sh: pass --toolkit-env with your DTK's.\n";
+    s += "# shellcheck source=/dev/null\n";
+    s += fmt::format("source {}\n", shell_word(env));
+    if (dcu) {
       const auto root = std::filesystem::path(env).parent_path();
-      s += "# Triton's HIP backend links kernels with the toolkit's lld (seed 004).\n";
-      s += fmt::format("export TRITON_HIP_LLD_PATH={}\n", quote((root / "llvm/bin/ld.lld").string()));
+      s += fmt::format("export TRITON_HIP_LLD_PATH={}\n", shell_word((root / "llvm/bin/ld.lld").string()));
     }
   } else {
     s += "# No toolkit environment to load: activate the Python environment that has vLLM before running this.\n";
   }
   std::vector<int> devices(c.indices.begin(), c.indices.begin() + std::min<std::size_t>(c.indices.size(), o->gpus()));
-  s += fmt::format("\n# Only the planned cards: another process's leftover memory on a card would shrink the budget\n"
-                   "# (seed 004: DCU memory of a crashed process is not freed at once; pick idle cards).\n"
-                   "export {}={}\n\n", c.hip() ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES", fmt::join(devices, ","));
-  s += numa_block(p, *o);
+  s += dcu ? "# Only the planned cards (not in seed 004's template; its text advises it): another process's leftover\n"
+             "# memory would shrink the budget, and DCU memory of a crashed process is not freed at once.\n"
+           : "# Only the planned cards: another process's leftover memory would shrink the budget.\n";
+  s += fmt::format("export {}={}\n\n", c.hip() ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
+                   fmt::join(devices, ","));
 
-  s += fmt::format("\nMODEL={}\n", quote(p.model.path));
-  s += "args=(\n";
   const std::string name = opt.served_model_name.empty() ? p.model.name : opt.served_model_name;
-  s += flag_line("--served-model-name", quote(name), "the name clients send as \"model\"");
-  s += flag_line("--tensor-parallel-size", std::to_string(o->tp), p.reason);
-  if (o->pp > 1)
-    s += flag_line("--pipeline-parallel-size", std::to_string(o->pp), "TP alone does not fit the weights and one request");
-  for (const char* flag : {"--dtype", "--max-model-len", "--gpu-memory-utilization", "--max-num-seqs",
-                           "--max-num-batched-tokens", "--block-size", "--kv-cache-dtype"}) {
-    std::string why;
-    const auto value = advice_value(p, flag, &why);
-    s += flag_line(flag, value, why);
+  struct Line {
+    std::string flag, value, why;
+  };
+  std::vector<Line> lines{{"--served-model-name", shell_word(name), "the name clients send as \"model\""}};
+  std::vector<Line> extra;
+  for (const auto& f : engine_flags(p)) {
+    if (!f.on) {
+      s += comment(fmt::format("{} left off{}: {}", f.name, dcu ? " (" + against_seed004(f) + ")" : "", f.why));
+      continue;
+    }
+    const std::string why = dcu ? fmt::format("({}) {}", against_seed004(f), f.why) : f.why;
+    (f.seed004.empty() ? extra : lines).push_back({std::string(f.name), f.value, why});
   }
-  std::string why;
-  if (advice_value(p, "--enforce-eager", &why) == "true") s += flag_line("--enforce-eager", "", why);
-  else s += fmt::format("  # --enforce-eager left off: {}\n", why);
-  s += flag_line("--host", opt.host, "listen address");
-  s += flag_line("--port", std::to_string(opt.port), "OpenAI-compatible API port");
-  s += ")\n\n";
+  lines.push_back({"--host", shell_word(opt.host), "the address vLLM listens on"});
+  lines.push_back({"--port", std::to_string(opt.port), "the OpenAI-compatible API's port"});
+  lines.insert(lines.end(), extra.begin(), extra.end());
+
+  s += "# Why each flag has its value:\n";
+  for (const auto& l : lines)
+    s += comment(fmt::format("  {}{}: {}", l.flag, l.value.empty() ? "" : " " + l.value, l.why));
+  std::string note;
+  const std::string nodes = numa_nodes(p, *o, note);
+  s += comment(note);
   s += "# CPU threads and host memory on the cards' node: cross-node traffic costs 20-40% with multi-card TP\n"
-       "# (seed 004).\n";
-  s += "exec numactl --cpunodebind=\"$NUMA_NODE\" --membind=\"$NUMA_NODE\" \\\n  vllm serve \"$MODEL\" \"${args[@]}\"\n";
+       "# (seed 004). exec (not in the template) gives vLLM this script's PID, so that a supervisor's SIGTERM\n"
+       "# reaches it.\n";
+  s += fmt::format("exec numactl --cpunodebind={0} --membind={0} \\\n", nodes);
+  s += fmt::format("  vllm serve {} \\\n", shell_word(p.model.path));
+  for (std::size_t i = 0; i < lines.size(); ++i) s += arg_line(lines[i].flag, lines[i].value, i + 1 == lines.size());
   return s;
 }
 
-} // namespace dcukit::plan
+}  // namespace dcukit::plan

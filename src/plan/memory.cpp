@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/units.h"
+
 namespace dcukit::plan {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using core::kGiB;  // bytes; the arithmetic below is in double
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -17,10 +19,6 @@ bool pure_full_attention(const KvFootprint& kv) { return kv.per_window_token == 
 
 } // namespace
 
-int kv_element_bytes(const std::string& kv_cache_dtype) {
-  return kv_cache_dtype.rfind("fp8", 0) == 0 ? 1 : 2;
-}
-
 double KvFootprint::sequence_bytes(std::int64_t tokens, int block_size) const {
   const double rounded = static_cast<double>(ceil_div(tokens, block_size) * block_size);
   const double windowed = std::min(rounded, static_cast<double>(window + block_size));
@@ -29,7 +27,7 @@ double KvFootprint::sequence_bytes(std::int64_t tokens, int block_size) const {
 
 KvFootprint kv_footprint(const ModelConfig& m, const Settings& s, int tp, int pp) {
   KvFootprint kv;
-  const double kvb = s.kv_cache_dtype == "auto" ? 2.0 : kv_element_bytes(s.kv_cache_dtype);
+  const double kvb = kv_element_bytes(s.kv_cache_dtype);
   double per_layer = 0;
   if (m.mla) {
     per_layer = static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * kvb;  // one latent, every rank keeps it

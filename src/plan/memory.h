@@ -8,24 +8,10 @@
 
 #include "plan/cards.h"
 #include "plan/model_config.h"
+#include "plan/settings.h"
 #include "plan/weights.h"
 
 namespace dcukit::plan {
-
-/// The engine settings one option is evaluated with (vLLM's flags of the same names).
-struct Settings {
-  double gpu_memory_utilization = 0.9;         ///< fraction of the runtime-reported total vLLM may use
-  std::int64_t max_model_len = 0;              ///< tokens of the longest request
-  int max_num_seqs = 256;                      ///< sequences a step; sizes the sampler's profiling
-  std::int64_t max_num_batched_tokens = 8192;  ///< tokens a step; sizes the activation peak
-  std::string kv_cache_dtype = "auto";  ///< "auto" (the model dtype) or "fp8"
-  int block_size = 16;                  ///< tokens a KV block
-  bool enforce_eager = false;           ///< no graphs, so no graph memory
-  std::string dtype = "bfloat16";       ///< "bfloat16" or "float16": activations and weights
-};
-
-/// Bytes per element of a --kv-cache-dtype: 1 for the fp8 kinds, else 2.
-int kv_element_bytes(const std::string& kv_cache_dtype);
 
 /// What one GPU keeps for a sequence: per token, per windowed token, and per sequence.
 struct KvFootprint {

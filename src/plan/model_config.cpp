@@ -4,31 +4,26 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "plan/fields.h"
+#include "util/files.h"
 
 namespace dcukit::plan {
 namespace {
 
 using nlohmann::json;
 
-/// An integer field, or `fallback` when absent or null. Floats such as 1e-06 never land here.
-std::int64_t get_int(const json& j, const char* key, std::int64_t fallback = 0) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return fallback;
-  return it->is_number_integer() ? it->get<std::int64_t>() : static_cast<std::int64_t>(it->get<double>());
-}
-
-bool get_bool(const json& j, const char* key, bool fallback) {
-  auto it = j.find(key);
-  return (it != j.end() && it->is_boolean()) ? it->get<bool>() : fallback;
-}
-
-std::string get_string(const json& j, const char* key) {
-  auto it = j.find(key);
-  return (it != j.end() && it->is_string()) ? it->get<std::string>() : std::string{};
-}
+// Bounds on config.json's counts: far above any published model, low enough that products of two
+// stay exact and nothing allocates without bound (num_hidden_layers: 1e12 must not).
+constexpr std::int64_t kMaxLayers = 10000;
+constexpr std::int64_t kMaxWidth = 1 << 20;  // hidden size, head counts and dimensions
+constexpr std::int64_t kMaxMlp = 1 << 24;    // MLP widths
+constexpr std::int64_t kMaxVocab = 1 << 24;
+constexpr std::int64_t kMaxExperts = 1 << 16;
+constexpr std::int64_t kMaxContext = 1 << 28;  // tokens; Llama 4 Scout's 10M is far below
+constexpr double kMaxRopeFactor = 1024;
+constexpr std::size_t kMaxConfigBytes = 64u << 20;  // config.json files are a few KiB
 
 /// The text model's fields: text_config (Qwen3.5, Llama 4 and other multimodal wrappers) over the top level.
 json merged_text_config(const json& root) {
@@ -39,59 +34,69 @@ json merged_text_config(const json& root) {
   return merged;
 }
 
-Status read_layer_kinds(const json& j, std::string_view origin, ModelConfig& m) {
+void read_layer_kinds(const json& j, FieldReader& f, ModelConfig& m) {
   const auto n = static_cast<std::size_t>(m.num_layers);
-  m.sliding_window = get_int(j, "sliding_window");
+  m.sliding_window = f.integer(j, "sliding_window", 0, 0, kMaxContext);
   if (auto it = j.find("layer_types"); it != j.end() && it->is_array()) {
     if (it->size() != n)
-      return Error{fmt::format("{}: layer_types lists {} layers but num_hidden_layers is {}; make them agree",
-                               origin, it->size(), n)};
+      return f.fail(
+          fmt::format("layer_types lists {} layers but num_hidden_layers is {}; make them agree", it->size(), n));
     for (const auto& t : *it) {
-      const std::string s = t.is_string() ? t.get<std::string>() : t.dump();
-      if (s == "full_attention" || s == "attention") m.layers.push_back(LayerKind::full_attention);
-      else if (s == "sliding_attention") m.layers.push_back(LayerKind::sliding_attention);
-      else if (s == "linear_attention") m.layers.push_back(LayerKind::linear_attention);
+      const std::string s = t.is_string() ? t.get<std::string>() : show(t);
+      if (s == "full_attention" || s == "attention")
+        m.layers.push_back(LayerKind::full_attention);
+      else if (s == "sliding_attention")
+        m.layers.push_back(LayerKind::sliding_attention);
+      else if (s == "linear_attention")
+        m.layers.push_back(LayerKind::linear_attention);
       else
-        return Error{fmt::format("{}: layer_types has '{}', which dcukit plan does not model; the known kinds are "
-                                 "full_attention, sliding_attention and linear_attention",
-                                 origin, s)};
+        return f.fail(
+            fmt::format("layer_types has '{}', which dcukit plan does not model; the known kinds are "
+                        "full_attention, sliding_attention and linear_attention",
+                        s));
     }
-    return {};
+    return;
   }
-  const auto interval = get_int(j, "full_attention_interval");
+  const auto interval = f.integer(j, "full_attention_interval", 0, 0, kMaxLayers);
   if (interval > 0 && j.contains("linear_num_value_heads")) {  // Qwen3-Next: every interval-th layer is full
     for (std::size_t i = 0; i < n; ++i)
       m.layers.push_back((i + 1) % static_cast<std::size_t>(interval) == 0 ? LayerKind::full_attention
-                                                                            : LayerKind::linear_attention);
-    return {};
+                                                                           : LayerKind::linear_attention);
+    return;
   }
   // Qwen2 style: use_sliding_window turns on SWA from layer max_window_layers up; Mistral style:
   // a sliding_window without the switch applies to every layer.
   const bool has_switch = j.contains("use_sliding_window");
-  const bool swa = m.sliding_window > 0 && (has_switch ? get_bool(j, "use_sliding_window", false) : true);
-  const auto first_swa = static_cast<std::size_t>(has_switch ? get_int(j, "max_window_layers", 0) : 0);
+  const bool swa = m.sliding_window > 0 && (has_switch ? f.boolean(j, "use_sliding_window", false) : true);
+  const auto first_swa = static_cast<std::size_t>(has_switch ? f.integer(j, "max_window_layers", 0, 0, kMaxLayers) : 0);
   for (std::size_t i = 0; i < n; ++i)
     m.layers.push_back(swa && i >= first_swa ? LayerKind::sliding_attention : LayerKind::full_attention);
-  return {};
 }
 
-void read_moe(const json& j, ModelConfig& m) {
-  m.num_experts = get_int(j, "n_routed_experts", get_int(j, "num_experts", get_int(j, "num_local_experts")));
+void read_moe(const json& j, FieldReader& f, ModelConfig& m) {
+  m.num_experts =
+      f.integer(j, "n_routed_experts",
+                f.integer(j, "num_experts", f.integer(j, "num_local_experts", 0, 0, kMaxExperts), 0, kMaxExperts), 0,
+                kMaxExperts);
   m.moe_layers.assign(static_cast<std::size_t>(m.num_layers), false);
   if (m.num_experts <= 0) return;
-  m.experts_per_token = get_int(j, "num_experts_per_tok", get_int(j, "moe_topk"));
-  m.moe_intermediate_size = get_int(j, "moe_intermediate_size", m.intermediate_size);  // Mixtral: experts are full MLPs
-  const auto n_shared = get_int(j, "n_shared_experts");
-  m.shared_expert_intermediate_size =
-      n_shared > 0 ? n_shared * m.moe_intermediate_size : get_int(j, "shared_expert_intermediate_size");
-  m.router_bias = get_string(j, "topk_method") == "noaux_tc";
+  m.experts_per_token =
+      f.integer(j, "num_experts_per_tok", f.integer(j, "moe_topk", 0, 0, kMaxExperts), 0, kMaxExperts);
+  if (m.experts_per_token > m.num_experts)
+    f.fail(fmt::format("num_experts_per_tok {} exceeds the {} experts", m.experts_per_token, m.num_experts));
+  // Mixtral: experts are full MLPs
+  m.moe_intermediate_size = f.integer(j, "moe_intermediate_size", m.intermediate_size, 0, kMaxMlp);
+  const auto n_shared = f.integer(j, "n_shared_experts", 0, 0, kMaxExperts);
+  m.shared_expert_intermediate_size = n_shared > 0 ? n_shared * m.moe_intermediate_size
+                                                   : f.integer(j, "shared_expert_intermediate_size", 0, 0, kMaxMlp);
+  m.router_bias = f.text(j, "topk_method") == "noaux_tc";
   std::vector<std::int64_t> mlp_only;
   if (auto it = j.find("mlp_only_layers"); it != j.end() && it->is_array())
     for (const auto& v : *it)
       if (v.is_number_integer()) mlp_only.push_back(v.get<std::int64_t>());
-  const auto first_dense = get_int(j, "first_k_dense_replace");
-  const auto freq = std::max<std::int64_t>(1, get_int(j, "moe_layer_freq", 1));
-  const auto step = std::max<std::int64_t>(1, get_int(j, "decoder_sparse_step", 1));
+  const auto first_dense = f.integer(j, "first_k_dense_replace", 0, 0, kMaxLayers);
+  const auto freq = std::max<std::int64_t>(1, f.integer(j, "moe_layer_freq", 1, 0, kMaxLayers));
+  const auto step = std::max<std::int64_t>(1, f.integer(j, "decoder_sparse_step", 1, 0, kMaxLayers));
   for (std::int64_t i = 0; i < m.num_layers; ++i) {
     bool moe = i >= first_dense && i % freq == 0 && (i + 1) % step == 0;
     if (std::find(mlp_only.begin(), mlp_only.end(), i) != mlp_only.end()) moe = false;
@@ -99,18 +104,21 @@ void read_moe(const json& j, ModelConfig& m) {
   }
 }
 
-void read_quantization(const json& root, const json& j, ModelConfig& m) {
+void read_quantization(const json& root, const json& j, FieldReader& f, ModelConfig& m) {
   const json* found = nullptr;
-  if (auto it = j.find("quantization_config"); it != j.end()) found = &*it;
-  else if (auto rt = root.find("quantization_config"); rt != root.end()) found = &*rt;
+  if (auto it = j.find("quantization_config"); it != j.end())
+    found = &*it;
+  else if (auto rt = root.find("quantization_config"); rt != root.end())
+    found = &*rt;
   if (found == nullptr || !found->is_object()) return;
   const auto& q = *found;
-  m.quant_name = get_string(q, "quant_method");
-  const auto bits = get_int(q, "bits", get_int(q, "w_bit", 0));
-  const auto group = get_int(q, "group_size", get_int(q, "q_group_size", 128));
+  m.quant_name = f.text(q, "quant_method");
+  constexpr std::string_view where = "quantization_config.";
+  const auto bits = f.integer(q, "bits", f.integer(q, "w_bit", 0, 0, 16, where), 0, 16, where);
+  const auto group =
+      f.integer(q, "group_size", f.integer(q, "q_group_size", 128, -1, kMaxMlp, where), -1, kMaxMlp, where);
   if (m.quant_name == "gptq" || m.quant_name == "awq") {
-    m.quant = QuantMethod::gptq;
-    if (m.quant_name == "awq") m.quant = QuantMethod::awq;
+    m.quant = m.quant_name == "awq" ? QuantMethod::awq : QuantMethod::gptq;
     m.quant_bits = static_cast<int>(bits > 0 ? bits : 4);
     m.quant_group_size = static_cast<int>(group);
   } else if (m.quant_name == "fp8") {
@@ -121,13 +129,55 @@ void read_quantization(const json& root, const json& j, ModelConfig& m) {
   }
 }
 
-} // namespace
+/// vLLM's derived context limit: YaRN stretches original_max_position_embeddings by its factor,
+/// linear scaling stretches max_position_embeddings; llama3 and dynamic NTK leave it.
+void read_rope_scaling(const json& j, FieldReader& f, ModelConfig& m) {
+  auto rs = j.find("rope_scaling");
+  if (rs == j.end() || !rs->is_object()) return;
+  constexpr std::string_view where = "rope_scaling.";
+  std::string type = f.text(*rs, "rope_type");
+  if (type.empty()) type = f.text(*rs, "type");
+  const double factor = f.number(*rs, "factor", 1.0, 1e-6, kMaxRopeFactor, where);
+  const auto original =
+      f.integer(*rs, "original_max_position_embeddings", m.max_position_embeddings, 1, kMaxContext, where);
+  double stretched = 0;
+  if (type == "yarn" && factor > 1)
+    stretched = static_cast<double>(original) * factor;
+  else if (type == "linear" && factor > 1)
+    stretched = static_cast<double>(m.max_position_embeddings) * factor;
+  if (stretched <= 0) return;
+  if (stretched > static_cast<double>(kMaxContext))
+    return f.fail(
+        fmt::format("rope_scaling stretches the context to {:.0f} tokens, beyond the {} dcukit plan takes; "
+                    "check factor and original_max_position_embeddings",
+                    stretched, kMaxContext));
+  m.max_position_embeddings = static_cast<std::int64_t>(stretched);
+}
+
+/// The attention heads: KV heads that divide the heads, a positive head width.
+void check_attention(FieldReader& f, ModelConfig& m) {
+  if (m.num_kv_heads < 1 || m.num_kv_heads > m.num_heads || m.num_heads % m.num_kv_heads != 0)
+    f.fail(
+        fmt::format("num_key_value_heads is {} with {} attention heads; it must be at least 1 and divide "
+                    "num_attention_heads (GQA groups whole heads)",
+                    m.num_kv_heads, m.num_heads));
+  if (m.head_dim < 1)
+    f.fail(
+        fmt::format("the head width is {} (head_dim, or hidden_size {} / num_attention_heads {}); it must be "
+                    "a positive number of channels",
+                    m.head_dim, m.hidden_size, m.num_heads));
+}
+
+}  // namespace
 
 std::string_view to_string(LayerKind kind) {
   switch (kind) {
-    case LayerKind::full_attention: return "full_attention";
-    case LayerKind::sliding_attention: return "sliding_attention";
-    case LayerKind::linear_attention: return "linear_attention";
+    case LayerKind::full_attention:
+      return "full_attention";
+    case LayerKind::sliding_attention:
+      return "sliding_attention";
+    case LayerKind::linear_attention:
+      return "linear_attention";
   }
   return "?";
 }
@@ -140,88 +190,92 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
   json root;
   try {
     root = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {  // caught here: errors leave this function as values
-    return Error{fmt::format("{} is not valid JSON ({}); a Hugging Face config.json is one JSON object: "
-                             "re-download it, or point --model at the model's directory",
-                             origin, e.what())};
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number such as 1e400
+    return Error{
+        fmt::format("{} is not valid JSON ({}); a Hugging Face config.json is one JSON object: "
+                    "re-download it, or point --model at the model's directory",
+                    origin, e.what())};
   }
   if (!root.is_object())
-    return Error{fmt::format("{} holds JSON but not an object; a Hugging Face config.json is one JSON object: "
-                             "re-download it, or point --model at the model's directory", origin)};
+    return Error{
+        fmt::format("{} holds JSON but not an object; a Hugging Face config.json is one JSON object: "
+                    "re-download it, or point --model at the model's directory",
+                    origin)};
   const json j = merged_text_config(root);
+  FieldReader f{std::string(origin)};
   ModelConfig m;
-  m.model_type = get_string(j, "model_type");
-  if (auto it = root.find("architectures"); it != root.end() && it->is_array() && !it->empty() && it->front().is_string())
+  m.model_type = f.text(j, "model_type");
+  if (auto it = root.find("architectures");
+      it != root.end() && it->is_array() && !it->empty() && it->front().is_string())
     m.architecture = it->front().get<std::string>();
-  m.torch_dtype = get_string(j, "torch_dtype");
-  if (m.torch_dtype.empty()) m.torch_dtype = get_string(j, "dtype");
-  if (m.torch_dtype.empty()) m.torch_dtype = get_string(root, "torch_dtype");
+  m.torch_dtype = f.text(j, "torch_dtype");
+  if (m.torch_dtype.empty()) m.torch_dtype = f.text(j, "dtype");
+  if (m.torch_dtype.empty()) m.torch_dtype = f.text(root, "torch_dtype");
   if (m.torch_dtype.empty()) m.torch_dtype = "bfloat16";
 
-  m.hidden_size = get_int(j, "hidden_size", get_int(j, "d_model"));
-  m.num_layers = get_int(j, "num_hidden_layers", get_int(j, "n_layer"));
-  m.num_heads = get_int(j, "num_attention_heads", get_int(j, "n_head"));
-  m.vocab_size = get_int(j, "vocab_size");
+  m.hidden_size = f.integer(j, "hidden_size", f.integer(j, "d_model", 0, 0, kMaxWidth), 0, kMaxWidth);
+  m.num_layers = f.integer(j, "num_hidden_layers", f.integer(j, "n_layer", 0, 0, kMaxLayers), 0, kMaxLayers);
+  m.num_heads = f.integer(j, "num_attention_heads", f.integer(j, "n_head", 0, 0, kMaxWidth), 0, kMaxWidth);
+  m.vocab_size = f.integer(j, "vocab_size", 0, 0, kMaxVocab);
+  if (!f.ok()) return f.status().error();
   std::vector<std::string> missing;
   if (m.hidden_size <= 0) missing.push_back("hidden_size");
   if (m.num_layers <= 0) missing.push_back("num_hidden_layers");
   if (m.num_heads <= 0) missing.push_back("num_attention_heads");
   if (m.vocab_size <= 0) missing.push_back("vocab_size");
   if (!missing.empty())
-    return Error{fmt::format("{} (model_type '{}') lacks {}: dcukit plan models decoder-only attention models "
-                             "(Llama, Qwen2/3, Qwen3-Next, DeepSeek MLA, Mixtral); for a multimodal model the "
-                             "text fields may sit under text_config",
-                             origin, m.model_type.empty() ? "unset" : m.model_type, fmt::join(missing, ", "))};
-  m.num_kv_heads = get_int(j, "num_key_value_heads", m.num_heads);
-  m.head_dim = get_int(j, "head_dim", m.hidden_size / m.num_heads);
-  m.intermediate_size = get_int(j, "intermediate_size");
-  m.max_position_embeddings = get_int(j, "max_position_embeddings");
-  // vLLM's derived limit: YaRN stretches original_max_position_embeddings by its factor, linear
-  // scaling stretches max_position_embeddings; llama3 and dynamic NTK leave it.
-  if (auto rs = j.find("rope_scaling"); rs != j.end() && rs->is_object()) {
-    std::string type = get_string(*rs, "rope_type");
-    if (type.empty()) type = get_string(*rs, "type");
-    const double factor = rs->contains("factor") && (*rs)["factor"].is_number() ? (*rs)["factor"].get<double>() : 1.0;
-    const auto original = get_int(*rs, "original_max_position_embeddings", m.max_position_embeddings);
-    if (type == "yarn" && factor > 1) m.max_position_embeddings = static_cast<std::int64_t>(original * factor);
-    else if (type == "linear" && factor > 1) m.max_position_embeddings = static_cast<std::int64_t>(m.max_position_embeddings * factor);
-  }
-  m.tie_word_embeddings = get_bool(j, "tie_word_embeddings", get_bool(root, "tie_word_embeddings", false));
-  m.qkv_bias = get_bool(j, "attention_bias", m.model_type == "qwen2" || m.model_type == "qwen2_moe");
+    return Error{
+        fmt::format("{} (model_type '{}') lacks {}: dcukit plan models decoder-only attention models "
+                    "(Llama, Qwen2/3, Qwen3-Next, DeepSeek MLA, Mixtral); for a multimodal model the "
+                    "text fields may sit under text_config",
+                    origin, m.model_type.empty() ? "unset" : m.model_type, fmt::join(missing, ", "))};
+  m.num_kv_heads = f.integer(j, "num_key_value_heads", m.num_heads, -kMaxWidth, kMaxWidth);
+  m.head_dim = f.integer(j, "head_dim", m.hidden_size / m.num_heads, -kMaxWidth, kMaxWidth);
+  m.intermediate_size = f.integer(j, "intermediate_size", 0, 0, kMaxMlp);
+  m.max_position_embeddings = f.integer(j, "max_position_embeddings", 0, 0, kMaxContext);
+  read_rope_scaling(j, f, m);
+  m.tie_word_embeddings = f.boolean(j, "tie_word_embeddings", f.boolean(root, "tie_word_embeddings", false));
+  m.qkv_bias = f.boolean(j, "attention_bias", m.model_type == "qwen2" || m.model_type == "qwen2_moe");
   m.qk_norm = m.model_type.rfind("qwen3", 0) == 0;
-  m.attn_output_gate = get_bool(j, "attn_output_gate", m.model_type == "qwen3_next");
+  m.attn_output_gate = f.boolean(j, "attn_output_gate", m.model_type == "qwen3_next");
 
-  m.kv_lora_rank = get_int(j, "kv_lora_rank");
+  m.kv_lora_rank = f.integer(j, "kv_lora_rank", 0, 0, kMaxWidth);
   m.mla = m.kv_lora_rank > 0;
   if (m.mla) {
-    m.q_lora_rank = get_int(j, "q_lora_rank");
-    m.qk_nope_head_dim = get_int(j, "qk_nope_head_dim");
-    m.qk_rope_head_dim = get_int(j, "qk_rope_head_dim");
-    m.v_head_dim = get_int(j, "v_head_dim", m.qk_nope_head_dim);
-    if (m.qk_rope_head_dim <= 0 || m.qk_nope_head_dim <= 0)
-      return Error{fmt::format("{}: kv_lora_rank makes this an MLA model, but qk_rope_head_dim or qk_nope_head_dim "
-                               "is missing; DeepSeek-V2/V3 configs carry both",
-                               origin)};
+    m.q_lora_rank = f.integer(j, "q_lora_rank", 0, 0, kMaxWidth);
+    m.qk_nope_head_dim = f.integer(j, "qk_nope_head_dim", 0, 0, kMaxWidth);
+    m.qk_rope_head_dim = f.integer(j, "qk_rope_head_dim", 0, 0, kMaxWidth);
+    m.v_head_dim = f.integer(j, "v_head_dim", m.qk_nope_head_dim, 1, kMaxWidth);
+    if (f.ok() && (m.qk_rope_head_dim <= 0 || m.qk_nope_head_dim <= 0))
+      return Error{
+          fmt::format("{}: kv_lora_rank makes this an MLA model, but qk_rope_head_dim or qk_nope_head_dim "
+                      "is missing; DeepSeek-V2/V3 configs carry both",
+                      origin)};
   }
+  check_attention(f, m);
+  if (!f.ok()) return f.status().error();
 
-  if (auto st = read_layer_kinds(j, origin, m); !st) return st.error();
+  read_layer_kinds(j, f, m);
+  if (!f.ok()) return f.status().error();
   if (m.hybrid()) {
-    m.linear_num_key_heads = get_int(j, "linear_num_key_heads");
-    m.linear_num_value_heads = get_int(j, "linear_num_value_heads");
-    m.linear_key_head_dim = get_int(j, "linear_key_head_dim");
-    m.linear_value_head_dim = get_int(j, "linear_value_head_dim");
-    m.linear_conv_kernel = get_int(j, "linear_conv_kernel_dim", 4);
-    if (m.linear_num_key_heads <= 0 || m.linear_num_value_heads <= 0 || m.linear_key_head_dim <= 0 ||
-        m.linear_value_head_dim <= 0)
-      return Error{fmt::format("{}: layer_types has linear_attention layers but the linear_num_key_heads, "
-                               "linear_num_value_heads, linear_key_head_dim and linear_value_head_dim fields "
-                               "(Qwen3-Next's Gated DeltaNet) are not all there; dcukit plan cannot size their state",
-                               origin)};
+    m.linear_num_key_heads = f.integer(j, "linear_num_key_heads", 0, 0, kMaxWidth);
+    m.linear_num_value_heads = f.integer(j, "linear_num_value_heads", 0, 0, kMaxWidth);
+    m.linear_key_head_dim = f.integer(j, "linear_key_head_dim", 0, 0, kMaxWidth);
+    m.linear_value_head_dim = f.integer(j, "linear_value_head_dim", 0, 0, kMaxWidth);
+    m.linear_conv_kernel = f.integer(j, "linear_conv_kernel_dim", 4, 1, 1024);
+    if (f.ok() && (m.linear_num_key_heads <= 0 || m.linear_num_value_heads <= 0 || m.linear_key_head_dim <= 0 ||
+                   m.linear_value_head_dim <= 0))
+      return Error{
+          fmt::format("{}: layer_types has linear_attention layers but the linear_num_key_heads, "
+                      "linear_num_value_heads, linear_key_head_dim and linear_value_head_dim fields "
+                      "(Qwen3-Next's Gated DeltaNet) are not all there; dcukit plan cannot size their state",
+                      origin)};
   }
   if (m.count(LayerKind::sliding_attention) > 0 && m.sliding_window <= 0)
     return Error{fmt::format("{}: sliding_attention layers need a positive sliding_window", origin)};
-  read_moe(j, m);
-  read_quantization(root, j, m);
+  read_moe(j, f, m);
+  read_quantization(root, j, f, m);
+  if (!f.ok()) return f.status().error();
   if (m.intermediate_size <= 0 && !m.moe())
     return Error{fmt::format("{}: intermediate_size is missing, so the MLP cannot be sized", origin)};
   return m;
@@ -233,24 +287,29 @@ Result<ModelConfig> load_model_config(const std::filesystem::path& path) {
   fs::path file = path;
   if (fs::is_directory(path, ec)) file = path / "config.json";
   if (!fs::is_regular_file(file, ec)) {
+    if (fs::exists(fs::symlink_status(file, ec)) && file != path)
+      return Error{
+          fmt::format("--model {}: {} is there but is not a readable file (a folder, or a link to nothing); "
+                      "put the model's config.json there",
+                      path.string(), file.string())};
     std::string hint = "pass --model with a Hugging Face model directory (the one holding config.json)";
     if (fs::is_directory(path, ec)) {
+      int seen = 0;  // a --model of / must not walk the whole disk
       for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
-           it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (ec || it.depth() > 3) break;
-        if (it->path().filename() == "config.json") {
-          hint = fmt::format("the nearest one is {}: pass --model {}", it->path().string(), it->path().parent_path().string());
+           !ec && it != fs::recursive_directory_iterator() && ++seen < 20000; it.increment(ec)) {
+        if (it.depth() >= 3) it.disable_recursion_pending();
+        const fs::path dir = it->path().parent_path();
+        if (it->path().filename() == "config.json" && it->is_regular_file(ec) && !fs::equivalent(dir, path, ec)) {
+          hint = fmt::format("the nearest one is {}: pass --model {}", it->path().string(), dir.string());
           break;
         }
       }
     }
     return Error{fmt::format("--model {}: no config.json there; {}", path.string(), hint)};
   }
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) return Error{fmt::format("--model {}: cannot read {}", path.string(), file.string())};
-  auto parsed = parse_model_config(text.str(), file.string());
+  auto text = util::read_file(file.string(), kMaxConfigBytes);
+  if (!text) return Error{fmt::format("--model {}: {}", path.string(), text.error().message)};
+  auto parsed = parse_model_config(*text, file.string());
   if (!parsed) return parsed;
   auto dir = fs::weakly_canonical(fs::absolute(file, ec), ec).parent_path();
   parsed->path = dir.string();
@@ -259,4 +318,4 @@ Result<ModelConfig> load_model_config(const std::filesystem::path& path) {
   return parsed;
 }
 
-} // namespace dcukit::plan
+}  // namespace dcukit::plan

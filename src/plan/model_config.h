@@ -34,15 +34,15 @@ struct ModelConfig {
 
   std::int64_t hidden_size = 0, num_layers = 0, vocab_size = 0;
   std::int64_t num_heads = 0, num_kv_heads = 0, head_dim = 0;  ///< attention heads, KV heads (GQA), their width
-  std::int64_t intermediate_size = 0;        ///< the dense MLP's width
+  std::int64_t intermediate_size = 0;                          ///< the dense MLP's width
   std::int64_t max_position_embeddings = 0;  ///< the context limit as vLLM derives it (RoPE scaling applied)
   bool tie_word_embeddings = false;
-  bool qkv_bias = false;     ///< Qwen2 has q/k/v biases
-  bool qk_norm = false;      ///< Qwen3 normalises q and k per head
+  bool qkv_bias = false;          ///< Qwen2 has q/k/v biases
+  bool qk_norm = false;           ///< Qwen3 normalises q and k per head
   bool attn_output_gate = false;  ///< Qwen3-Next / Qwen3.5: q_proj also yields a gate
 
-  std::vector<LayerKind> layers;   ///< one a decoder layer
-  std::int64_t sliding_window = 0; ///< tokens, for sliding_attention layers
+  std::vector<LayerKind> layers;    ///< one a decoder layer
+  std::int64_t sliding_window = 0;  ///< tokens, for sliding_attention layers
 
   // Multi-head latent attention (DeepSeek V2/V3): one latent "head" a layer, not split by TP.
   bool mla = false;
@@ -52,7 +52,7 @@ struct ModelConfig {
   // Mixture of experts; moe_layers marks the layers whose MLP is the expert block.
   std::int64_t num_experts = 0, experts_per_token = 0, moe_intermediate_size = 0;
   std::int64_t shared_expert_intermediate_size = 0;  ///< all shared experts together
-  bool router_bias = false;  ///< DeepSeek-V3's noaux_tc routing keeps a bias per expert
+  bool router_bias = false;                          ///< DeepSeek-V3's noaux_tc routing keeps a bias per expert
   std::vector<bool> moe_layers;
 
   // Linear-attention (Gated DeltaNet) layers.
@@ -80,4 +80,4 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
 /// names the nearest directory below that has one.
 Result<ModelConfig> load_model_config(const std::filesystem::path& path);
 
-} // namespace dcukit::plan
+}  // namespace dcukit::plan

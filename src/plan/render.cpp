@@ -5,14 +5,23 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/units.h"
+#include "plan/flags.h"
+
 namespace dcukit::plan {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using Json = nlohmann::ordered_json;
 
-std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / kGiB); }
+using core::kGiB;  // bytes; the arithmetic below is in double
 
-std::string kib(double bytes) { return fmt::format("{:.1f} KiB", bytes / 1024.0); }
+std::string gib(double bytes) {
+  return fmt::format("{:.2f} GiB", bytes / kGiB);
+}
+
+std::string kib(double bytes) {
+  return fmt::format("{:.1f} KiB", bytes / 1024.0);
+}
 
 std::string with_commas(std::int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n), out;
@@ -21,10 +30,6 @@ std::string with_commas(std::int64_t n) {
     out += digits[i];
   }
   return n < 0 ? "-" + out : out;
-}
-
-std::string option_label(const Option& o) {
-  return o.pp > 1 ? fmt::format("TP {} x PP {}", o.tp, o.pp) : fmt::format("TP {}", o.tp);
 }
 
 std::string attention_words(const ModelConfig& m) {
@@ -39,7 +44,7 @@ std::string attention_words(const ModelConfig& m) {
   return s;
 }
 
-nlohmann::json budget_json(const Budget& b) {
+Json budget_json(const Budget& b) {
   return {{"usable_bytes", std::llround(b.usable)},
           {"weights_bytes", std::llround(b.weights)},
           {"activation_bytes", std::llround(b.activation)},
@@ -56,16 +61,45 @@ nlohmann::json budget_json(const Budget& b) {
           {"longest_fitting_len", b.longest_fitting_len}};
 }
 
-} // namespace
+Json capability_json(const CardCapability& c) {
+  Json j = {{"value", std::string(core::to_string(c.effective()))},
+            {"decided_by", std::string(to_string(c.decider()))},
+            {"source", c.source()},
+            {"published", std::string(core::to_string(c.published.value))}};
+  if (c.host) j["this_host"] = *c.host;
+  if (!c.host_error.empty()) j["this_host_error"] = c.host_error;
+  return j;
+}
+
+/// "bf16 unknown, assumed yes (offline advice)": a capability in the summary.
+std::string capability_words(const char* what, const CardCapability& c) {
+  const auto d = c.decider();
+  switch (d) {
+    case Decider::nobody:
+      return fmt::format("{} unknown", what);
+    case Decider::offline_advice:
+      return fmt::format("{} unknown, assumed {} (offline advice)", what, core::to_string(c.effective()));
+    case Decider::this_host:
+    case Decider::published:
+      break;
+  }
+  return fmt::format("{} {} ({})", what, core::to_string(c.effective()), to_string(d));
+}
+
+}  // namespace
 
 std::string render_summary(const Plan& p) {
   const auto& m = p.model;
-  std::string out = fmt::format("model   {} ({}, {} layers, {})\n", m.name, m.architecture, m.num_layers,
-                                attention_words(m));
+  std::string out =
+      fmt::format("model   {} ({}, {} layers, {})\n", m.name, m.architecture, m.num_layers, attention_words(m));
   out += fmt::format("weights {} ({}{}{})\n", gib(static_cast<double>(p.weights.total_bytes)),
                      to_string(p.weights.source), p.weights.detail.empty() ? "" : ": ", p.weights.detail);
-  out += fmt::format("cards   {} x {}, {} each ({})\n", p.cards.count, p.cards.name,
+  out += fmt::format("cards   {} × {}, {} each ({})\n", p.cards.count, p.cards.name,
                      gib(static_cast<double>(p.cards.total_bytes)), p.cards.total_source);
+  out +=
+      fmt::format("        {}{}; {}; {}; {}\n", p.cards.arch.empty() ? "ISA unknown" : p.cards.arch,
+                  p.cards.detected ? " (from the runtime)" : "", capability_words("bf16", p.cards.bf16),
+                  capability_words("FP8 compute", p.cards.fp8), capability_words("fp8 KV cache", p.cards.fp8_kv_cache));
   if (p.cards.detected && p.cards.free_bytes > 0)
     out += fmt::format("        {} free on the fullest card\n", gib(static_cast<double>(p.cards.free_bytes)));
   for (const auto& w : p.warnings) out += fmt::format("warning {}\n", w);
@@ -75,30 +109,47 @@ std::string render_summary(const Plan& p) {
 core::Table options_table(const Plan& p) {
   core::Table t;
   t.title = fmt::format("Options at --max-model-len {} (per GPU)", p.settings.max_model_len);
-  t.columns = {{"", core::Align::left},  {"option", core::Align::left}, {"KV dtype", core::Align::left},
-               {"weights"},              {"activation"},                {"non-torch"},
-               {"graphs"},               {"KV budget"},                 {"KV/token"},
-               {"blocks"},               {"tokens"},                    {"concurrency"},
+  t.columns = {{"", core::Align::left},
+               {"option", core::Align::left},
+               {"KV dtype", core::Align::left},
+               {"weights"},
+               {"activation"},
+               {"non-torch"},
+               {"graphs"},
+               {"KV budget"},
+               {"KV/token"},
+               {"blocks"},
+               {"tokens"},
+               {"concurrency"},
                {"verdict", core::Align::left}};
+  bool unverified = false;
   for (std::size_t i = 0; i < p.options.size(); ++i) {
     const auto& o = p.options[i];
     const auto& b = o.budget;
     const bool budgeted = b.usable > 0;
     const bool state = b.kv.per_sequence > 0;
-    t.add_row({static_cast<int>(i) == p.recommended ? "*" : "", option_label(o), o.kv_cache_dtype,
-               budgeted ? gib(b.weights) : "-", budgeted ? gib(b.activation) : "-", budgeted ? gib(b.non_torch) : "-",
-               budgeted ? gib(b.graphs) : "-", budgeted ? gib(b.kv_budget) : "-",
+    unverified = unverified || o.unverified;
+    t.add_row({static_cast<int>(i) == p.recommended ? "*" : "", label(o),
+               std::string(to_string(o.kv_cache_dtype)) + (o.unverified ? " (?)" : ""), budgeted ? gib(b.weights) : "-",
+               budgeted ? gib(b.activation) : "-", budgeted ? gib(b.non_torch) : "-", budgeted ? gib(b.graphs) : "-",
+               budgeted ? gib(b.kv_budget) : "-",
                budgeted ? kib(b.kv.per_token + b.kv.per_window_token) + (state ? " + state" : "") : "-",
                b.weights_fit ? with_commas(b.blocks) : "-", b.weights_fit ? with_commas(b.tokens) : "-",
-               b.weights_fit ? fmt::format("{:.2f}x", b.max_concurrency) : "-",
-               o.starts() ? "starts" : o.problem});
+               b.weights_fit ? fmt::format("{:.2f}x", b.max_concurrency) : "-", o.starts() ? "starts" : o.problem});
   }
   if (p.chosen()) t.notes.push_back(fmt::format("* recommended: {}", p.reason));
+  if (unverified)
+    t.notes.push_back(
+        fmt::format("(?) vLLM's fp8 KV cache is unverified on {}; such rows are recommended only when "
+                    "--kv-cache-dtype asks for them",
+                    p.cards.name));
+  for (const auto& c : p.caveats) t.notes.push_back(c);
   for (const auto& o : p.options)
     if (o.budget.kv.per_sequence > 0) {
-      t.notes.push_back(fmt::format("state: the linear-attention layers keep {} a sequence whatever its length; "
-                                    "concurrency and tokens count whole {}-token requests",
-                                    gib(o.budget.kv.per_sequence), p.settings.max_model_len));
+      t.notes.push_back(
+          fmt::format("state: the linear-attention layers keep {} a sequence whatever its length; "
+                      "concurrency and tokens count whole {}-token requests",
+                      gib(o.budget.kv.per_sequence), p.settings.max_model_len));
       break;
     }
   t.notes.push_back("activation, non-torch and graphs are estimates (docs/plan.md); weights and KV/token are exact");
@@ -109,11 +160,11 @@ core::Table flags_table(const Plan& p) {
   core::Table t;
   t.title = "Engine flags";
   t.columns = {{"flag", core::Align::left}, {"value", core::Align::left}, {"why", core::Align::left}};
-  if (const auto* c = p.chosen()) {
-    t.add_row({"--tensor-parallel-size", std::to_string(c->tp), p.reason});
-    if (c->pp > 1) t.add_row({"--pipeline-parallel-size", std::to_string(c->pp), "TP alone does not fit"});
-  }
-  for (const auto& a : p.advice) t.add_row({a.flag, a.value, a.why});
+  for (const auto& f : engine_flags(p))
+    t.add_row({std::string(f.name), f.value.empty() ? (f.on ? "on" : "off") : f.value, f.why});
+  if (p.dtype_option)
+    t.notes.push_back(
+        fmt::format("also an option: --dtype {}: {}", to_string(p.dtype_option->dtype), p.dtype_option->caveat));
   return t;
 }
 
@@ -124,13 +175,16 @@ std::string render_text(const Plan& p, bool markdown) {
   return out;
 }
 
-std::string render_json(const Plan& p) {
+std::string render_json(const Report& report) {
+  const auto& p = report.plan;
   const auto& m = p.model;
-  nlohmann::json j;
+  Json j;
+  j["run_info"] = Json(core::to_json(report.run_info));
   j["model"] = {{"name", m.name},
                 {"path", m.path},
                 {"architecture", m.architecture},
                 {"model_type", m.model_type},
+                {"torch_dtype", m.torch_dtype},
                 {"layers", m.num_layers},
                 {"full_attention_layers", m.count(LayerKind::full_attention)},
                 {"sliding_attention_layers", m.count(LayerKind::sliding_attention)},
@@ -141,11 +195,22 @@ std::string render_json(const Plan& p) {
   j["weights"] = {{"total_bytes", p.weights.total_bytes},
                   {"source", std::string(to_string(p.weights.source))},
                   {"detail", p.weights.detail}};
-  j["cards"] = {{"name", p.cards.name},        {"key", p.cards.key},
-                {"count", p.cards.count},      {"total_bytes", p.cards.total_bytes},
-                {"total_source", p.cards.total_source}, {"free_bytes", p.cards.free_bytes},
-                {"detected", p.cards.detected}, {"indices", p.cards.indices},
-                {"numa_nodes", p.cards.numa_nodes}};
+  const auto& c = p.cards;
+  j["cards"] = {{"name", c.name},
+                {"key", c.key},
+                {"vendor", std::string(to_string(c.vendor))},
+                {"arch", c.arch},
+                {"count", c.count},
+                {"total_bytes", c.total_bytes},
+                {"total_source", c.total_source},
+                {"free_bytes", c.free_bytes},
+                {"detected", c.detected},
+                {"indices", c.indices},
+                {"numa_nodes", c.numa_nodes},
+                {"capabilities",
+                 {{"bf16", capability_json(c.bf16)},
+                  {"fp8", capability_json(c.fp8)},
+                  {"fp8_kv_cache", capability_json(c.fp8_kv_cache)}}}};
   const auto& s = p.settings;
   j["settings"] = {{"gpu_memory_utilization", s.gpu_memory_utilization},
                    {"max_model_len", s.max_model_len},
@@ -153,17 +218,28 @@ std::string render_json(const Plan& p) {
                    {"max_num_batched_tokens", s.max_num_batched_tokens},
                    {"block_size", s.block_size},
                    {"enforce_eager", s.enforce_eager},
-                   {"dtype", s.dtype},
-                   {"kv_cache_dtype", p.chosen() ? p.chosen()->kv_cache_dtype : s.kv_cache_dtype},
-                   {"min_concurrency", p.min_concurrency}};
-  j["advice"] = nlohmann::json::array();
-  for (const auto& a : p.advice) j["advice"].push_back({{"flag", a.flag}, {"value", a.value}, {"why", a.why}});
-  j["options"] = nlohmann::json::array();
+                   {"dtype", std::string(to_string(s.dtype))},
+                   {"kv_cache_dtype", std::string(to_string(s.kv_cache_dtype))},
+                   {"min_concurrency", p.min_concurrency},
+                   {"goal", std::string(to_string(p.goal))}};
+  j["why"] = {{"gpu_memory_utilization", s.why.gpu_memory_utilization},
+              {"max_model_len", s.why.max_model_len},
+              {"max_num_seqs", s.why.max_num_seqs},
+              {"max_num_batched_tokens", s.why.max_num_batched_tokens},
+              {"block_size", s.why.block_size},
+              {"enforce_eager", s.why.enforce_eager},
+              {"dtype", s.why.dtype},
+              {"kv_cache_dtype", s.why.kv_cache_dtype}};
+  if (p.dtype_option)
+    j["dtype_option"] = {{"dtype", std::string(to_string(p.dtype_option->dtype))}, {"caveat", p.dtype_option->caveat}};
+  j["options"] = Json::array();
   for (std::size_t i = 0; i < p.options.size(); ++i) {
     const auto& o = p.options[i];
-    j["options"].push_back({{"tp", o.tp},
+    j["options"].push_back({{"label", label(o)},
+                            {"tp", o.tp},
                             {"pp", o.pp},
-                            {"kv_cache_dtype", o.kv_cache_dtype},
+                            {"kv_cache_dtype", std::string(to_string(o.kv_cache_dtype))},
+                            {"unverified", o.unverified},
                             {"starts", o.starts()},
                             {"problem", o.problem},
                             {"recommended", static_cast<int>(i) == p.recommended},
@@ -173,7 +249,8 @@ std::string render_json(const Plan& p) {
   j["reason"] = p.reason;
   if (!p.nearest.empty()) j["nearest"] = p.nearest;
   j["warnings"] = p.warnings;
+  j["caveats"] = p.caveats;
   return j.dump(2) + "\n";
 }
 
-} // namespace dcukit::plan
+}  // namespace dcukit::plan

@@ -6,6 +6,7 @@
 
 #include "core/table.h"
 #include "plan/planner.h"
+#include "plan/run.h"
 
 namespace dcukit::plan {
 
@@ -13,11 +14,12 @@ namespace dcukit::plan {
 std::string render_summary(const Plan& plan);
 /// One row an option, the recommended one marked; notes say why it was chosen.
 core::Table options_table(const Plan& plan);
-/// One row an engine flag: its value and why.
+/// One row an engine flag: its value and why (plan/flags.h renders them from the settings).
 core::Table flags_table(const Plan& plan);
 /// Summary, both tables and the verdict as aligned text (markdown = true: Markdown tables).
 std::string render_text(const Plan& plan, bool markdown = false);
-/// Everything in the plan as a JSON document (bytes as integers, ratios as numbers).
-std::string render_json(const Plan& plan);
+/// The report as a JSON document: run_info first, then everything in the plan (bytes as
+/// integers, ratios as numbers, enums in vLLM's spellings, each setting with its why).
+std::string render_json(const Report& report);
 
-} // namespace dcukit::plan
+}  // namespace dcukit::plan

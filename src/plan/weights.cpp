@@ -4,15 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <regex>
-#include <sstream>
+
+#include "core/units.h"
+#include "util/files.h"
 
 namespace dcukit::plan {
 namespace {
 
+constexpr double kMaxWeightBytes = 1125899906842624.0;  // 1 PiB: far above any checkpoint
 constexpr double kHalf = 2.0;  // bytes of a bf16/fp16 element: vLLM serves 16-bit whatever the checkpoint holds
 
 /// Bytes a linear layer's parameter takes under the model's quantization.
@@ -120,55 +119,6 @@ WeightBreakdown compute_weights(const ModelConfig& m) {
   return w;
 }
 
-Result<SafetensorsTotal> read_safetensors(const std::filesystem::path& dir, std::int64_t num_layers) {
-  namespace fs = std::filesystem;
-  SafetensorsTotal total;
-  std::error_code ec;
-  const std::regex layer_re(R"((?:^|\.)layers\.(\d+)\.)");
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file(ec) && e.path().extension() == ".safetensors") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    unsigned char len_bytes[8] = {};
-    if (!in.read(reinterpret_cast<char*>(len_bytes), 8))
-      return Error{fmt::format("{}: shorter than the 8-byte safetensors header length; the download is incomplete",
-                               file.string())};
-    std::uint64_t len = 0;
-    for (int i = 7; i >= 0; --i) len = (len << 8) | len_bytes[i];
-    if (len == 0 || len > (100u << 20))
-      return Error{fmt::format("{}: header length {} is not plausible (safetensors headers are under 100 MiB); "
-                               "is this a Git LFS pointer instead of the file?",
-                               file.string(), len)};
-    std::string header(len, '\0');
-    if (!in.read(header.data(), static_cast<std::streamsize>(len)))
-      return Error{fmt::format("{}: the header is cut short; the download is incomplete", file.string())};
-    const auto j = nlohmann::json::parse(header, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-      return Error{fmt::format("{}: the safetensors header is not valid JSON", file.string())};
-    ++total.files;
-    for (const auto& [name, t] : j.items()) {
-      if (name == "__metadata__" || !t.is_object()) continue;
-      const auto& off = t.value("data_offsets", nlohmann::json::array());
-      if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-        return Error{fmt::format("{}: tensor {} has no valid data_offsets", file.string(), name)};
-      const auto stored = off[1].get<std::uint64_t>() - off[0].get<std::uint64_t>();
-      const std::string dtype = t.value("dtype", "");
-      std::uint64_t served = stored;
-      if (dtype == "F32") served = stored / 2;  // vLLM loads float checkpoints into 16-bit
-      ++total.tensors;
-      total.stored_bytes += stored;
-      std::smatch match;
-      const bool mtp = name.rfind("mtp.", 0) == 0 || name.rfind("model.mtp.", 0) == 0 ||
-                       (std::regex_search(name, match, layer_re) && std::stoll(match[1].str()) >= num_layers);
-      if (mtp) total.excluded_bytes += served;
-      else total.bytes += served;
-    }
-  }
-  return total;
-}
-
 std::uint64_t Weights::per_gpu(const ModelConfig& m, int tp, int pp) const {
   const auto& c = computed;
   const double kv_heads = static_cast<double>(m.num_kv_heads);
@@ -187,6 +137,10 @@ Result<Weights> count_weights(const ModelConfig& m) {
   namespace fs = std::filesystem;
   Weights w;
   w.computed = compute_weights(m);
+  if (!(w.computed.total() <= kMaxWeightBytes))  // every count is bounded; their product need not be
+    return Error{fmt::format("{}: config.json describes {:.3g} bytes of weights, beyond the 1 PiB dcukit plan takes; "
+                             "check its sizes (hidden_size, intermediate_size, the expert counts)",
+                             m.path, w.computed.total())};
   w.total_bytes = static_cast<std::uint64_t>(std::llround(w.computed.total()));
   w.detail.clear();
   std::error_code ec;
@@ -200,18 +154,17 @@ Result<Weights> count_weights(const ModelConfig& m) {
       w.detail = fmt::format("{} file{}, {} tensors", st->files, st->files == 1 ? "" : "s", st->tensors);
       if (st->excluded_bytes > 0)
         w.detail += fmt::format("; {:.2f} GiB of multi-token-prediction layers left out (vLLM loads them only for "
-                                "speculative decoding)", static_cast<double>(st->excluded_bytes) / (1u << 30));
+                                "speculative decoding)", static_cast<double>(st->excluded_bytes) / static_cast<double>(core::kGiB));
       return w;
     }
-    std::ifstream in(dir / "model.safetensors.index.json");
-    if (in) {
-      std::ostringstream text;
-      text << in.rdbuf();
-      const auto j = nlohmann::json::parse(text.str(), nullptr, false);
-      if (j.is_discarded())
-        return Error{fmt::format("{}: not valid JSON; re-download it", (dir / "model.safetensors.index.json").string())};
-      if (j.contains("metadata") && j["metadata"].contains("total_size") && j["metadata"]["total_size"].is_number()) {
-        w.total_bytes = j["metadata"]["total_size"].get<std::uint64_t>();
+    const auto index = dir / "model.safetensors.index.json";
+    if (fs::is_regular_file(index, ec)) {
+      auto text = util::read_file(index.string(), 64u << 20);
+      if (!text) return text.error();
+      auto total = parse_index_total_size(*text, index.string());
+      if (!total) return total.error();
+      if (*total) {
+        w.total_bytes = **total;
         w.source = WeightSource::index_total_size;
         w.detail = "model.safetensors.index.json metadata.total_size (the shards are not here)";
         return w;

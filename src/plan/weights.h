@@ -7,6 +7,7 @@
 
 #include "util/result.h"
 #include "plan/model_config.h"
+#include "plan/safetensors.h"
 
 namespace dcukit::plan {
 
@@ -32,18 +33,6 @@ struct WeightBreakdown {
 /// Counts from config.json. Embeddings and norms stay 16-bit; linear layers take the
 /// quantization_config's width (GPTQ/AWQ int4 with a scale and zero per group, fp8 one byte).
 WeightBreakdown compute_weights(const ModelConfig& model);
-
-/// Bytes in the safetensors files of a directory, read from their headers only.
-struct SafetensorsTotal {
-  std::uint64_t bytes = 0;           ///< as served: 16/32-bit floats counted at 2 bytes, others as stored
-  std::uint64_t stored_bytes = 0;    ///< as the files hold them
-  std::uint64_t excluded_bytes = 0;  ///< multi-token-prediction layers vLLM does not load without speculation
-  int files = 0, tensors = 0;
-};
-
-/// Reads the 8-byte little-endian header length and the JSON header of every *.safetensors file
-/// in `dir`. Tensors of layers at index >= num_layers, or named mtp.*, count as excluded.
-Result<SafetensorsTotal> read_safetensors(const std::filesystem::path& dir, std::int64_t num_layers);
 
 /// A model's weights: the total and where it came from, and the split by TP and PP.
 struct Weights {

@@ -41,7 +41,8 @@ TEST(CorePeaks, DcuFactsComeFromTheData) {
   const auto* bw = PeakTable::builtin().find("bw1000");
   ASSERT_NE(bw, nullptr);
   EXPECT_TRUE(bw->is_dcu());
-  EXPECT_EQ(bw->fp8, std::optional<bool>(false));
+  EXPECT_EQ(bw->fp8.value, Support::no);
+  EXPECT_EQ(bw->bf16.value, Support::unknown);  // not listed is not "no"
   EXPECT_DOUBLE_EQ(bw->peak("fp16")->value, 480e12);
   EXPECT_EQ(bw->peak("bf16"), nullptr);
   const auto* k100ai = PeakTable::builtin().find("k100-ai");

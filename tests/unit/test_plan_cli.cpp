@@ -1,4 +1,5 @@
-// `dcukit plan` through its CLI: flags reach the engine, and the exit codes say what happened.
+// `dcukit plan` through its CLI: flags reach the engine, numbers are checked where they are
+// parsed, outputs are checked before planning, and the exit codes say what happened.
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
@@ -10,45 +11,74 @@
 
 #include "cli/command.h"
 #include "cli/plan.h"
+#include "tempdir.h"
 
 using dcukit::cli::ExitCode;
 
 namespace {
 struct Run {
   ExitCode code = ExitCode::ok;
-  std::string out;
+  std::string out, err;
 };
 
-Run run(std::vector<std::string> args) {
+Run run(std::vector<std::string> args, const std::string& model = "qwen3-32b") {
   args.insert(args.begin(), {"dcukit", "plan", "--model"});
-  args.insert(args.begin() + 3, std::string(DCUKIT_FIXTURES) + "/models/qwen3-32b");
+  args.insert(args.begin() + 3,
+              model.find('/') == std::string::npos ? std::string(DCUKIT_FIXTURES) + "/models/" + model : model);
   CLI::App app;
   dcukit::cli::Runner runner;
   dcukit::cli::setup_plan(app, runner);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  app.parse(static_cast<int>(argv.size()), argv.data());
-  testing::internal::CaptureStdout();
   Run r;
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {  // as the app does: a bad flag value is bad input
+    r.code = ExitCode::bad_input;
+    r.err = e.what();
+    return r;
+  }
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
   r.code = runner();
   std::fflush(stdout);
   r.out = testing::internal::GetCapturedStdout();
+  r.err = testing::internal::GetCapturedStderr();
   return r;
 }
-} // namespace
+}  // namespace
 
 TEST(PlanCli, RecommendsAndPrintsTheTables) {
   auto r = run({"--gpu", "BW1000", "--count", "4", "--max-model-len", "32768"});
   EXPECT_EQ(r.code, ExitCode::ok);
-  EXPECT_NE(r.out.find("* recommended: the fewest cards (TP 4)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("* recommended: the fewest cards (TP 2)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--enforce-eager"), std::string::npos);
 }
 
 TEST(PlanCli, FlagsReachTheEngine) {
-  auto r = run({"--gpu", "BW1000", "--count", "2", "--max-model-len", "16384", "--gpu-memory-utilization", "0.88",
-                "--max-num-seqs", "64", "--max-num-batched-tokens", "4096", "--block-size", "32", "--no-enforce-eager",
-                "--min-concurrency", "2", "--json"});
-  EXPECT_EQ(r.code, ExitCode::ok);
+  auto r = run({"--gpu",
+                "BW1000",
+                "--count",
+                "2",
+                "--max-model-len",
+                "16384",
+                "--gpu-memory-utilization",
+                "0.88",
+                "--max-num-seqs",
+                "64",
+                "--max-num-batched-tokens",
+                "4096",
+                "--block-size",
+                "32",
+                "--no-enforce-eager",
+                "--min-concurrency",
+                "2",
+                "--dtype",
+                "half",
+                "--kv-cache-dtype",
+                "fp8_e5m2",
+                "--json"});
+  EXPECT_EQ(r.code, ExitCode::ok) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_DOUBLE_EQ(j["settings"]["gpu_memory_utilization"].get<double>(), 0.88);
   EXPECT_EQ(j["settings"]["max_model_len"].get<int>(), 16384);
@@ -56,7 +86,11 @@ TEST(PlanCli, FlagsReachTheEngine) {
   EXPECT_EQ(j["settings"]["max_num_batched_tokens"].get<int>(), 4096);
   EXPECT_EQ(j["settings"]["block_size"].get<int>(), 32);
   EXPECT_FALSE(j["settings"]["enforce_eager"].get<bool>());
+  EXPECT_EQ(j["settings"]["dtype"], "float16");
+  EXPECT_EQ(j["settings"]["kv_cache_dtype"], "fp8_e5m2");
   EXPECT_EQ(j["cards"]["count"].get<int>(), 2);
+  EXPECT_EQ(r.out.rfind("{\n  \"run_info\": {", 0), 0u) << r.out.substr(0, 40);
+  EXPECT_NE(j["run_info"]["tool"].get<std::string>().find("plan"), std::string::npos);
 }
 
 TEST(PlanCli, GpuMemoryOverridesThePeakData) {
@@ -71,28 +105,69 @@ TEST(PlanCli, GpuMemoryOverridesThePeakData) {
 
 TEST(PlanCli, ExitCodes) {
   EXPECT_EQ(run({"--gpu", "BW2000"}).code, ExitCode::bad_input);
-  EXPECT_EQ(run({"--gpu", "BW1000", "--kv-cache-dtype", "fp8"}).code, ExitCode::bad_input);
+  EXPECT_EQ(run({"--gpu", "BW1000", "--kv-cache-dtype", "fp9"}).code, ExitCode::bad_input);
   EXPECT_EQ(run({"--gpu", "BW1000", "--emit", "sglang"}).code, ExitCode::bad_input);
   auto none = run({"--gpu", "BW1000", "--count", "1", "--max-model-len", "32768"});
   EXPECT_EQ(none.code, ExitCode::failed);
   EXPECT_NE(none.out.find("Nearest that works: --count 2 (TP 2)"), std::string::npos) << none.out;
 }
 
-TEST(PlanCli, EmitWritesAnExecutableScript) {
-  const auto path = std::filesystem::temp_directory_path() / "dcukit_plan_test_serve.sh";
-  std::filesystem::remove(path);
-  auto r = run({"--gpu", "BW1000", "--count", "4", "--max-model-len", "32768", "--emit", "vllm", "-o", path.string(),
+// Issue 9: every number has a range, checked where it is parsed; nonsense is exit 2 with a
+// message naming the flag, never a plan for an 8 EiB card, 8 cards for --count 0, or bad_alloc.
+TEST(PlanCli, NumbersOutOfRangeAreBadInputNamingTheFlag) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--gpu", "BW1000", "--gpu-memory", "1e99"},
+      {"--gpu", "BW1000", "--gpu-memory", "0"},
+      {"--gpu", "BW1000", "--count", "0"},
+      {"--gpu", "BW1000", "--count", "-3"},
+      {"--gpu", "BW1000", "--count", "2000000000"},
+      {"--gpu", "BW1000", "--port", "99999"},
+      {"--gpu", "BW1000", "--port", "0"},
+      {"--gpu", "BW1000", "--max-model-len", "0"},
+      {"--gpu", "BW1000", "--max-model-len", "1e300"},
+      {"--gpu", "BW1000", "--gpu-memory-utilization", "nan"},
+      {"--gpu", "BW1000", "--gpu-memory-utilization", "0"},
+      {"--gpu", "BW1000", "--min-concurrency", "-5"},
+      {"--gpu", "BW1000", "--max-num-seqs", "0"},
+      {"--gpu", "BW1000", "--block-size", "1000"},
+      {"--gpu", "BW1000", "--dtype", "bf17"},
+      {"--gpu", "BW1000", "--goal", "speed"},
+  };
+  for (const auto& args : bad) {
+    auto r = run(args);
+    EXPECT_EQ(r.code, ExitCode::bad_input) << args[2] << " " << args[3];
+    EXPECT_NE(r.err.find(args[2]), std::string::npos) << args[2] << ": " << r.err;
+  }
+}
+
+TEST(PlanCli, EmitWritesAnExecutableScriptAtomically) {
+  testutil::TempDir dir("plan_cli");
+  const auto path = dir.file("serve.sh");
+  auto r = run({"--gpu", "BW1000", "--count", "4", "--max-model-len", "32768", "--emit", "vllm", "-o", path,
                 "--toolkit-env", "/opt/dtk-26.04/env.sh", "--port", "9000"});
-  EXPECT_EQ(r.code, ExitCode::ok);
+  EXPECT_EQ(r.code, ExitCode::ok) << r.err;
   ASSERT_TRUE(std::filesystem::exists(path));
   EXPECT_NE(std::filesystem::status(path).permissions() & std::filesystem::perms::owner_exec,
             std::filesystem::perms::none);
-  std::FILE* f = std::fopen(path.string().c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text(4096, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
+  const auto text = dir.read("serve.sh");
   EXPECT_NE(text.find("--port 9000"), std::string::npos);
-  EXPECT_NE(text.find("source '/opt/dtk-26.04/env.sh'"), std::string::npos);
-  std::filesystem::remove(path);
+  EXPECT_NE(text.find("source /opt/dtk-26.04/env.sh"), std::string::npos);
+  // Nothing but the script is left in the folder (no temporary file).
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1);
+}
+
+TEST(PlanCli, OutputIsCheckedBeforePlanning) {
+  testutil::TempDir dir("plan_cli");
+  // A folder that does not exist: refused up front, as bad input naming -o, even for a model
+  // that would fail to plan later.
+  auto r = run({"--gpu", "BW1000", "--emit", "vllm", "-o", dir.file("no/such/folder/s.sh")}, dir.path() + "/nomodel");
+  EXPECT_EQ(r.code, ExitCode::bad_input);
+  EXPECT_NE(r.err.find("-o "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("config.json"), std::string::npos) << r.err;
+  // -o without --emit says what -o is for.
+  auto lone = run({"--gpu", "BW1000", "-o", dir.file("s.sh")});
+  EXPECT_EQ(lone.code, ExitCode::bad_input);
+  EXPECT_NE(lone.err.find("--emit vllm"), std::string::npos);
 }

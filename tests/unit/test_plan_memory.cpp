@@ -15,7 +15,7 @@ ModelConfig load(const char* name) {
   return *m;
 }
 
-double per_token(const char* name, int tp, const char* kv = "auto", int pp = 1) {
+double per_token(const char* name, int tp, KvCacheDtype kv = KvCacheDtype::automatic, int pp = 1) {
   Settings s;
   s.kv_cache_dtype = kv;
   return kv_footprint(load(name), s, tp, pp).per_token;
@@ -33,7 +33,7 @@ TEST(PlanKvBytes, Qwen25_7B) {
 TEST(PlanKvBytes, Qwen3_8B) {
   // 2 · 36 · 8 · 128 · 2 = 147,456 B; fp8 halves it to 73,728.
   EXPECT_DOUBLE_EQ(per_token("qwen3-8b", 1), 147456);
-  EXPECT_DOUBLE_EQ(per_token("qwen3-8b", 1, "fp8"), 73728);
+  EXPECT_DOUBLE_EQ(per_token("qwen3-8b", 1, KvCacheDtype::fp8), 73728);
 }
 
 TEST(PlanKvBytes, Qwen3_32BSplitsUntilTpExceedsKvHeads) {
@@ -42,7 +42,7 @@ TEST(PlanKvBytes, Qwen3_32BSplitsUntilTpExceedsKvHeads) {
   EXPECT_DOUBLE_EQ(per_token("qwen3-32b", 4), 65536);
   EXPECT_DOUBLE_EQ(per_token("qwen3-32b", 8), 32768);
   // PP 2: the busiest stage holds 32 layers → 131,072.
-  EXPECT_DOUBLE_EQ(per_token("qwen3-32b", 1, "auto", 2), 131072);
+  EXPECT_DOUBLE_EQ(per_token("qwen3-32b", 1, KvCacheDtype::automatic, 2), 131072);
 }
 
 TEST(PlanKvBytes, Llama31_8B) {
@@ -66,7 +66,7 @@ TEST(PlanKvBytes, DeepSeekMlaLatentIsNotSplitByTp) {
 TEST(PlanKvBytes, DeepSeekV3Latent) {
   // (512 + 64) · 61 layers · 2 B = 70,272 B a token; fp8 KV 35,136 B; TP does not split it.
   EXPECT_DOUBLE_EQ(per_token("deepseek-v3", 8), 70272);
-  EXPECT_DOUBLE_EQ(per_token("deepseek-v3", 8, "fp8"), 35136);
+  EXPECT_DOUBLE_EQ(per_token("deepseek-v3", 8, KvCacheDtype::fp8), 35136);
 }
 
 TEST(PlanKvBytes, Qwen3NextAttentionPerTokenAndRecurrentStatePerSequence) {

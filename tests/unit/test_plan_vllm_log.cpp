@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/units.h"
 #include "plan/cards.h"
 #include "plan/memory.h"
 #include "plan/model_config.h"
@@ -13,7 +14,7 @@
 using namespace dcukit::plan;
 
 namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using dcukit::core::kGiB;
 
 Plan plan_llama_on_h100(int count) {
   auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/llama-3.1-8b-instruct");
@@ -22,7 +23,7 @@ Plan plan_llama_on_h100(int count) {
   EXPECT_TRUE(w.ok());
   auto cards = cards_from_name("H100", count);
   EXPECT_TRUE(cards.ok());
-  Request r;
+  Asked r;
   r.max_model_len = 8192;  // Meta-Llama-3-8B's max_position_embeddings, vLLM's default there
   auto p = make_plan(*m, *w, *cards, r);
   EXPECT_TRUE(p.ok()) << p.error().message;
@@ -31,7 +32,7 @@ Plan plan_llama_on_h100(int count) {
 
 const Option& option(const Plan& p, int tp) {
   for (const auto& o : p.options)
-    if (o.tp == tp && o.pp == 1 && o.kv_cache_dtype == "auto") return o;
+    if (o.tp == tp && o.pp == 1 && o.kv_cache_dtype == KvCacheDtype::automatic) return o;
   throw std::runtime_error("no such option");
 }
 } // namespace

@@ -1,0 +1,53 @@
+#pragma once
+// plan's one entry point: from what the user asked (a model directory, cards by name or this
+// host's, engine settings) to a report holding the plan. The CLI parses into a Request and
+// renders the Report; nothing of the pipeline lives in cli/.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/run_info.h"
+#include "plan/advice.h"
+#include "plan/planner.h"
+#include "util/result.h"
+
+namespace dcukit::device {
+struct DetectedDevice;
+}
+namespace dcukit::stack {
+struct PythonStack;
+}
+
+namespace dcukit::plan {
+
+/// Everything a plan is made from.
+struct Request {
+  std::string model;                        ///< a model directory holding config.json, or the file
+  std::string gpu;                          ///< cards by name from the peak data; empty: this host's
+  std::optional<int> count;                 ///< cards: default 8 with gpu, all detected without
+  std::optional<std::uint64_t> gpu_memory;  ///< a card's runtime total, overriding the data or detection
+  std::string gpu_memory_text;              ///< gpu_memory as the user typed it, for the source
+  Asked asked;                              ///< the engine settings asked for
+  std::string command;                      ///< the command line, recorded in run_info
+  std::string python = "python3";           ///< the serving environment's interpreter, for the probe
+  /// This host's GPUs; empty: the device registry's. Tests pass fakes.
+  std::function<std::vector<device::DetectedDevice>()> detect;
+  /// Asks this host's Python stack (bf16 from the card itself); empty: stack::probe_python with
+  /// `python` and a deadline. Called only for detected cards. Tests pass fakes.
+  std::function<Result<stack::PythonStack>()> probe_stack;
+};
+
+/// What plan produced: the report header and the plan.
+struct Report {
+  core::RunInfo run_info;
+  Plan plan;
+};
+
+/// Reads the model, counts its weights, finds the cards (asking this host's own stack where
+/// they are detected) and plans. Every error is bad input and names it; a model that fits
+/// nowhere is a Report whose plan has nothing recommended.
+Result<Report> run(const Request& request);
+
+}  // namespace dcukit::plan

@@ -1,0 +1,52 @@
+#pragma once
+// The engine settings a plan is made with, as typed values, each with why it has its value.
+// The tables and the launch script render their flag text from this one struct; nothing keeps a
+// setting a second time as text.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dcukit::plan {
+
+/// vLLM's --dtype: what the weights and activations are served in.
+enum class Dtype { automatic, bfloat16, float16, float32 };
+
+/// vLLM's spelling ("auto", "bfloat16", "float16", "float32").
+std::string_view to_string(Dtype dtype);
+/// vLLM's spellings and its aliases ("half", "float", and "bf16"/"fp16" as people type them);
+/// nullopt for anything else.
+std::optional<Dtype> dtype_from_string(std::string_view text);
+
+/// vLLM's --kv-cache-dtype: what the KV cache stores.
+enum class KvCacheDtype { automatic, fp8, fp8_e4m3, fp8_e5m2 };
+
+/// vLLM's spelling ("auto", "fp8", "fp8_e4m3", "fp8_e5m2").
+std::string_view to_string(KvCacheDtype dtype);
+/// The inverse of to_string; nullopt for anything else.
+std::optional<KvCacheDtype> kv_cache_dtype_from_string(std::string_view text);
+/// True for the fp8 kinds.
+bool is_fp8(KvCacheDtype dtype);
+/// Bytes a KV element takes: 1 for the fp8 kinds, else 2 (the 16-bit model dtype).
+int kv_element_bytes(KvCacheDtype dtype);
+
+/// Why each setting has its value, one sentence each; the same field names as Settings.
+struct SettingsWhy {
+  std::string gpu_memory_utilization, max_model_len, max_num_seqs, max_num_batched_tokens;
+  std::string kv_cache_dtype, block_size, enforce_eager, dtype;
+};
+
+/// The engine settings one option is evaluated with (vLLM's flags of the same names).
+struct Settings {
+  double gpu_memory_utilization = 0.9;                    ///< fraction of the runtime-reported total vLLM may use
+  std::int64_t max_model_len = 0;                         ///< tokens of the longest request
+  int max_num_seqs = 256;                                 ///< sequences a step; sizes the sampler's profiling
+  std::int64_t max_num_batched_tokens = 8192;             ///< tokens a step; sizes the activation peak
+  KvCacheDtype kv_cache_dtype = KvCacheDtype::automatic;  ///< automatic: the model dtype
+  int block_size = 16;                                    ///< tokens a KV block
+  bool enforce_eager = false;                             ///< no graphs, so no graph memory
+  Dtype dtype = Dtype::bfloat16;                          ///< bfloat16 or float16: activations and weights
+  SettingsWhy why;                                        ///< why each of the above has its value
+};
+
+}  // namespace dcukit::plan
