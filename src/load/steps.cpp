@@ -12,6 +12,7 @@ namespace dcukit::load {
 namespace {
 
 constexpr auto kProbeTimeout = std::chrono::seconds(10);
+constexpr int kTrialTokens = 16;  // the trial request's max_tokens at most
 
 /// What to do about a failed trial request, by its class and status.
 std::string hint_for(const RequestRecord& r, const std::string& url) {
@@ -194,7 +195,9 @@ bool Steps::rebuild_as_text(std::vector<Prompt>& prompts) {
 bool Steps::trial(std::unique_ptr<Engine>& engine, EngineConfig& config, std::vector<Prompt>& prompts) {
   const LoadShape one{ShapeKind::closed, 1, 0, 1, 1, 0, request.seed};
   for (int attempt = 0; attempt < 4; ++attempt) {
-    auto run = engine->run({spare}, one, progress_fn("trial request"));
+    Prompt probe = spare;  // the request's shape, with a short answer so that the trial is quick
+    if (probe.max_tokens <= 0 || probe.max_tokens > kTrialTokens) probe.max_tokens = kTrialTokens;
+    auto run = engine->run({probe}, one, progress_fn("trial request"));
     if (!run) {
       problem(ProblemKind::failed, "the load engine failed: " + run.error().message);
       return false;

@@ -224,7 +224,11 @@ void Loop::handle(Conn& c, const std::string& method, const std::string& path, c
     const bool ready = now - m_shared.boot >= ms(m_cfg.ready_after_ms);
     return respond(c, ready ? 200 : 503, "text/plain", ready ? "" : "starting");
   }
-  if (path == "/metrics") return respond(c, 200, "text/plain; version=0.0.4", metrics_text());
+  if (path == "/metrics") {
+    if (m_cfg.metrics_auth_status != 0 && headers.count("authorization"))
+      return respond(c, m_cfg.metrics_auth_status, "text/plain", "credentials were sent to /metrics");
+    return respond(c, 200, "text/plain; version=0.0.4", metrics_text());
+  }
   if (path == "/v1/models") {
     if (now - m_shared.boot < ms(m_cfg.ready_after_ms))
       return respond(c, 503, "application/json", "{\"error\":\"loading\"}");

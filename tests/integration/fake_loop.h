@@ -28,6 +28,7 @@ struct Config {
   int template_tokens = 0;         ///< tokens a chat template adds to each chat prompt
   int max_prompt_tokens = 0;       ///< longer prompts are cut to this many tokens (0: never)
   std::string models_body;         ///< the /v1/models reply body ("" = one model, named model)
+  int metrics_auth_status = 0;     ///< /metrics answers this status to a request with credentials (0: never)
 };
 
 /// What one loop has served. Written only by its own loop's thread, read by whichever loop

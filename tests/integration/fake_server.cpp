@@ -74,6 +74,8 @@ const std::vector<Flag>& flags() {
        "/metrics dialect: vllm, sglang, llamacpp, tgi, none"},
       {"--template-tokens", true, [](C& c, const std::string& v) { c.template_tokens = std::stoi(v); },
        "tokens a chat template adds to each chat prompt"},
+      {"--metrics-auth-status", true, [](C& c, const std::string& v) { c.metrics_auth_status = std::stoi(v); },
+       "/metrics answers this HTTP status to a request that carries credentials"},
       {"--max-prompt-tokens", true, [](C& c, const std::string& v) { c.max_prompt_tokens = std::stoi(v); },
        "cut longer prompts to this many tokens, and count them so"},
   };
