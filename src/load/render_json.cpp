@@ -200,9 +200,7 @@ std::string report_json(const Report& report) {
   j["date"] = report.date;
   j["backend"] = report.backend;
   j["model_id"] = report.model;
-  j["endpoint"] = report.endpoint;
   j["url"] = report.url;
-  j["dataset"] = report.dataset;
   for (const auto& [k, v] : report.metadata) j[k] = v;
   add_run_state(j, report);
   j["runs"] = ojson::array();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
+#include <utility>
 
 namespace dcukit::load {
 namespace {
@@ -56,6 +57,12 @@ const Figure kFigures[] = {
       {}}},
 };
 
+constexpr std::pair<MetricsDialect, std::string_view> kNames[] = {{MetricsDialect::vllm, "vllm"},
+                                                                  {MetricsDialect::sglang, "sglang"},
+                                                                  {MetricsDialect::llamacpp, "llamacpp"},
+                                                                  {MetricsDialect::tgi, "tgi"},
+                                                                  {MetricsDialect::unknown, "unknown"}};
+
 constexpr std::pair<MetricsDialect, const char*> kPrefixes[] = {{MetricsDialect::vllm, "vllm:"},
                                                                 {MetricsDialect::sglang, "sglang:"},
                                                                 {MetricsDialect::llamacpp, "llamacpp:"},
@@ -70,18 +77,8 @@ std::optional<double> first_of(const Sample& m, std::initializer_list<const char
 }  // namespace
 
 std::string_view to_string(MetricsDialect d) {
-  switch (d) {
-    case MetricsDialect::vllm:
-      return "vllm";
-    case MetricsDialect::sglang:
-      return "sglang";
-    case MetricsDialect::llamacpp:
-      return "llamacpp";
-    case MetricsDialect::tgi:
-      return "tgi";
-    case MetricsDialect::unknown:
-      break;
-  }
+  for (const auto& [dialect, name] : kNames)
+    if (dialect == d) return name;
   return "unknown";
 }
 

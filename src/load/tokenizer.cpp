@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "load/chunk.h"
 #include "util/signals.h"
@@ -11,6 +12,11 @@ namespace dcukit::load {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::pair<TokenizerKind, std::string_view> kNames[] = {{TokenizerKind::vllm, "vLLM/SGLang /tokenize"},
+                                                                 {TokenizerKind::llamacpp, "llama.cpp /tokenize"},
+                                                                 {TokenizerKind::tgi, "TGI /tokenize"},
+                                                                 {TokenizerKind::usage, "usage of one-token requests"}};
 
 /// A whole number in [0, kMaxTokenCount] at j[key], or nullopt.
 std::optional<int> count_at(const json& j, const char* key) {
@@ -25,16 +31,8 @@ std::optional<int> count_at(const json& j, const char* key) {
 }  // namespace
 
 std::string_view to_string(TokenizerKind k) {
-  switch (k) {
-    case TokenizerKind::vllm:
-      return "vLLM/SGLang /tokenize";
-    case TokenizerKind::llamacpp:
-      return "llama.cpp /tokenize";
-    case TokenizerKind::tgi:
-      return "TGI /tokenize";
-    case TokenizerKind::usage:
-      return "usage of one-token requests";
-  }
+  for (const auto& [kind, name] : kNames)
+    if (kind == k) return name;
   return "?";
 }
 
@@ -75,6 +73,19 @@ Result<int> TokenCounter::count(const std::string& text) {
   return Error{"no way to count tokens worked (" + tried + ")"};
 }
 
+Result<util::HttpResponse> TokenCounter::post(const std::string& url, std::string body) {
+  util::HttpRequest req{.url = url,
+                        .method = "POST",
+                        .body = std::move(body),
+                        .headers = m_config.server.headers,
+                        .timeout = m_config.timeout,
+                        .tls = m_config.server.tls};
+  req.headers.push_back("Content-Type: application/json");
+  auto r = util::http_request(req);
+  if (!r) m_unreachable = true;  // no HTTP answer at all: the server is down or unreachable
+  return r;
+}
+
 Result<int> TokenCounter::count_as(TokenizerKind kind, const std::string& text) {
   if (kind == TokenizerKind::usage) return count_by_usage(text);
   json body;
@@ -90,18 +101,8 @@ Result<int> TokenCounter::count_as(TokenizerKind kind, const std::string& text) 
   } else {
     body["inputs"] = text;
   }
-  util::HttpRequest req{.url = m_config.server.base_url + "/tokenize",
-                        .method = "POST",
-                        .body = body.dump(),
-                        .headers = m_config.server.headers,
-                        .timeout = m_config.timeout,
-                        .tls = m_config.server.tls};
-  req.headers.push_back("Content-Type: application/json");
-  auto r = util::http_request(req);
-  if (!r) {
-    m_unreachable = true;
-    return r.error();
-  }
+  auto r = post(m_config.server.base_url + "/tokenize", body.dump());
+  if (!r) return r.error();
   if (r->status != 200) return Error{fmt::format("HTTP {}", r->status)};
   const auto j = json::parse(r->body, nullptr, false);
   if (j.is_discarded()) return Error{"the answer was not JSON"};
@@ -131,18 +132,8 @@ Result<int> TokenCounter::count_by_usage(const std::string& text) {
   Prompt p;
   p.text = text;
   p.max_tokens = 1;
-  util::HttpRequest req{.url = m_config.generate_url,
-                        .method = "POST",
-                        .body = build_body(p, o),
-                        .headers = m_config.server.headers,
-                        .timeout = m_config.timeout,
-                        .tls = m_config.server.tls};
-  req.headers.push_back("Content-Type: application/json");
-  auto r = util::http_request(req);
-  if (!r) {
-    m_unreachable = true;
-    return r.error();
-  }
+  auto r = post(m_config.generate_url, build_body(p, o));
+  if (!r) return r.error();
   if (r->status != 200) return Error{fmt::format("HTTP {}: {}", r->status, error_text(r->body))};
   auto parsed = parse_response(r->body);
   if (!parsed) return parsed.error();

@@ -61,6 +61,7 @@ public:
 private:
   Result<int> count_as(TokenizerKind kind, const std::string& text);
   Result<int> count_by_usage(const std::string& text);
+  Result<util::HttpResponse> post(const std::string& url, std::string body);
 
   TokenizerConfig m_config;
   std::optional<TokenizerKind> m_kind;
