@@ -52,6 +52,7 @@ std::optional<int> TokenCounter::max_model_len() {
 
 Result<int> TokenCounter::count(const std::string& text) {
   if (text.empty()) return Error{"cannot count the tokens of an empty text"};
+  if (m_config.stop && m_config.stop->stop_requested()) return Error{"stopped while counting tokens"};
   if (m_kind) return count_as(*m_kind, text);
   const bool chat = m_config.body.api == Api::chat;
   // llama.cpp's and TGI's /tokenize know no chat template: on the chat API only vLLM's form
@@ -61,7 +62,6 @@ Result<int> TokenCounter::count(const std::string& text) {
   ways.push_back(TokenizerKind::usage);
   std::string tried;
   for (TokenizerKind k : ways) {
-    if (m_config.stop && m_config.stop->stop_requested()) return Error{"stopped while counting tokens"};
     auto n = count_as(k, text);
     if (n) {
       m_kind = k;
