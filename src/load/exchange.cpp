@@ -1,4 +1,4 @@
-#include "load/transfer.h"
+#include "load/exchange.h"
 
 #include <algorithm>
 #include <cstring>
@@ -13,23 +13,29 @@ constexpr std::size_t kMaxBody = std::size_t{256} << 20;
 
 }  // namespace
 
-Transfer::Transfer() : m_easy(curl_easy_init()), m_sse([this](const SseEvent& e) { on_event(e); }) {}
+Exchange::Exchange() : m_easy(curl_easy_init()), m_sse([this](const SseEvent& e) { on_event(e); }) {}
 
-void Transfer::reset(std::size_t index, std::string body, bool stream, Clock::time_point t0) {
+void Exchange::reset(std::size_t index, std::string body, bool stream, bool keep_text, Clock::time_point t0) {
+  // libcurl 7.88 counts connection retries per easy handle and never clears the count, so a
+  // handle reused against a server that closes after each reply ends up failing requests that
+  // never reached it ("Connection died, tried 5 times"). A reset handle starts from zero.
+  curl_easy_reset(m_easy.get());
   m_body = std::move(body);
   m_raw.clear();
   m_errbuf[0] = 0;
   m_sse = SseReader([this](const SseEvent& e) { on_event(e); });
   m_rec = RequestRecord{};
   m_rec.index = index;
+  m_rec.streamed = stream;
   m_t0 = t0;
   m_stream = stream;
+  m_keep_text = keep_text;
   m_status_checked = m_status_ok = m_done = m_finished = false;
   m_read_off = 0;
   m_sent_marked = false;
 }
 
-std::size_t Transfer::on_read(char* buffer, std::size_t n) {
+std::size_t Exchange::on_read(char* buffer, std::size_t n) {
   if (!m_sent_marked) {
     m_rec.sent_ms = now_ms();
     m_sent_marked = true;
@@ -40,30 +46,42 @@ std::size_t Transfer::on_read(char* buffer, std::size_t n) {
   return k;
 }
 
-bool Transfer::on_seek(std::size_t offset) {
+bool Exchange::on_seek(std::size_t offset) {
   if (offset > m_body.size()) return false;
   m_read_off = offset;
   return true;
 }
 
-double Transfer::now_ms() const {
+double Exchange::now_ms() const {
   return std::chrono::duration<double, std::milli>(Clock::now() - m_t0).count();
 }
 
-void Transfer::fail(ErrorClass c, std::string message) {
+void Exchange::fail(ErrorClass c, std::string message) {
   if (m_rec.error != ErrorClass::none) return;  // the first failure is the cause
   m_rec.error = c;
   m_rec.error_message = std::move(message);
 }
 
-std::size_t Transfer::on_bytes(const char* data, std::size_t n) {
-  if (!m_status_checked) {
-    long status = 0;
-    curl_easy_getinfo(m_easy.get(), CURLINFO_RESPONSE_CODE, &status);
-    m_rec.http_status = status;
-    m_status_ok = status == 200;
-    m_status_checked = true;
+// Once a reply: its status, and whether a streamed request got a stream at all. A server that
+// ignores "stream": true answers one JSON body; that is read whole, as --no-stream would be.
+void Exchange::on_first_bytes() {
+  long status = 0;
+  curl_easy_getinfo(m_easy.get(), CURLINFO_RESPONSE_CODE, &status);
+  m_rec.http_status = status;
+  m_status_ok = status == 200;
+  m_status_checked = true;
+  if (m_stream && m_status_ok) {
+    const char* type = nullptr;
+    curl_easy_getinfo(m_easy.get(), CURLINFO_CONTENT_TYPE, &type);
+    if (type && std::strstr(type, "application/json")) {
+      m_stream = false;
+      m_rec.streamed = false;
+    }
   }
+}
+
+std::size_t Exchange::on_bytes(const char* data, std::size_t n) {
+  if (!m_status_checked) on_first_bytes();
   if (!m_status_ok || !m_stream) {
     const std::size_t cap = m_status_ok ? kMaxBody : kMaxErrorBody;
     if (m_raw.size() < cap) m_raw.append(data, std::min(n, cap - m_raw.size()));
@@ -81,10 +99,10 @@ std::size_t Transfer::on_bytes(const char* data, std::size_t n) {
   return m_rec.error == ErrorClass::protocol ? 0 : n;
 }
 
-void Transfer::on_event(const SseEvent& event) {
+void Exchange::on_event(const SseEvent& event) {
   if (m_rec.error != ErrorClass::none) return;
   if (m_done) return;  // anything after [DONE] is ignored
-  auto parsed = parse_chunk(event.data);
+  auto parsed = parse_chunk(event.data, m_keep_text ? &m_rec.text : nullptr);
   if (!parsed) {
     fail(ErrorClass::protocol, "bad stream chunk: " + parsed.error().message);
     return;
@@ -119,7 +137,24 @@ void Transfer::on_event(const SseEvent& event) {
   if (c.finished) m_finished = true;
 }
 
-void Transfer::complete(CURLcode code, const char* curl_message) {
+// A whole body: --no-stream, or a server that answered a stream request with plain JSON.
+void Exchange::complete_body(double end) {
+  auto parsed = parse_response(m_raw, m_keep_text ? &m_rec.text : nullptr);
+  if (!parsed) return fail(ErrorClass::protocol, "bad response: " + parsed.error().message);
+  if (parsed->has_error) return fail(ErrorClass::stream_error, "error in response: " + parsed->error_message);
+  const std::size_t bytes = parsed->content_bytes + parsed->reasoning_bytes;
+  if (bytes == 0) return;  // no content: complete() says so
+  m_rec.first_token_ms = m_rec.last_token_ms = end;
+  m_rec.chunk_ms.push_back(end);
+  m_rec.chunk_bytes.push_back(static_cast<std::uint32_t>(bytes));
+  if (parsed->has_usage) {
+    m_rec.usage_reported = true;
+    m_rec.input_tokens = parsed->prompt_tokens;
+    m_rec.output_tokens = parsed->completion_tokens;
+  }
+}
+
+void Exchange::complete(CURLcode code, const char* curl_message) {
   const double end = now_ms();
   m_rec.done_ms = end;
   if (m_rec.http_status == 0) curl_easy_getinfo(m_easy.get(), CURLINFO_RESPONSE_CODE, &m_rec.http_status);
@@ -155,22 +190,13 @@ void Transfer::complete(CURLcode code, const char* curl_message) {
   }
   if (m_rec.error != ErrorClass::none) return;
   if (!m_stream) {
-    auto parsed = parse_response(m_raw);
-    if (!parsed) return fail(ErrorClass::protocol, "bad response: " + parsed.error().message);
-    if (parsed->has_error) return fail(ErrorClass::stream_error, "error in response: " + parsed->error_message);
-    m_rec.first_token_ms = m_rec.last_token_ms = end;
-    m_rec.chunk_ms.push_back(end);
-    m_rec.chunk_bytes.push_back(static_cast<std::uint32_t>(parsed->content_bytes + parsed->reasoning_bytes));
-    if (parsed->has_usage) {
-      m_rec.usage_reported = true;
-      m_rec.input_tokens = parsed->prompt_tokens;
-      m_rec.output_tokens = parsed->completion_tokens;
-    }
+    complete_body(end);
   } else {
     m_sse.finish();
     if (m_rec.error != ErrorClass::none) return;
     if (!m_done && !m_finished) return fail(ErrorClass::dropped, "stream ended before [DONE]");
   }
+  if (m_rec.error != ErrorClass::none) return;
   if (m_rec.first_token_ms < 0) return fail(ErrorClass::protocol, "the response had no content");
   if (m_rec.chunk_tokens.size() != m_rec.chunk_ms.size()) m_rec.chunk_tokens.clear();
   if (!m_rec.usage_reported) m_rec.output_tokens = static_cast<int>(m_rec.chunk_ms.size());

@@ -7,8 +7,8 @@
 
 namespace dcukit::load {
 
-/// What every request of a run shares.
-struct RequestOptions {
+/// What every request body of a run shares.
+struct BodyOptions {
   Api api = Api::completions;
   std::string model;
   bool stream = true;
@@ -21,6 +21,6 @@ struct RequestOptions {
 };
 
 /// The body for one prompt. Token-id prompts need Api::completions (the caller checks).
-std::string build_body(const Prompt& prompt, const RequestOptions& options);
+std::string build_body(const Prompt& prompt, const BodyOptions& options);
 
 }  // namespace dcukit::load

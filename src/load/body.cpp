@@ -1,8 +1,8 @@
-#include "load/request.h"
+#include "load/body.h"
 
 namespace dcukit::load {
 
-std::string build_body(const Prompt& prompt, const RequestOptions& options) {
+std::string build_body(const Prompt& prompt, const BodyOptions& options) {
   nlohmann::json body;
   body["model"] = options.model;
   if (options.api == Api::chat) {
