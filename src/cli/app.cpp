@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/load.h"
 #include "cli/plan.h"
+#include "cli/telemetry.h"
 
 namespace dcukit::cli {
 namespace {
@@ -25,6 +26,7 @@ int run_app(int argc, char** argv) {
   setup_bench(app, runner);
   setup_plan(app, runner);
   setup_load(app, runner);
+  setup_telemetry(app, runner);
   auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");
