@@ -94,7 +94,7 @@ ExitCode run_telemetry(const TelemetryOptions& o) {
     if (!watching || (o.count > 0 && n + 1 >= o.count)) break;
     if (stop.wait_for(interval)) break;
   }
-  if (!any_device) return fail(ExitCode::failed, "no GPU found; the warnings above say what each source reported");
+  if (!any_device) return fail(ExitCode::failed, "no GPU found; the report says what each source found");
   return ExitCode::ok;
 }
 

@@ -84,7 +84,7 @@ bool CliSource::run_tool(const std::vector<std::string>& argv, SourceSample& out
     out.snapshot.warnings.push_back(fmt::format("{}: its output could not be read ({})", cmd, parsed.error().message));
     return false;
   }
-  merge_into(out.snapshot, *parsed);
+  merge_into(out.snapshot, *parsed, Pairing::index);  // one tool numbers its devices one way
   return true;
 }
 
@@ -112,7 +112,7 @@ SourceSample CliSource::sample(const Snapshot& so_far) {
   }
   if (!any) {
     out.state = SourceState::unavailable;
-    out.detail = "no vendor tool to run (nvidia-smi, hy-smi, rocm-smi, amd-smi not found, or not needed)";
+    out.detail = "no vendor tool to run: nvidia-smi, hy-smi, rocm-smi and amd-smi are not found or not needed";
     return out;
   }
   if (out.snapshot.devices.empty()) out.state = SourceState::failed;

@@ -23,24 +23,29 @@ bool vendors_agree(const DeviceState& a, const DeviceState& b) {
   return !a.vendor || !b.vendor || a.vendor == b.vendor;
 }
 
-DeviceState* match(Snapshot& base, const Snapshot& next, std::size_t i) {
+DeviceState* match(Snapshot& base, const Snapshot& next, std::size_t i, Pairing pairing) {
   const DeviceState& d = next.devices[i];
   if (d.bus_id) {
     for (auto& b : base.devices)
       if (b.bus_id == d.bus_id) return &b;
   }
-  if (base.devices.size() != next.devices.size()) return nullptr;
-  DeviceState& same = base.devices[i];
-  if (same.bus_id && d.bus_id) return nullptr;  // both known and different
-  return vendors_agree(same, d) ? &same : nullptr;
+  DeviceState* same = nullptr;
+  if (pairing == Pairing::index) {
+    for (auto& b : base.devices)
+      if (b.index == d.index) same = &b;
+  } else if (base.devices.size() == next.devices.size()) {
+    same = &base.devices[i];
+  }
+  if (!same || (same->bus_id && d.bus_id)) return nullptr;  // both known and different
+  return vendors_agree(*same, d) ? same : nullptr;
 }
 
 }  // namespace
 
-void merge_into(Snapshot& base, const Snapshot& next) {
+void merge_into(Snapshot& base, const Snapshot& next, Pairing pairing) {
   std::vector<const DeviceState*> extra;
   for (std::size_t i = 0; i < next.devices.size(); ++i) {
-    if (DeviceState* b = match(base, next, i))
+    if (DeviceState* b = match(base, next, i, pairing))
       fill(*b, next.devices[i]);
     else
       extra.push_back(&next.devices[i]);

@@ -5,11 +5,17 @@
 
 namespace dcukit::telemetry {
 
+/// How devices without bus ids are paired.
+enum class Pairing {
+  position,  ///< the same position, when both list the same number of devices (different sources)
+  index,     ///< the same index (outputs of one tool, which numbers devices the same way)
+};
+
 /// Adds `next` to `base`. A device of `next` is the same device as one of `base` when their bus
-/// ids match; when either lacks a bus id, when both list the same number of devices and the
-/// vendors do not disagree, the one at the same position. A matched device gains the figures it
-/// lacks (with their sources); an unmatched one is appended (renumbered past base's indices if
-/// its index is taken). Links, checks, facts and warnings are appended.
-void merge_into(Snapshot& base, const Snapshot& next);
+/// ids match; when either lacks a bus id, as `pairing` says, if the vendors do not disagree. A
+/// matched device gains the figures it lacks (with their sources); an unmatched one is appended
+/// (renumbered past base's indices if its index is taken). Links, checks, facts and warnings are
+/// appended.
+void merge_into(Snapshot& base, const Snapshot& next, Pairing pairing = Pairing::position);
 
 }  // namespace dcukit::telemetry

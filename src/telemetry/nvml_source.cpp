@@ -89,9 +89,12 @@ Status NvmlSource::open() {
   m_tried = true;
   if (!m_given) {
     m_lib = std::make_unique<util::DynLib>();
-    if (!m_lib->open("libnvidia-ml.so.1") && !m_lib->open("libnvidia-ml.so")) {
-      m_unavailable = fmt::format("libnvidia-ml.so.1 not loaded: {}", m_lib->error());
-      return Error{*m_unavailable};
+    if (!m_lib->open("libnvidia-ml.so.1")) {
+      const std::string first = m_lib->error();  // the one a user can act on
+      if (!m_lib->open("libnvidia-ml.so")) {
+        m_unavailable = fmt::format("NVML not loaded: {}", first);
+        return Error{*m_unavailable};
+      }
     }
     if (auto st = nvml::load(*m_lib, m_api); !st) {
       m_unavailable = st.message();

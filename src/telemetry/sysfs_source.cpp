@@ -157,7 +157,8 @@ Snapshot read_sysfs(const std::string& root_dir) {
     stamp_sources(d, SourceKind::sysfs);
     s.devices.push_back(std::move(d));
   }
-  if (node_to_device.empty()) return s;
+  std::error_code ec;
+  if (node_to_device.empty() || !fs::is_directory(root + "/proc", ec)) return s;  // no /proc: processes unknown
   const ProcessScan scan = scan_processes(root, node_to_device);
   for (auto& d : s.devices) {
     if (d.vendor == Vendor::nvidia) continue;

@@ -10,7 +10,9 @@
 namespace testutil {
 
 /// tests/fixtures/telemetry/<rel>
-inline std::string telemetry_fixture(const std::string& rel) { return std::string(DCUKIT_FIXTURES) + "/telemetry/" + rel; }
+inline std::string telemetry_fixture(const std::string& rel) {
+  return std::string(DCUKIT_FIXTURES) + "/telemetry/" + rel;
+}
 
 /// Reads tests/fixtures/telemetry/samples/<rel> with --from's reader; an empty Snapshot (and a
 /// test failure) when it cannot.

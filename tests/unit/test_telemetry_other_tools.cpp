@@ -9,7 +9,9 @@ namespace {
 using testutil::has_warning;
 using testutil::read_sample;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 const Check& check(const Snapshot& s, const std::string& name) {
   static const Check kNone;
@@ -33,8 +35,8 @@ TEST(TelemetryRocminfo, ConsumerCardWhitespaceNormalised) {
   EXPECT_EQ(d.name, "AMD Radeon RX 7800 XT");
   EXPECT_EQ(d.arch, "gfx1101");
   EXPECT_EQ(d.uuid, "GPU-5c88007d760374f3");
-  EXPECT_EQ(d.device_id, "0x747e");       // Chip ID 29822(0x747e)
-  EXPECT_EQ(d.bus_id, "0000:03:00.0");    // BDFID 768
+  EXPECT_EQ(d.device_id, "0x747e");     // Chip ID 29822(0x747e)
+  EXPECT_EQ(d.bus_id, "0000:03:00.0");  // BDFID 768
   EXPECT_EQ(d.compute_units, 60);
   EXPECT_EQ(d.sclk_max_mhz, 2254);
   EXPECT_EQ(d.memory_total_bytes, 16760832ull * 1024);  // the VRAM pool, 16760832 KB

@@ -21,8 +21,8 @@ TEST(TelemetryRocmSmi, AllJsonMi250) {
   EXPECT_EQ(d.power_w, 89.0);
   EXPECT_EQ(d.power_cap_w, 560.0);
   EXPECT_EQ(d.busy_percent, 10.0);
-  EXPECT_EQ(d.sclk_mhz, 800);   // "(800Mhz)"
-  EXPECT_EQ(d.mclk_mhz, 1600);  // "(1600Mhz)"
+  EXPECT_EQ(d.sclk_mhz, 800);       // "(800Mhz)"
+  EXPECT_EQ(d.mclk_mhz, 1600);      // "(1600Mhz)"
   EXPECT_EQ(d.sclk_max_mhz, 1700);  // "500Mhz - 1700Mhz"
   EXPECT_EQ(d.mclk_max_mhz, 1600);
   EXPECT_EQ(d.serial, "PCB052715-0065");
