@@ -6,6 +6,7 @@
 #include <array>
 #include <regex>
 
+#include "telemetry/enum_names.h"
 #include "telemetry/parsers.h"
 #include "util/files.h"
 
@@ -102,9 +103,7 @@ std::optional<Format> detect_declared(const Capture& cap) {
 }  // namespace
 
 std::string_view to_string(Format f) {
-  for (const auto& [v, name] : kFormats)
-    if (v == f) return name;
-  return "?";
+  return enum_name(kFormats, f);
 }
 
 const std::vector<Format>& known_formats() {

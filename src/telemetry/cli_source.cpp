@@ -90,29 +90,42 @@ bool CliSource::run_tool(const std::vector<std::string>& argv, SourceSample& out
 
 SourceSample CliSource::sample(const Snapshot& so_far) {
   SourceSample out;
-  bool any = false;
-  if (!covered(so_far, Vendor::nvidia) && !absent(so_far, {Vendor::nvidia}))
-    if (auto p = m_find("nvidia-smi")) any = true, run_tool({*p, "-q"}, out);
-  const auto hy = m_find("hy-smi");
-  if (hy && !covered(so_far, Vendor::hygon) && !absent(so_far, {Vendor::hygon})) {
-    any = true;
-    run_tool(smi_json_args(*hy), out);
-    run_tool({*hy}, out);
-  } else if (!hy && !(covered(so_far, Vendor::amd) || covered(so_far, Vendor::hygon)) &&
-             !absent(so_far, {Vendor::amd, Vendor::hygon})) {
-    if (auto p = m_find("rocm-smi")) {
-      any = true;
+  bool found = false, ran = false;
+  const auto wanted = [&](std::initializer_list<Vendor> vendors) {
+    for (auto v : vendors)
+      if (covered(so_far, v)) return false;
+    return !absent(so_far, vendors);
+  };
+  if (auto p = m_find("nvidia-smi")) {
+    found = true;
+    if (wanted({Vendor::nvidia})) ran = true, run_tool({*p, "-q"}, out);
+  }
+  if (auto hy = m_find("hy-smi")) {
+    found = true;
+    if (wanted({Vendor::hygon})) {
+      ran = true;
+      run_tool(smi_json_args(*hy), out);
+      run_tool({*hy}, out);
+    }
+  } else if (auto p = m_find("rocm-smi")) {
+    found = true;
+    if (wanted({Vendor::amd, Vendor::hygon})) {
+      ran = true;
       run_tool(smi_json_args(*p), out);
       run_tool({*p}, out);
-    } else if (auto a = m_find("amd-smi")) {
-      any = true;
+    }
+  } else if (auto a = m_find("amd-smi")) {
+    found = true;
+    if (wanted({Vendor::amd})) {
+      ran = true;
       run_tool({*a, "static", "--json"}, out);
       run_tool({*a, "metric", "--json"}, out);
     }
   }
-  if (!any) {
-    out.state = SourceState::unavailable;
-    out.detail = "no vendor tool to run: nvidia-smi, hy-smi, rocm-smi and amd-smi are not found or not needed";
+  if (!ran) {
+    out.state = found ? SourceState::skipped : SourceState::unavailable;
+    out.detail = found ? "not needed: a library already read the devices its tools would read"
+                       : "none of nvidia-smi, hy-smi, rocm-smi, amd-smi is on PATH, in /opt/hyhal/bin or /opt/rocm/bin";
     return out;
   }
   if (out.snapshot.devices.empty()) out.state = SourceState::failed;

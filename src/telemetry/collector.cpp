@@ -6,6 +6,7 @@
 
 #include "telemetry/cli_source.h"
 #include "telemetry/deadline.h"
+#include "telemetry/enum_names.h"
 #include "telemetry/merge.h"
 #include "telemetry/nvml_source.h"
 #include "telemetry/rsmi_source.h"
@@ -25,15 +26,10 @@ constexpr std::array<std::pair<SourceChoice, std::string_view>, 5> kChoices{{
 }  // namespace
 
 std::string_view to_string(SourceChoice c) {
-  for (const auto& [v, name] : kChoices)
-    if (v == c) return name;
-  return "?";
+  return enum_name(kChoices, c);
 }
-
 std::optional<SourceChoice> parse_source_choice(std::string_view s) {
-  for (const auto& [v, name] : kChoices)
-    if (name == s) return v;
-  return std::nullopt;
+  return enum_from_name(kChoices, s);
 }
 
 std::vector<std::shared_ptr<Source>> make_sources(const CollectOptions& o) {

@@ -7,22 +7,10 @@
 #include <chrono>
 #include <ctime>
 
+#include "telemetry/enum_names.h"
+
 namespace dcukit::telemetry {
 namespace {
-
-template <class E, std::size_t N>
-std::optional<E> find_name(const std::array<std::pair<E, std::string_view>, N>& table, std::string_view s) {
-  for (const auto& [e, name] : table)
-    if (name == s) return e;
-  return std::nullopt;
-}
-
-template <class E, std::size_t N>
-std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E e) {
-  for (const auto& [v, name] : table)
-    if (v == e) return name;
-  return "?";
-}
 
 constexpr std::array<std::pair<Vendor, std::string_view>, 3> kVendors{{
     {Vendor::nvidia, "nvidia"},
@@ -103,28 +91,28 @@ bool is_hex(std::string_view s) {
 }  // namespace
 
 std::string_view to_string(Vendor v) {
-  return name_of(kVendors, v);
+  return enum_name(kVendors, v);
 }
 std::optional<Vendor> parse_vendor(std::string_view s) {
-  return find_name(kVendors, s);
+  return enum_from_name(kVendors, s);
 }
 std::string_view to_string(SourceKind s) {
-  return name_of(kSources, s);
+  return enum_name(kSources, s);
 }
 std::optional<SourceKind> parse_source_kind(std::string_view s) {
-  return find_name(kSources, s);
+  return enum_from_name(kSources, s);
 }
 std::string_view to_string(Field f) {
-  return name_of(kFields, f);
+  return enum_name(kFields, f);
 }
 std::optional<Field> parse_field(std::string_view s) {
-  return find_name(kFields, s);
+  return enum_from_name(kFields, s);
 }
 std::string_view to_string(CheckStatus s) {
-  return name_of(kCheckStatuses, s);
+  return enum_name(kCheckStatuses, s);
 }
 std::string_view to_string(SourceState s) {
-  return name_of(kSourceStates, s);
+  return enum_name(kSourceStates, s);
 }
 
 void stamp_sources(DeviceState& d, SourceKind source) {

@@ -89,7 +89,7 @@ TEST(TelemetryCliSource, SkipsNvidiaSmiWhenNvmlAnswered) {
   auto src = tools.source();
   const auto r = src.sample(so_far);
   EXPECT_TRUE(tools.ran.empty());
-  EXPECT_EQ(r.state, SourceState::unavailable);
+  EXPECT_EQ(r.state, SourceState::skipped);
 }
 
 TEST(TelemetryCliSource, RunsNvidiaSmiWhenNvmlDidNot) {

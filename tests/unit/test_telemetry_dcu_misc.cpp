@@ -9,16 +9,11 @@
 namespace dcukit::telemetry {
 namespace {
 
+using testutil::has_fact;
 using testutil::has_warning;
 using testutil::read_sample;
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
-
-bool has_fact(const Snapshot& s, const std::string& key, const std::string& value) {
-  for (const auto& f : s.facts)
-    if (f.key == key && f.value == value) return true;
-  return false;
-}
 
 TEST(TelemetryDcuMisc, VersionStringsAreFactsNotDevices) {
   const auto s = read_sample("dcu-misc/das-dtk-version-strings-quoted.txt");

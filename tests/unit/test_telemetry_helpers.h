@@ -32,4 +32,11 @@ inline bool has_warning(const dcukit::telemetry::Snapshot& s, const std::string&
   return false;
 }
 
+/// True when the snapshot records the fact key = value.
+inline bool has_fact(const dcukit::telemetry::Snapshot& s, const std::string& key, const std::string& value) {
+  for (const auto& f : s.facts)
+    if (f.key == key && f.value == value) return true;
+  return false;
+}
+
 }  // namespace testutil

@@ -6,6 +6,7 @@
 namespace dcukit::telemetry {
 namespace {
 
+using testutil::has_fact;
 using testutil::has_warning;
 using testutil::read_sample;
 
@@ -19,12 +20,6 @@ const Check& check(const Snapshot& s, const std::string& name) {
     if (c.name == name) return c;
   ADD_FAILURE() << "no check " << name;
   return kNone;
-}
-
-bool has_fact(const Snapshot& s, const std::string& key, const std::string& value) {
-  for (const auto& f : s.facts)
-    if (f.key == key && f.value == value) return true;
-  return false;
 }
 
 TEST(TelemetryRocminfo, ConsumerCardWhitespaceNormalised) {
