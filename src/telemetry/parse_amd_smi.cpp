@@ -191,7 +191,10 @@ Snapshot amd_smi_json(const Capture& cap) {
   Snapshot s;
   const LenientJson json = read_lenient_json(join_lines(cap.lines));
   for (const auto& top : json.values) {
-    const auto items = top.is_array() ? top : ojson::array({top});
+    // A list of GPUs, one GPU, or (newer amd-smi) {"gpu_data": [...]}.
+    const auto items = top.is_array()                                           ? top
+                       : top.contains("gpu_data") && top["gpu_data"].is_array() ? top["gpu_data"]
+                                                                                : ojson::array({top});
     for (const auto& g : items) {
       if (!g.is_object() || !g.contains("gpu")) continue;
       const int idx = static_cast<int>(whole(qty(&g["gpu"])).value_or(static_cast<std::int64_t>(s.devices.size())));

@@ -35,7 +35,10 @@ bool known_dcu(std::string_view desc) {
 void describe(DeviceState& d, std::string desc) {
   static const std::regex kIds(R"(\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\])");
   std::smatch m;
-  if (std::regex_search(desc, m, kIds)) d.device_id = pci_id(m[2].str());
+  if (std::regex_search(desc, m, kIds)) {
+    d.device_id = pci_id(m[2].str());
+    desc.erase(static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0)));
+  }
   const auto rev = desc.find(" (rev ");
   if (rev != std::string::npos) desc = desc.substr(0, rev);
   d.name = std::string(trim(desc));
