@@ -1,5 +1,4 @@
-// nvidia-smi's other outputs: --query-gpu CSV (with or without header and units), the default
-// table (GPU boxes, MIG devices, processes), dmon, and -L.
+// nvidia-smi's default table (GPU boxes, MIG devices, processes), dmon, and -L.
 #include <algorithm>
 #include <map>
 
@@ -7,91 +6,6 @@
 
 namespace dcukit::telemetry::parse {
 namespace {
-
-// "memory.total [MiB]" -> {"memory.total", "MiB"}
-std::pair<std::string, std::string> csv_field(std::string_view h) {
-  h = trim(h);
-  const auto open = h.find(" [");
-  if (open == std::string_view::npos || h.back() != ']') return {std::string(h), ""};
-  return {std::string(h.substr(0, open)), std::string(h.substr(open + 2, h.size() - open - 3))};
-}
-
-bool known_query_field(const std::string& f) {
-  for (const char* k : {"index", "name", "uuid", "serial", "pci.bus_id", "driver_version", "temperature.gpu",
-                        "memory.total", "memory.used", "utilization.gpu", "power.draw", "timestamp", "count"})
-    if (f == k) return true;
-  return false;
-}
-
-// The fields of a --query-gpu= command line, for output printed with noheader.
-std::vector<std::string> fields_from_command(const Capture& cap) {
-  std::string cmd = cap.command;
-  for (const auto& l : cap.lines)
-    if (contains(l, "--query-gpu=")) cmd = l;
-  const auto at = cmd.find("--query-gpu=");
-  if (at == std::string::npos) return {};
-  std::string list = cmd.substr(at + 12);
-  list = list.substr(0, list.find_first_of(" \t"));
-  std::vector<std::string> out;
-  for (auto& f : split(list, ',')) out.emplace_back(trim(f));
-  return out;
-}
-
-void csv_value(DeviceState& d, const std::string& field, const std::string& unit, const std::string& v) {
-  const auto bytes = [&] { return parse_bytes(v, unit.empty() ? "MiB" : unit); };
-  if (field == "index")
-    d.index = static_cast<int>(parse_int(v).value_or(d.index));
-  else if (field == "name")
-    d.name = text_value(v);
-  else if (field == "pci.bus_id")
-    d.bus_id = normalize_bus_id(v);
-  else if (field == "uuid")
-    d.uuid = text_value(v);
-  else if (field == "serial")
-    d.serial = text_value(v);
-  else if (field == "driver_version")
-    d.driver_version = text_value(v);
-  else if (field == "temperature.gpu")
-    d.temperature_c = parse_double(v);
-  else if (field == "power.draw" || (field == "power.draw.average" && !d.power_w))
-    d.power_w = parse_double(v);
-  else if (field == "enforced.power.limit" || (field == "power.limit" && !d.power_cap_w))
-    d.power_cap_w = parse_double(v);
-  else if (field == "utilization.gpu")
-    d.busy_percent = parse_double(v);
-  else if (field == "memory.total")
-    d.memory_total_bytes = bytes();
-  else if (field == "memory.used")
-    d.memory_used_bytes = bytes();
-  else if (field == "memory.free")
-    d.memory_available_bytes = bytes();
-  else if (field == "clocks.current.sm" || field == "clocks.sm")
-    d.sclk_mhz = parse_int(v);
-  else if (field == "clocks.current.memory" || field == "clocks.mem")
-    d.mclk_mhz = parse_int(v);
-  else if (field == "clocks.max.sm" || field == "clocks.max.graphics")
-    d.sclk_max_mhz = d.sclk_max_mhz ? d.sclk_max_mhz : parse_int(v);
-  else if (field == "clocks.max.memory" || field == "clocks.max.mem")
-    d.mclk_max_mhz = parse_int(v);
-  else if (field == "pcie.link.gen.current" || (field == "pcie.link.gen.gpucurrent" && !d.pcie_gen))
-    d.pcie_gen = parse_int(v);
-  else if (field == "pcie.link.gen.max" || (field == "pcie.link.gen.gpumax" && !d.pcie_gen_max))
-    d.pcie_gen_max = parse_int(v);
-  else if (field == "pcie.link.width.current")
-    d.pcie_width = parse_int(v);
-  else if (field == "pcie.link.width.max")
-    d.pcie_width_max = parse_int(v);
-  else if (field == "ecc.errors.corrected.volatile.total")
-    d.ecc_corrected = parse_int(v);
-  else if (field == "ecc.errors.uncorrected.volatile.total")
-    d.ecc_uncorrected = parse_int(v);
-  else if (field == "compute_cap") {
-    const auto parts = split(trim(v), '.');
-    if (parts.size() == 2 && parse_int(parts[0])) d.arch = "sm_" + parts[0] + parts[1];
-  } else if (field == "pci.device_id") {
-    if (auto id = text_value(v); id && id->size() > 6) d.device_id = pci_id(id->substr(0, id->size() - 4));
-  }
-}
 
 std::vector<std::string> cells_of(std::string_view line) {
   auto parts = split(line, '|');
@@ -151,47 +65,6 @@ std::optional<ProcessUse> table_process(const std::string& row, int& gpu) {
 }
 
 }  // namespace
-
-Snapshot nvidia_smi_csv(const Capture& cap) {
-  Snapshot s;
-  std::vector<std::pair<std::string, std::string>> fields;
-  std::size_t first_row = 0;
-  for (std::size_t i = 0; i < cap.lines.size(); ++i) {
-    if (!contains(cap.lines[i], ",") || starts_with(cap.lines[i], "$")) continue;
-    for (auto& f : split(cap.lines[i], ',')) fields.push_back(csv_field(f));
-    if (std::none_of(fields.begin(), fields.end(), [](auto& f) { return known_query_field(f.first); })) {
-      fields.clear();
-      for (auto& f : fields_from_command(cap)) fields.emplace_back(f, "");
-      first_row = i;
-    } else {
-      first_row = i + 1;
-    }
-    break;
-  }
-  if (fields.empty()) {
-    s.warnings.push_back(
-        "nvidia-smi CSV without a header row, and no --query-gpu= command beside it: the columns "
-        "are unknown; capture it without noheader or paste the command too");
-    return s;
-  }
-  for (std::size_t i = first_row; i < cap.lines.size(); ++i) {
-    if (!contains(cap.lines[i], ",") || starts_with(cap.lines[i], "$")) continue;
-    const auto values = split(cap.lines[i], ',');
-    if (values.size() != fields.size()) {
-      s.warnings.push_back("nvidia-smi CSV: a row has " + std::to_string(values.size()) + " values for " +
-                           std::to_string(fields.size()) + " fields; skipped");
-      continue;
-    }
-    DeviceState d;
-    d.index = static_cast<int>(s.devices.size());
-    d.vendor = Vendor::nvidia;
-    for (std::size_t c = 0; c < fields.size(); ++c)
-      csv_value(d, fields[c].first, fields[c].second, std::string(trim(values[c])));
-    s.devices.push_back(std::move(d));
-  }
-  finish(s, SourceKind::nvidia_smi);
-  return s;
-}
 
 Snapshot nvidia_smi_table(const Capture& cap) {
   Snapshot s;
