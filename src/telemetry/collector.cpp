@@ -77,6 +77,7 @@ Snapshot Collector::sample() {
     if (result->state == SourceState::ok || !result->snapshot.devices.empty() || !result->snapshot.warnings.empty())
       merge_into(merged, result->snapshot);
   }
+  for (auto& d : merged.devices) derive_figures(d);
   if (merged.devices.empty()) {
     std::string why;
     for (const auto& r : merged.sources) why += fmt::format("; {}: {} ({})", r.name, to_string(r.state), r.detail);

@@ -1,6 +1,5 @@
 // What the parsers share: device bookkeeping, rocm-smi/hy-smi key names, topology matrices.
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include "telemetry/parsers.h"
@@ -52,12 +51,7 @@ DeviceState& device_at(std::vector<DeviceState>& devices, int index) {
 void finish(Snapshot& s, SourceKind source) {
   for (auto& d : s.devices) {
     stamp_sources(d, source);
-    if (!d.memory_used_percent && d.memory_total_bytes && d.memory_used_bytes && *d.memory_total_bytes > 0) {
-      const double pct = 100.0 * static_cast<double>(*d.memory_used_bytes) / static_cast<double>(*d.memory_total_bytes);
-      d.memory_used_percent = std::round(pct * 10) / 10;
-      d.sources[Field::memory_used_percent] =
-          d.sources.count(Field::memory_used_bytes) ? d.sources.at(Field::memory_used_bytes) : source;
-    }
+    derive_figures(d);
   }
 }
 

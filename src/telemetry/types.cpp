@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 
 #include "telemetry/enum_names.h"
@@ -119,6 +120,14 @@ void stamp_sources(DeviceState& d, SourceKind source) {
   visit_figures(d, [&](Field f, const auto& value) {
     if (value && !d.sources.count(f)) d.sources[f] = source;
   });
+}
+
+void derive_figures(DeviceState& d) {
+  if (d.memory_used_percent || !d.memory_total_bytes || !d.memory_used_bytes || *d.memory_total_bytes == 0) return;
+  const double pct = 100.0 * static_cast<double>(*d.memory_used_bytes) / static_cast<double>(*d.memory_total_bytes);
+  d.memory_used_percent = std::round(pct * 10) / 10;
+  if (auto it = d.sources.find(Field::memory_used_bytes); it != d.sources.end())
+    d.sources[Field::memory_used_percent] = it->second;
 }
 
 std::optional<std::string> normalize_bus_id(std::string_view s) {

@@ -153,6 +153,10 @@ void visit_figures(D& d, F&& f) {
 /// Records `source` for every figure of d that is set and has no source yet.
 void stamp_sources(DeviceState& d, SourceKind source);
 
+/// Fills the figures that follow from others: memory_used_percent from used and total (to one
+/// decimal), credited to the source of the used bytes.
+void derive_figures(DeviceState& d);
+
 /// A link between two endpoints of a topology output ("GPU0", "NIC1", "0000:0c:00.0").
 struct TopoLink {
   std::string a, b;

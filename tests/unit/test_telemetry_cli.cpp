@@ -90,6 +90,8 @@ TEST(TelemetryCli, LiveFromAFakeHostTree) {
   EXPECT_EQ(j["devices"][0]["bus_id"], "0000:05:00.0");
   EXPECT_EQ(j["devices"][0]["pcie_width"], 8);
   EXPECT_EQ(j["devices"][0]["figure_sources"]["pcie_width"], "sysfs");
+  EXPECT_EQ(j["devices"][1]["memory_used_percent"], 1.6);  // 1 GiB of 65520 MiB, derived
+  EXPECT_EQ(j["devices"][1]["figure_sources"]["memory_used_percent"], "sysfs");
   ASSERT_EQ(j["sources"].size(), 1u);
   EXPECT_EQ(j["sources"][0]["name"], "sysfs");
   EXPECT_EQ(j["sources"][0]["state"], "ok");
