@@ -102,7 +102,7 @@ Result<Cards> cards_from_detected(const std::vector<device::DetectedDevice>& dev
   }
   Cards c;
   if (spec) c = from_spec(*spec);
-  else c.name = first.info.name, c.vendor = first.backend == "hip" ? "amd" : "nvidia";
+  else c.name = first.info.name, c.vendor = first.backend == device::BackendKind::hip ? core::Vendor::amd : core::Vendor::nvidia;
   c.detected = true;
   c.count = n;
   c.total_bytes = UINT64_MAX;
@@ -115,7 +115,7 @@ Result<Cards> cards_from_detected(const std::vector<device::DetectedDevice>& dev
     c.indices.push_back(d.info.index);
     c.numa_nodes.push_back(d.numa_node);
   }
-  c.total_source = fmt::format("detected on this host ({} backend)", first.backend);
+  c.total_source = fmt::format("detected on this host ({} backend)", device::to_string(first.backend));
   return c;
 }
 

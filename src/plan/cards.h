@@ -19,7 +19,7 @@ namespace dcukit::plan {
 struct Cards {
   std::string name;    ///< "Hygon BW1000"
   std::string key;     ///< "bw1000"; empty for a card the peak data does not know
-  std::string vendor;  ///< "hygon", "amd", "nvidia"
+  core::Vendor vendor = core::Vendor::nvidia;
   std::optional<bool> bf16, fp8;  ///< empty where nobody has published it
   /// Total memory as the runtime reports it: what vLLM multiplies by gpu-memory-utilization.
   std::uint64_t total_bytes = 0;
@@ -31,9 +31,9 @@ struct Cards {
   bool detected = false;         ///< true when read from this host
 
   /// Hygon DCUs get DCU advice: HIP_VISIBLE_DEVICES, float16, eager mode, headroom.
-  bool dcu() const { return vendor == "hygon"; }
+  bool dcu() const { return vendor == core::Vendor::hygon; }
   /// AMD and Hygon run vLLM through HIP.
-  bool hip() const { return vendor == "hygon" || vendor == "amd"; }
+  bool hip() const { return core::runs_hip(vendor); }
 };
 
 /// The runtime-reported total of a known device from data/peaks.json's runtime_memory field,

@@ -165,7 +165,7 @@ TEST(PlanPlanner, DetectedCardsCarryFreeMemoryAndNumaNodes) {
   std::vector<dcukit::device::DetectedDevice> devices(2);
   for (int i = 0; i < 2; ++i) {
     auto& d = devices[static_cast<std::size_t>(i)];
-    d.backend = "hip";
+    d.backend = dcukit::device::BackendKind::hip;
     d.info.index = i + 4;
     d.info.name = "BW";  // as seed 000's runtime names it; the arch identifies the card
     d.info.arch = "gfx936";
