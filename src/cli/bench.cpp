@@ -14,6 +14,7 @@
 #include "bench/run.h"
 #include "cli/common.h"
 #include "core/units.h"
+#include "util/signals.h"
 
 namespace dcukit::cli {
 namespace {
@@ -104,6 +105,7 @@ std::function<void(const std::string&)> progress(bool quiet) {
 }
 
 ExitCode run_bench(const BenchArgs& a) {
+  (void)util::StopToken::process();  // SIGINT/SIGTERM from here on stop the run, never kill it unwritten
   auto registry = std::make_shared<device::Registry>(device::Registry::load());
   if (a.list_backends) return static_cast<ExitCode>(list_backends(*registry));
   auto options = to_options(a);

@@ -385,7 +385,7 @@ std::string babel_rounds(Dev& dev, std::size_t n, int rounds) {
   std::string error;
   for (int round = 0; round < rounds && error.empty(); ++round) {
     // a = h, b = 2, c = 0; copy c = a; scale b = 0.4·c; add c = a + b; triad a = b + 0.4·c; dot Σ a·b.
-    Status st = dev.d.copy(p[0], h.data(), n * sizeof(double), dev.s0);
+    dcukit::Status st = dev.d.copy(p[0], h.data(), n * sizeof(double), dev.s0);
     if (st) st = dev.d.fill(Precision::fp64, p[1], 2.0, n, dev.s0);
     if (st) st = dev.d.fill(Precision::fp64, p[2], 0.0, n, dev.s0);
     for (auto op : kAllStreamOps)
@@ -432,7 +432,7 @@ void check_two_devices(Backend& be, int first) {
   // A stream belongs to its Device: another Device refuses it.
   {
     DevBuf x(b, 64);
-    const Status st = db->copy(x.p, x.p, 64, a0);
+    const dcukit::Status st = db->copy(x.p, x.p, 64, a0);
     report(!st.ok(), "a stream of another Device is refused", st.ok() ? "accepted" : st.message());
   }
 
@@ -454,7 +454,7 @@ void check_two_devices(Backend& be, int first) {
   if (!download(b, back.data(), dst.p, bytes)) return;
   report(std::memcmp(h.data(), back.data(), bytes) == 0,
          "copy_peer 64 MiB " + pair + (*can ? " (peer access)" : " (through the host)"));
-  const Status neither = be.copy_peer(*db, dst.p, *da, src.p, 64, Stream{});
+  const dcukit::Status neither = be.copy_peer(*db, dst.p, *da, src.p, 64, Stream{});
   report(!neither.ok(), "copy_peer refuses a stream of neither device", neither.ok() ? "accepted" : neither.message());
 }
 
