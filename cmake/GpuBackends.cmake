@@ -15,7 +15,7 @@ set(_gpu_headers
   ${_gpu_src}/device/cuda/common.cuh ${_gpu_src}/device/cuda/kernels.cuh ${_gpu_src}/device/cuda/blas.cuh
   ${_gpu_src}/device/cuda/device.cuh
   ${_gpu_src}/device/hip/vendor.h ${_gpu_src}/device/hip/rocblas_api.h
-  ${_gpu_src}/device/backend.h ${_gpu_src}/device/types.h ${_gpu_src}/util/result.h)
+  ${_gpu_src}/device/backend.h ${_gpu_src}/device/types.h ${_gpu_src}/util/result.h ${_gpu_src}/util/names.h)
 # Export only the factory: the static CUDA runtime and everything else stay private.
 set(_gpu_version_script ${_gpu_src}/device/cuda/exports.map)
 set(DCUKIT_GPU_BACKEND_LIBS "")

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device/types.h"
+#include "util/names.h"
 
 namespace dcukit::bench {
 
@@ -17,20 +18,16 @@ namespace dcukit::bench {
 enum class Suite { quick, full };
 
 /// The one table between Suite and its name.
-inline constexpr std::pair<Suite, std::string_view> kSuiteNames[] = {{Suite::quick, "quick"}, {Suite::full, "full"}};
+inline constexpr util::Name<Suite> kSuiteNames[] = {{Suite::quick, "quick"}, {Suite::full, "full"}};
 
 /// "quick", "full".
 constexpr std::string_view to_string(Suite s) {
-  for (const auto& [value, name] : kSuiteNames)
-    if (value == s) return name;
-  return "?";
+  return util::name_of(kSuiteNames, s);
 }
 
 /// The suite named `name`, or nullopt.
 constexpr std::optional<Suite> parse_suite(std::string_view name) {
-  for (const auto& [value, n] : kSuiteNames)
-    if (n == name) return value;
-  return std::nullopt;
+  return util::value_of(kSuiteNames, name);
 }
 
 /// Empty vectors mean "the suite's default for this backend".

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/names.h"
+
 namespace dcukit::bench {
 
 const char* to_string(Outcome o) {
@@ -18,18 +20,16 @@ const char* to_string(Outcome o) {
 
 namespace {
 
-constexpr std::pair<RateUnit, std::string_view> kRateUnitNames[] = {{RateUnit::none, ""},
-                                                                    {RateUnit::flop_per_s, "FLOP/s"},
-                                                                    {RateUnit::op_per_s, "OP/s"},
-                                                                    {RateUnit::byte_per_s, "B/s"},
-                                                                    {RateUnit::microseconds, "us"}};
+constexpr util::Name<RateUnit> kRateUnitNames[] = {{RateUnit::none, ""},
+                                                   {RateUnit::flop_per_s, "FLOP/s"},
+                                                   {RateUnit::op_per_s, "OP/s"},
+                                                   {RateUnit::byte_per_s, "B/s"},
+                                                   {RateUnit::microseconds, "us"}};
 
 }  // namespace
 
 std::string_view to_string(RateUnit u) {
-  for (const auto& [value, name] : kRateUnitNames)
-    if (value == u) return name;
-  return "?";
+  return util::name_of(kRateUnitNames, u);
 }
 
 std::optional<double> Measurement::percent_of_peak() const {

@@ -8,6 +8,7 @@
 #include "bench/benchmark.h"
 #include "bench/pattern.h"
 #include "core/units.h"
+#include "util/names.h"
 #include "util/numa.h"
 
 namespace dcukit::bench {
@@ -17,20 +18,21 @@ using device::MemKind;
 
 enum class Direction { h2d, d2h, both };
 
-constexpr std::pair<Direction, const char*> kDirectionNames[] = {
+constexpr util::Name<Direction> kDirectionNames[] = {
     {Direction::h2d, "H2D"}, {Direction::d2h, "D2H"}, {Direction::both, "H2D+D2H"}};
 
-const char* to_string(Direction d) {
-  for (const auto& [value, name] : kDirectionNames)
-    if (value == d) return name;
-  return "?";
+std::string to_string(Direction d) {
+  return std::string(util::name_of(kDirectionNames, d));
 }
 
 /// Host memory of a transfer: plain malloc, or page-locked for DMA.
 enum class HostMemory { pageable, pinned };
 
-const char* to_string(HostMemory h) {
-  return h == HostMemory::pinned ? "pinned" : "pageable";
+constexpr util::Name<HostMemory> kHostMemoryNames[] = {{HostMemory::pageable, "pageable"},
+                                                       {HostMemory::pinned, "pinned"}};
+
+std::string to_string(HostMemory h) {
+  return std::string(util::name_of(kHostMemoryNames, h));
 }
 
 std::vector<std::uint64_t> default_sizes(const Context& ctx) {

@@ -3,7 +3,8 @@
 // visible-devices variable for AMD and Hygon) and is written into reports as its name.
 #include <optional>
 #include <string_view>
-#include <utility>
+
+#include "util/names.h"
 
 namespace dcukit::core {
 
@@ -11,21 +12,17 @@ namespace dcukit::core {
 enum class Vendor { nvidia, amd, hygon, cpu };
 
 /// The one table between Vendor and its name in reports and data/peaks.json.
-inline constexpr std::pair<Vendor, std::string_view> kVendorNames[] = {
+inline constexpr util::Name<Vendor> kVendorNames[] = {
     {Vendor::nvidia, "nvidia"}, {Vendor::amd, "amd"}, {Vendor::hygon, "hygon"}, {Vendor::cpu, "cpu"}};
 
 /// "nvidia", "amd", "hygon", "cpu".
 constexpr std::string_view to_string(Vendor v) {
-  for (const auto& [value, name] : kVendorNames)
-    if (value == v) return name;
-  return "?";
+  return util::name_of(kVendorNames, v);
 }
 
 /// The vendor of a name in kVendorNames, or nullopt.
 constexpr std::optional<Vendor> parse_vendor(std::string_view name) {
-  for (const auto& [value, n] : kVendorNames)
-    if (n == name) return value;
-  return std::nullopt;
+  return util::value_of(kVendorNames, name);
 }
 
 /// The vendor of a PCI id as sysfs gives it ("10de:2335": NVIDIA 10de, AMD 1002, Hygon 1d94),

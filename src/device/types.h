@@ -7,7 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
+
+#include "util/names.h"
 
 namespace dcukit::device {
 
@@ -15,21 +16,17 @@ namespace dcukit::device {
 enum class BackendKind { cpu, cuda, hip };
 
 /// The one table between BackendKind and its name (--backend, reports, libdcukit_<name>.so).
-inline constexpr std::pair<BackendKind, std::string_view> kBackendKindNames[] = {
+inline constexpr util::Name<BackendKind> kBackendKindNames[] = {
     {BackendKind::cpu, "cpu"}, {BackendKind::cuda, "cuda"}, {BackendKind::hip, "hip"}};
 
 /// "cpu", "cuda", "hip".
 constexpr std::string_view to_string(BackendKind k) {
-  for (const auto& [value, name] : kBackendKindNames)
-    if (value == k) return name;
-  return "?";
+  return util::name_of(kBackendKindNames, k);
 }
 
 /// The kind named `name` in kBackendKindNames, or nullopt.
 constexpr std::optional<BackendKind> parse_backend_kind(std::string_view name) {
-  for (const auto& [value, n] : kBackendKindNames)
-    if (n == name) return value;
-  return std::nullopt;
+  return util::value_of(kBackendKindNames, name);
 }
 
 /// GEMM precisions. tf32 takes fp32 data and computes in the matrix units' fp32 mode;
@@ -41,22 +38,18 @@ inline constexpr std::array<Precision, 7> kAllPrecisions = {Precision::fp64, Pre
                                                             Precision::int8};
 
 /// The one table between Precision and the names users type and reports print.
-inline constexpr std::pair<Precision, std::string_view> kPrecisionNames[] = {
+inline constexpr util::Name<Precision> kPrecisionNames[] = {
     {Precision::fp64, "fp64"}, {Precision::fp32, "fp32"}, {Precision::tf32, "tf32"}, {Precision::fp16, "fp16"},
     {Precision::bf16, "bf16"}, {Precision::fp8, "fp8"},   {Precision::int8, "int8"}};
 
 /// "fp16", "bf16", ...
 constexpr std::string_view to_string(Precision p) {
-  for (const auto& [value, name] : kPrecisionNames)
-    if (value == p) return name;
-  return "?";
+  return util::name_of(kPrecisionNames, p);
 }
 
 /// The precision named `s`, or nullopt.
 constexpr std::optional<Precision> parse_precision(std::string_view s) {
-  for (const auto& [value, name] : kPrecisionNames)
-    if (name == s) return value;
-  return std::nullopt;
+  return util::value_of(kPrecisionNames, s);
 }
 
 /// Bytes of one input element of A or B.
@@ -102,17 +95,15 @@ inline constexpr std::array<StreamOp, 5> kAllStreamOps = {StreamOp::copy, Stream
                                                           StreamOp::triad, StreamOp::dot};
 
 /// The one table between StreamOp and its name.
-inline constexpr std::pair<StreamOp, std::string_view> kStreamOpNames[] = {{StreamOp::copy, "copy"},
-                                                                           {StreamOp::scale, "scale"},
-                                                                           {StreamOp::add, "add"},
-                                                                           {StreamOp::triad, "triad"},
-                                                                           {StreamOp::dot, "dot"}};
+inline constexpr util::Name<StreamOp> kStreamOpNames[] = {{StreamOp::copy, "copy"},
+                                                          {StreamOp::scale, "scale"},
+                                                          {StreamOp::add, "add"},
+                                                          {StreamOp::triad, "triad"},
+                                                          {StreamOp::dot, "dot"}};
 
 /// "copy", "scale", "add", "triad", "dot".
 constexpr std::string_view to_string(StreamOp op) {
-  for (const auto& [value, name] : kStreamOpNames)
-    if (value == op) return name;
-  return "?";
+  return util::name_of(kStreamOpNames, op);
 }
 
 /// Arrays each op touches, counted as bytes read plus written (BabelStream's weights 2,2,3,3,2).
