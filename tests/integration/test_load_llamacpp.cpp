@@ -155,7 +155,7 @@ TEST_F(LoadLlamaCpp, AServerKilledMidRunKeepsTheLevelsMeasured) {
                       "--input-len",
                       "8",
                       "--output-len",
-                      "48",
+                      "256",
                       "--timeout",
                       "60",
                       "-q",
@@ -169,7 +169,8 @@ TEST_F(LoadLlamaCpp, AServerKilledMidRunKeepsTheLevelsMeasured) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(90);
   while (std::chrono::steady_clock::now() < end && server.log().evals.size() < 4 && !child.finished())
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Level 2 has just begun: its requests take long enough (256 tokens each) to be cut.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   server.kill();
   const itest::ServerLog log = server.log();
   const auto exit = child.wait(std::chrono::seconds(90));
@@ -178,7 +179,7 @@ TEST_F(LoadLlamaCpp, AServerKilledMidRunKeepsTheLevelsMeasured) {
   ASSERT_TRUE(j.is_object()) << exit.err;
   ASSERT_EQ(j["runs"].size(), 2u) << "both levels are in the results";
   EXPECT_EQ(j["runs"][0]["completed"], 3);
-  EXPECT_EQ(j["runs"][0]["server_generation_tokens"], 3 * 48.0);
+  EXPECT_EQ(j["runs"][0]["server_generation_tokens"], 3 * 256.0);
   EXPECT_GT(j["runs"][1]["failed"].get<int>(), 0);
   ASSERT_GE(log.evals.size(), 4u) << "the trial and level 1";
   expect_matches_log(j["runs"][0], log, 1);  // after the trial
