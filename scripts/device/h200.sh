@@ -26,7 +26,16 @@ for v in ${VARIANTS:-plain nt unroll4 unroll4_plain l2pf flat}; do
   grep -E "^(d2d|copy|scale|add|triad|dot)" "$OUT/r/mem-$v.txt"
 done
 log "quick suite"; /usr/bin/time -f "quick suite wall %e s" timeout 200 $B bench -q --json "$OUT/r/h200-quick.json" > "$OUT/r/h200-quick.txt" 2>&1; tail -3 "$OUT/r/h200-quick.txt"
+log "telemetry at rest"; timeout 30 $B telemetry > "$OUT/r/telemetry.txt" 2>&1; echo "telemetry rc=$?"; cat "$OUT/r/telemetry.txt"
+timeout 30 $B telemetry --json > "$OUT/r/telemetry-rest.json" 2>> "$OUT/r/telemetry.txt"
+# dcukit's readings and nvidia-smi's, once a second each, beside the full suite: compared in report.py.
+timeout 320 $B telemetry --watch 1 --csv > "$OUT/r/telemetry-watch.csv" 2>> "$OUT/r/telemetry.txt" &
+TPID=$!
+timeout 320 nvidia-smi --query-gpu=timestamp,temperature.gpu,power.draw,power.limit,utilization.gpu,memory.used,memory.total,clocks.sm,pcie.link.gen.current,pcie.link.width.current --format=csv,nounits -lms 1000 > "$OUT/r/nvsmi-watch.csv" 2>&1 &
+NPID=$!
 log "full suite"; timeout 300 $B bench -q --suite full --json "$OUT/r/h200.json" --markdown "$OUT/r/h200.md" > "$OUT/r/h200.txt" 2>&1; echo "full rc=$?"; cat "$OUT/r/h200.txt"
+kill -INT "$TPID" "$NPID" 2>/dev/null; wait "$TPID" "$NPID" 2>/dev/null
+echo "telemetry rows $(wc -l < "$OUT/r/telemetry-watch.csv"), nvidia-smi rows $(wc -l < "$OUT/r/nvsmi-watch.csv")"
 log "plan on this host's card"; timeout 60 $B plan --model tests/fixtures/models/qwen3-8b > "$OUT/r/plan.txt" 2>&1; echo "plan rc=$?"; head -30 "$OUT/r/plan.txt"
 tar -czf "$OUT/results.tar.gz" -C "$OUT" r
 log "done"

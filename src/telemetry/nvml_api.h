@@ -48,6 +48,19 @@ struct Memory {
   unsigned long long used;
 };
 
+/// nvmlMemory_v2_t: `used` leaves out the memory the driver reserves, as nvidia-smi shows it
+/// (v1's `used` is total - free, which counts the reservation: about 615 MiB on an idle H200).
+struct MemoryV2 {
+  unsigned int version;
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+/// nvmlMemory_v2: the struct's size with the version (2) in the top byte, as NVML_STRUCT_VERSION makes it.
+inline constexpr unsigned int kMemoryV2Version = static_cast<unsigned int>(sizeof(MemoryV2)) | (2u << 24);
+
 /// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v3 fills it.
 struct ProcessInfo {
   unsigned int pid;
@@ -72,6 +85,7 @@ struct Api {
   Return (*enforced_power_limit)(Device, unsigned int*) = nullptr;  // milliwatts
   Return (*utilization)(Device, Utilization*) = nullptr;
   Return (*memory)(Device, Memory*) = nullptr;
+  Return (*memory_v2)(Device, MemoryV2*) = nullptr;  // nvmlDeviceGetMemoryInfo_v2 (drivers from 510)
   Return (*clock)(Device, int, unsigned int*) = nullptr;      // MHz
   Return (*max_clock)(Device, int, unsigned int*) = nullptr;  // MHz
   Return (*pcie_gen)(Device, unsigned int*) = nullptr;

@@ -29,6 +29,7 @@ Status load(util::DynLib& lib, Api& api) {
   (void)get(api.enforced_power_limit, "nvmlDeviceGetEnforcedPowerLimit", false);
   (void)get(api.utilization, "nvmlDeviceGetUtilizationRates", false);
   (void)get(api.memory, "nvmlDeviceGetMemoryInfo", false);
+  (void)get(api.memory_v2, "nvmlDeviceGetMemoryInfo_v2", false);
   (void)get(api.clock, "nvmlDeviceGetClockInfo", false);
   (void)get(api.max_clock, "nvmlDeviceGetMaxClockInfo", false);
   (void)get(api.pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", false);
@@ -140,7 +141,13 @@ DeviceState NvmlSource::read_device(unsigned int i, std::vector<std::string>& w)
     d.power_cap_w = *p / 1000.0;
   if (auto u = query<nvml::Utilization>(a, a.utilization, "nvmlDeviceGetUtilizationRates", i, w, dev))
     d.busy_percent = static_cast<double>(u->gpu);
-  if (auto m = query<nvml::Memory>(a, a.memory, "nvmlDeviceGetMemoryInfo", i, w, dev)) {
+  nvml::MemoryV2 m2{};
+  m2.version = nvml::kMemoryV2Version;
+  if (a.memory_v2 && a.memory_v2(dev, &m2) == nvml::kSuccess) {  // used as nvidia-smi shows it
+    d.memory_total_bytes = m2.total;
+    d.memory_used_bytes = m2.used;
+    d.memory_available_bytes = m2.free;
+  } else if (auto m = query<nvml::Memory>(a, a.memory, "nvmlDeviceGetMemoryInfo", i, w, dev)) {
     d.memory_total_bytes = m->total;
     d.memory_used_bytes = m->used;
     d.memory_available_bytes = m->free;

@@ -66,6 +66,13 @@ nvml::Return memory(nvml::Device, nvml::Memory* m) {
   m->total = 150ull << 30, m->used = 20ull << 30, m->free = 130ull << 30;
   return nvml::kSuccess;
 }
+/// v2 as a 580 driver answers: `used` without the 615 MiB the driver reserves; a wrong version is refused.
+nvml::Return memory_v2(nvml::Device, nvml::MemoryV2* m) {
+  if (m->version != nvml::kMemoryV2Version) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+  m->total = 150ull << 30, m->reserved = 615ull << 20, m->free = 130ull << 30;
+  m->used = m->total - m->free - m->reserved;
+  return nvml::kSuccess;
+}
 nvml::Return clock(nvml::Device, int type, unsigned* mhz) {
   return *mhz = type == nvml::kClockSm ? 1980 : 3201, nvml::kSuccess;
 }
@@ -154,6 +161,16 @@ TEST(TelemetryNvml, ReadsEveryFigureWithItsUnits) {
     EXPECT_EQ(fake_nvml::init_calls, 1);  // initialised once for all readings
   }
   EXPECT_EQ(fake_nvml::shutdown_calls, 1);
+}
+
+TEST(TelemetryNvml, MemoryUsedLeavesOutTheDriversReservationAsNvidiaSmiDoes) {
+  auto a = fake_nvml::api();
+  a.memory_v2 = fake_nvml::memory_v2;
+  NvmlSource source(a);
+  const auto r = source.sample(Snapshot{});
+  ASSERT_EQ(r.snapshot.devices.size(), 2u);
+  EXPECT_EQ(r.snapshot.devices[0].memory_used_bytes, (20ull << 30) - (615ull << 20));
+  EXPECT_EQ(r.snapshot.devices[0].memory_total_bytes, 150ull << 30);
 }
 
 TEST(TelemetryNvml, InitFailureIsUnavailableWithTheReason) {
