@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "guard/guard.h"
 #include "guard/settings.h"
+#include "telemetry/collector.h"
 
 namespace dcukit::cli {
 namespace {
@@ -22,6 +23,24 @@ struct GuardCliOptions {
   std::map<std::string, bool> flags;
   std::map<std::string, CLI::Option*> given;
 };
+
+/// Reads one device's memory through telemetry (NVML, rocm_smi, sysfs or the vendor tools), each
+/// reading within telemetry's deadline. One Collector serves every reading, so that a library is
+/// loaded once.
+guard::DeviceMemoryReader telemetry_memory_reader() {
+  auto collector = std::make_shared<telemetry::Collector>(telemetry::CollectOptions{});
+  return [collector](int index) -> Result<guard::DeviceMemory> {
+    const telemetry::Snapshot snap = collector->sample();
+    for (const auto& d : snap.devices) {
+      if (d.index != index) continue;
+      if (!d.memory_used_bytes)
+        return Error{fmt::format("device {}: no telemetry source reports its memory use", index)};
+      return guard::DeviceMemory{*d.memory_used_bytes, d.memory_total_bytes.value_or(0)};
+    }
+    return Error{fmt::format("device {}: telemetry lists {} device(s) and not this index; check --device", index,
+                             snap.devices.size())};
+  };
+}
 
 ExitCode run_guard(GuardCliOptions& c) {
   guard::Pairs overrides;
@@ -37,6 +56,7 @@ ExitCode run_guard(GuardCliOptions& c) {
     return ExitCode::bad_input;
   }
   guard::Request request{.options = *options, .overrides = overrides, .read_memory = {}};
+  if (options->device) request.read_memory = telemetry_memory_reader();
   auto report = guard::run(request);
   if (!report) {
     print_error("guard", report.error().message);
@@ -67,7 +87,10 @@ void setup_guard(CLI::App& app, Runner& runner) {
     if (s.kind.empty()) {
       opts->given[name] = sub->add_flag("--" + name, opts->flags[name], help);
     } else {
-      opts->given[name] = sub->add_option("--" + name, opts->values[name], help)->type_name(std::string(s.kind));
+      // The last of a repeated option wins, so that a wrapper can append to a base command line.
+      opts->given[name] = sub->add_option("--" + name, opts->values[name], help)
+                              ->type_name(std::string(s.kind))
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
   }
   sub->add_option("command", opts->command, "The service's command and its arguments (after --)");

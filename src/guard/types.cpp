@@ -6,8 +6,8 @@ namespace dcukit::guard {
 namespace {
 
 constexpr util::Name<State> kStateNames[] = {{State::starting, "starting"},   {State::ready, "ready"},
-                                       {State::unhealthy, "unhealthy"}, {State::stopping, "stopping"},
-                                       {State::backoff, "backoff"},     {State::failed, "failed"}};
+                                             {State::unhealthy, "unhealthy"}, {State::stopping, "stopping"},
+                                             {State::backoff, "backoff"},     {State::failed, "failed"}};
 constexpr util::Name<Probe> kProbeNames[] = {
     {Probe::tcp, "tcp"}, {Probe::health, "health"}, {Probe::models, "models"}, {Probe::canary, "canary"}};
 constexpr util::Name<EventKind> kEventNames[] = {

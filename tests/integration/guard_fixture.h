@@ -87,7 +87,7 @@ public:
 
   ~GuardRun() {
     if (m_guard && m_guard->running()) {
-      m_guard->signal_group(SIGTERM);  // (no group of its own: the signal goes to guard alone)
+      (void)m_guard->signal_group(SIGTERM);  // (no group of its own: the signal goes to guard alone)
       if (!m_guard->wait_for(15s)) (void)m_guard->stop(0ms);
     }
     kill_leftovers();
@@ -122,6 +122,20 @@ public:
       if (std::chrono::steady_clock::now() >= until || (m_guard && !m_guard->running())) {
         ADD_FAILURE() << "no event #" << n << " '" << name << "' within the time; events:\n"
                       << event_text() << "\nguard stderr: " << m_dir.read("guard.err");
+        return std::nullopt;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+
+  /// Waits until a `ready` event of start `attempt` has been written; that event, or nullopt.
+  std::optional<json> wait_ready(int attempt, std::chrono::milliseconds timeout = 30s) {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      for (auto& e : events("ready"))
+        if (e["attempt"] == attempt) return e;
+      if (std::chrono::steady_clock::now() >= until || (m_guard && !m_guard->running())) {
+        ADD_FAILURE() << "no ready event of attempt " << attempt << " within the time; events:\n" << event_text();
         return std::nullopt;
       }
       std::this_thread::sleep_for(20ms);

@@ -77,6 +77,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  std::string invocation;
+  for (int i = 0; i < argc; ++i) invocation += (i ? " " : "") + std::string(argv[i]);
   const char* tmp = std::getenv("TMPDIR");
   std::string dir_template = std::string(tmp && *tmp ? tmp : "/tmp") + "/dcukit_guard_soak_XXXXXX";
   if (!mkdtemp(dir_template.data())) return 1;
@@ -145,15 +147,15 @@ int main(int argc, char** argv) {
   std::string md = fmt::format(
       "# guard soak: {} restarts of a service that exits at once\n\n"
       "Measured {} on {} ({}, {} CPUs) by `tests/integration/guard_soak.cpp`:\n\n"
-      "```\n{} --restarts {}\n```\n\n"
+      "```\n{}\n```\n\n"
       "guard ran `sh -c 'echo starting; exit 1'` with `--backoff-initial 1ms --backoff-max 2ms --max-restarts "
       "1000000`, so it started, saw the exit, stopped completely (group, descendants, port), logged and "
       "scheduled a restart about {:.0f} times a second. Its own open descriptors, resident memory and threads "
       "come from its `/metrics` (`process_open_fds`, `process_resident_memory_bytes`, `process_threads`), which "
       "guard reads from `/proc/self`.\n\n"
       "| restarts | seconds | open fds | RSS (KiB) | threads |\n|---:|---:|---:|---:|---:|\n",
-      restarts, util::utc_timestamp(), util::hostname(), util::os_name(), util::cpu_count(), "dcukit_guard_soak",
-      restarts, last.seconds > 0 ? last.restarts / last.seconds : 0);
+      restarts, util::utc_timestamp(), util::hostname(), util::os_name(), util::cpu_count(), invocation,
+      last.seconds > 0 ? last.restarts / last.seconds : 0);
   for (const auto& p : points)
     md += fmt::format("| {:.0f} | {:.1f} | {:.0f} | {:.0f} | {:.0f} |\n", p.restarts, p.seconds, p.fds, p.rss / 1024,
                       p.threads);

@@ -50,7 +50,7 @@ TEST(GuardContrib, ThePodsProbesAskGuardsHealthz) {
   auto pod = util::read_file(contrib("kubernetes/dcukit-guard-pod.yaml"));
   ASSERT_TRUE(pod) << pod.error().message;
   for (const char* probe : {"startupProbe:", "readinessProbe:", "livenessProbe:"}) {
-    const auto at = pod->find(probe);
+    const auto at = pod->find(std::string("\n      ") + probe);  // the container's key, not the comment
     ASSERT_NE(at, std::string::npos) << probe;
     EXPECT_NE(pod->substr(at, 80).find("path: /healthz"), std::string::npos) << probe;
   }

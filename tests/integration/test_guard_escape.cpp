@@ -50,9 +50,7 @@ TEST(GuardEscape, AGrandchildKeepingThePortIsFoundEndedAndTheServiceRestarted) {
   ASSERT_TRUE(stopped);
   EXPECT_EQ((*stopped)["port_free"], true);
   EXPECT_EQ((*stopped)["complete"], true);
-  auto ready = g.wait_event("ready");
-  ASSERT_TRUE(ready);
-  EXPECT_EQ((*ready)["attempt"], 2);
+  ASSERT_TRUE(g.wait_ready(2));
   g.signal(SIGTERM);
   ASSERT_TRUE(g.wait_exit());
   EXPECT_TRUE(g.no_process_left());
