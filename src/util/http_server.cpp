@@ -121,6 +121,12 @@ Status HttpServer::start() {
   const auto& o = impl.options;
   const std::string where = o.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", o.host, o.port)
                                                                   : fmt::format("{}:{}", o.host, o.port);
+  // httplib's default also sets SO_REUSEPORT, with which a second server binds a port already
+  // listened on and the two share its connections: SO_REUSEADDR alone makes that an error.
+  impl.server.set_socket_options([](int sock) {
+    const int yes = 1;
+    (void)setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   errno = 0;
   if (o.port == 0) {
     impl.port = impl.server.bind_to_any_port(o.host);
