@@ -234,6 +234,8 @@ void Supervisor::stop(const std::string& reason) {
                         {"released", out.device->released},
                         {"waited_seconds", out.device->waited_seconds},
                         {"error", out.device->error}};
+  else if (m_o.device)
+    fields["device"] = {{"index", *m_o.device}, {"released", nullptr}, {"error", m_device_error}};
   m_last_stop_complete = out.complete();
   m_p.events.emit(EventKind::stopped, m_state, fields);
 }

@@ -77,6 +77,7 @@ private:
   unsigned m_hangups = 0;
   bool m_last_stop_complete = true;
   std::optional<std::uint64_t> m_device_baseline;
+  std::string m_device_error;  ///< why the baseline could not be read (then the release is not checked)
   std::set<pid_t> m_device_holders;
 };
 

@@ -48,9 +48,14 @@ void Supervisor::start_service() {
   }
 
   m_device_baseline.reset();
+  m_device_error.clear();
   m_device_holders.clear();
   if (m_o.device && m_p.read_memory) {
-    if (auto m = m_p.read_memory(*m_o.device)) m_device_baseline = m->used_bytes;
+    auto m = m_p.read_memory(*m_o.device);
+    if (m)
+      m_device_baseline = m->used_bytes;
+    else
+      m_device_error = "cannot read the memory before the start, so its release is not checked: " + m.error().message;
     m_device_holders = gpu_file_holders();
   }
 
@@ -78,12 +83,13 @@ void Supervisor::start_service() {
   m_start_deadline = m_started_at + m_o.startup_timeout;
   m_health_fails = m_canary_fails = 0;
   set_state(State::starting);
-  m_p.events.emit(EventKind::started, m_state,
-                  {{"pid", m_process->pid()},
-                   {"attempt", m_attempt},
-                   {"command", m_o.command},
-                   {"url", m_url},
-                   {"startup_timeout_seconds", util::seconds(m_o.startup_timeout)}});
+  json started = {{"pid", m_process->pid()},
+                  {"attempt", m_attempt},
+                  {"command", m_o.command},
+                  {"url", m_url},
+                  {"startup_timeout_seconds", util::seconds(m_o.startup_timeout)}};
+  if (!m_device_error.empty()) started["device_error"] = m_device_error;
+  m_p.events.emit(EventKind::started, m_state, started);
 }
 
 void Supervisor::reload() {
