@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -168,6 +169,14 @@ Process& Process::operator=(Process&& other) noexcept {
 }
 
 Result<Process> Process::spawn(const SpawnOptions& o) {
+  if (o.output_fd >= 0) {
+    auto pid = spawn_fds(o, o.output_fd, o.output_fd);
+    if (!pid) return pid.error();
+    Process p;
+    p.m_pid = *pid;
+    p.m_group = o.new_session;
+    return p;
+  }
   const int out = open_output(o.stdout_path, o.append);
   if (out < 0) return Error{fmt::format("cannot open {} for output: {}", o.stdout_path, std::strerror(errno))};
   int err = out;
@@ -328,6 +337,33 @@ std::vector<pid_t> process_group_members(pid_t pgid) {
       out.push_back(static_cast<pid_t>(std::stoi(name)));
   }
   return out;
+}
+
+Status become_child_subreaper() {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    return Error{fmt::format("cannot become a child subreaper: {}", std::strerror(errno))};
+  return {};
+}
+
+int reap_children_except(pid_t keep) {
+  int reaped = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stoi(name));
+    if (pid == keep) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    const auto close_paren = stat.rfind(')');
+    char state = 0;
+    int ppid = 0;
+    if (close_paren == std::string::npos || std::sscanf(stat.c_str() + close_paren + 1, " %c %d", &state, &ppid) != 2)
+      continue;
+    if (state == 'Z' && ppid == getpid() && waitpid(pid, nullptr, WNOHANG) == pid) ++reaped;
+  }
+  return reaped;
 }
 
 std::string signal_name(int sig) {

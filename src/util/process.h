@@ -35,6 +35,9 @@ struct SpawnOptions {
   std::string stderr_path;              ///< empty: /dev/null; may equal stdout_path
   bool append = false;                  ///< append to the output files instead of truncating
   bool new_session = true;              ///< setsid(): its own session and process group
+  /// When >= 0, stdout and stderr both go to this descriptor (a pipe's write end that a
+  /// supervisor reads and logs) instead of the paths; the caller keeps and closes its copy.
+  int output_fd = -1;
 };
 
 /// A running child (RAII): the destructor kills its process group with SIGKILL and reaps it.
@@ -89,6 +92,15 @@ std::optional<std::string> find_program(const std::string& program, const std::s
 
 /// The processes whose process group is `pgid` (read from /proc), the leader included.
 std::vector<pid_t> process_group_members(pid_t pgid);
+
+/// Makes this process the reaper of its orphaned descendants (Linux' PR_SET_CHILD_SUBREAPER):
+/// a process that double-forks out of a supervised service becomes our child, so that it can
+/// be found as ours and reaped. The error says why when the kernel refuses.
+Status become_child_subreaper();
+
+/// Reaps, without blocking, every child of ours that has ended, except `keep` (a child whose
+/// status its owner collects). Returns how many were reaped.
+int reap_children_except(pid_t keep);
 
 /// The name of signal `sig`: "SIGTERM", "SIGKILL", or "signal 42".
 std::string signal_name(int sig);

@@ -1,0 +1,100 @@
+// `dcukit guard [options] -- COMMAND ARGS...`: the flags come from guard's settings table
+// (guard/settings.h), so that a flag, its options-file key and its help are one entry.
+#include "cli/guard.h"
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <memory>
+
+#include "cli/common.h"
+#include "guard/guard.h"
+#include "guard/settings.h"
+#include "telemetry/collector.h"
+
+namespace dcukit::cli {
+namespace {
+
+struct GuardCliOptions {
+  std::vector<std::string> command;
+  std::string config;
+  std::map<std::string, std::string> values;  ///< by setting name, as typed
+  std::map<std::string, bool> flags;
+  std::map<std::string, CLI::Option*> given;
+};
+
+/// Reads one device's memory through telemetry (NVML, rocm_smi, sysfs or the vendor tools), each
+/// reading within telemetry's deadline. One Collector serves every reading, so that a library is
+/// loaded once.
+guard::DeviceMemoryReader telemetry_memory_reader() {
+  auto collector = std::make_shared<telemetry::Collector>(telemetry::CollectOptions{});
+  return [collector](int index) -> Result<guard::DeviceMemory> {
+    const telemetry::Snapshot snap = collector->sample();
+    for (const auto& d : snap.devices) {
+      if (d.index != index) continue;
+      if (!d.memory_used_bytes)
+        return Error{fmt::format("device {}: no telemetry source reports its memory use", index)};
+      return guard::DeviceMemory{*d.memory_used_bytes, d.memory_total_bytes.value_or(0)};
+    }
+    return Error{fmt::format("device {}: telemetry lists {} device(s) and not this index; check --device", index,
+                             snap.devices.size())};
+  };
+}
+
+ExitCode run_guard(GuardCliOptions& c) {
+  guard::Pairs overrides;
+  for (const auto& s : guard::settings()) {
+    const std::string name(s.name);
+    const CLI::Option* opt = c.given.at(name);
+    if (opt->count() == 0) continue;
+    overrides.emplace_back(name, s.kind.empty() ? (c.flags[name] ? "true" : "false") : c.values[name]);
+  }
+  auto options = guard::resolve_options(c.command, c.config, overrides);
+  if (!options) {
+    print_error("guard", options.error().message);
+    return ExitCode::bad_input;
+  }
+  guard::Request request{.options = *options, .overrides = overrides, .read_memory = {}};
+  if (options->device) request.read_memory = telemetry_memory_reader();
+  auto report = guard::run(request);
+  if (!report) {
+    print_error("guard", report.error().message);
+    return ExitCode::bad_input;
+  }
+  return report->stop_complete ? ExitCode::ok : ExitCode::failed;
+}
+
+}  // namespace
+
+void setup_guard(CLI::App& app, Runner& runner) {
+  auto opts = std::make_shared<GuardCliOptions>();
+  auto* sub = app.add_subcommand(
+      "guard",
+      "Run an inference service and keep it alive: readiness then liveness probes (/health, /v1/models, a "
+      "canary completion), complete stops, restarts with back-off, /healthz and /metrics for monitoring");
+  sub->footer(
+      "Write the service's command after --, e.g.\n"
+      "  dcukit guard --model Qwen2-7B-Instruct -- bash ./launch_vllm.sh\n"
+      "Options given here override those of --config FILE (NAME=VALUE lines or a JSON object, keys as the flags\n"
+      "without --), which SIGHUP reads again. Events are JSON lines on standard output (or --events FILE).");
+  sub->add_option("--config", opts->config, "An options file (NAME=VALUE lines or JSON), read again on SIGHUP")
+      ->check(CLI::ExistingFile);
+  for (const auto& s : guard::settings()) {
+    const std::string name(s.name);
+    const std::string shown = s.show(guard::Options{});
+    const std::string help = std::string(s.help) + (shown.empty() ? "" : " (default " + shown + ")");
+    if (s.kind.empty()) {
+      opts->given[name] = sub->add_flag("--" + name, opts->flags[name], help);
+    } else {
+      // The last of a repeated option wins, so that a wrapper can append to a base command line.
+      opts->given[name] = sub->add_option("--" + name, opts->values[name], help)
+                              ->type_name(std::string(s.kind))
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+  }
+  sub->add_option("command", opts->command, "The service's command and its arguments (after --)");
+  sub->callback([&runner, opts] { runner = [opts] { return run_guard(*opts); }; });
+}
+
+}  // namespace dcukit::cli

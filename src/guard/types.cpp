@@ -1,0 +1,47 @@
+#include "guard/types.h"
+
+#include "util/names.h"
+
+namespace dcukit::guard {
+namespace {
+
+constexpr util::Name<State> kStateNames[] = {{State::starting, "starting"},   {State::ready, "ready"},
+                                             {State::unhealthy, "unhealthy"}, {State::stopping, "stopping"},
+                                             {State::backoff, "backoff"},     {State::failed, "failed"}};
+constexpr util::Name<Probe> kProbeNames[] = {
+    {Probe::tcp, "tcp"}, {Probe::health, "health"}, {Probe::models, "models"}, {Probe::canary, "canary"}};
+constexpr util::Name<EventKind> kEventNames[] = {
+    {EventKind::guard_started, "guard_started"},
+    {EventKind::started, "started"},
+    {EventKind::ready, "ready"},
+    {EventKind::probe_failed, "probe_failed"},
+    {EventKind::unhealthy, "unhealthy"},
+    {EventKind::exited, "exited"},
+    {EventKind::stopping, "stopping"},
+    {EventKind::stopped, "stopped"},
+    {EventKind::escaped, "escaped"},
+    {EventKind::port_busy, "port_busy"},
+    {EventKind::restart_scheduled, "restart_scheduled"},
+    {EventKind::failed, "failed"},
+    {EventKind::reloaded, "reloaded"},
+    {EventKind::reload_failed, "reload_failed"},
+    {EventKind::exiting, "exiting"},
+};
+
+}  // namespace
+
+std::string_view to_string(State s) {
+  return util::name_of(kStateNames, s);
+}
+std::string_view to_string(Probe p) {
+  return util::name_of(kProbeNames, p);
+}
+std::string_view to_string(EventKind k) {
+  return util::name_of(kEventNames, k);
+}
+
+std::optional<State> state_from_string(std::string_view s) {
+  return util::value_of(kStateNames, s);
+}
+
+}  // namespace dcukit::guard
