@@ -98,7 +98,7 @@ struct ProcessScan {
 ProcessScan scan_processes(const std::string& root, const std::map<std::string, int>& node_to_device) {
   ProcessScan scan;
   for (const auto& pid : list_dir(root + "/proc")) {
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (pid.size() > 18 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::string fd_dir = root + "/proc/" + pid + "/fd";
     std::error_code ec;
     fs::directory_iterator it(fd_dir, ec);
