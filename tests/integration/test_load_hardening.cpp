@@ -29,6 +29,15 @@ protected:
   std::vector<std::string> base() const {
     return {"load", "--url", s_server->url(), "-n", "3", "--input-len", "4", "--output-len", "3", "-q"};
   }
+  /// Runs base() with --json PATH named here (run() names its own) and waits up to `limit`.
+  itest::Exit run_with_json(const std::string& json, const std::string& name, std::chrono::seconds limit) {
+    std::vector<std::string> argv{DCUKIT_BINARY};
+    const auto args = base();
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--json", json});
+    itest::Child child(argv, m_dir.file(name));
+    return child.wait(limit);
+  }
   /// Runs base() plus extra and expects exit 2 with `says` in the message, nothing written.
   void expect_refused(const std::vector<std::string>& extra, const std::string& says, const std::string& name) {
     const auto args = itest::with(base(), extra);
@@ -98,12 +107,7 @@ TEST_F(LoadHardening, OutputPathsAreCheckedBeforeAnythingIsSent) {
   expect_refused({"--csv", m_dir.file("no/such/folder/r.csv")}, "--csv", "csv_nofolder");
   expect_refused({"--csv", m_dir.path()}, "--csv", "csv_folder");
   const std::string missing = m_dir.file("no/such/folder/r.json");
-  std::vector<std::string> argv{DCUKIT_BINARY};
-  const auto args = base();
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.insert(argv.end(), {"--json", missing});
-  itest::Child child(argv, m_dir.file("json_nofolder"));
-  const auto exit = child.wait(std::chrono::seconds(10));
+  const auto exit = run_with_json(missing, "json_nofolder", std::chrono::seconds(10));
   EXPECT_EQ(exit.code, 2) << exit.err;
   EXPECT_NE(exit.err.find("--json " + missing), std::string::npos) << exit.err;
   EXPECT_EQ(exit.out.find("dcukit load:"), std::string::npos) << "nothing ran: " << exit.out;
@@ -115,12 +119,7 @@ TEST_F(LoadHardening, AResultFileIsReplacedWholeOrNotAtAll) {
   const std::string json = m_dir.file("atomic/r.json");
   std::filesystem::create_directories(m_dir.file("atomic"));
   { std::ofstream(json) << "{\"old\": true}"; }
-  std::vector<std::string> argv{DCUKIT_BINARY};
-  const auto args = base();
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.insert(argv.end(), {"--json", json});
-  itest::Child child(argv, m_dir.file("atomic_run"));
-  const auto exit = child.wait(std::chrono::seconds(20));
+  const auto exit = run_with_json(json, "atomic_run", std::chrono::seconds(20));
   ASSERT_EQ(exit.code, 0) << exit.err;
   const auto j = nlohmann::json::parse(itest::slurp(json), nullptr, false);
   ASSERT_TRUE(j.is_object());
