@@ -39,7 +39,8 @@ nlohmann::ordered_json report_json(const telemetry::Snapshot& s) {
   static const core::RunInfo info = core::collect_run_info("dcukit telemetry", command_line());
   nlohmann::ordered_json out;
   out["run_info"] = nlohmann::ordered_json(core::to_json(info));
-  for (auto& [key, value] : telemetry::to_json(s).items()) out[key] = value;
+  const nlohmann::ordered_json reading = telemetry::to_json(s);  // named: items() must not outlive it
+  for (const auto& [key, value] : reading.items()) out[key] = value;
   return out;
 }
 
