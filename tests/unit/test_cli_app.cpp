@@ -21,7 +21,7 @@ struct CliRun {
   std::string out, err;
 };
 
-CliRun dcukit(std::vector<std::string> args) {
+CliRun run_dcukit(std::vector<std::string> args) {
   args.insert(args.begin(), DCUKIT_BINARY);
   CliRun r;
   auto c = dcukit::util::run_capture(args, 60s);
@@ -60,7 +60,7 @@ TEST(CliApp, ParseErrorsNameTheCommandAndExitTwo) {
       {{"frobnicate"}, "dcukit: ", "frobnicate"},
   };
   for (const auto& c : cases) {
-    const auto r = dcukit(c.args);
+    const auto r = run_dcukit(c.args);
     const std::string what = c.args[0] + " " + (c.args.size() > 1 ? c.args[1] : "");
     EXPECT_EQ(r.code, 2) << what << "\n" << r.err;
     EXPECT_EQ(r.err.rfind(c.starts, 0), 0u) << what << "\n" << r.err;
@@ -68,26 +68,26 @@ TEST(CliApp, ParseErrorsNameTheCommandAndExitTwo) {
     EXPECT_NE(r.err.find("--help"), std::string::npos) << "says where the options are: " << r.err;
   }
   // Help and --version are not errors.
-  EXPECT_EQ(dcukit({"bench", "--help"}).code, 0);
-  EXPECT_EQ(dcukit({"--version"}).code, 0);
-  const auto help = dcukit({"help", "nothing"});
+  EXPECT_EQ(run_dcukit({"bench", "--help"}).code, 0);
+  EXPECT_EQ(run_dcukit({"--version"}).code, 0);
+  const auto help = run_dcukit({"help", "nothing"});
   EXPECT_EQ(help.code, 2);
   EXPECT_NE(help.err.find("telemetry"), std::string::npos) << "lists every command: " << help.err;
 }
 
 TEST(CliApp, TelemetryNumbersHaveRanges) {
-  for (const std::vector<std::string> extra : {std::vector<std::string>{"--timeout", "nan"},
-                                               {"--timeout", "1e300"},
-                                               {"--timeout", "0"},
-                                               {"--watch", "nan"},
-                                               {"--watch", "1e300"},
-                                               {"--watch", "-1"},
-                                               {"--count", "0"},
-                                               {"--count", "1.5"}}) {
+  for (const auto& extra : std::vector<std::vector<std::string>>{{"--timeout", "nan"},
+                                                                 {"--timeout", "1e300"},
+                                                                 {"--timeout", "0"},
+                                                                 {"--watch", "nan"},
+                                                                 {"--watch", "1e300"},
+                                                                 {"--watch", "-1"},
+                                                                 {"--count", "0"},
+                                                                 {"--count", "1.5"}}) {
     std::vector<std::string> args{"telemetry", "--source", "sysfs", "--root",
                                   testutil::telemetry_fixture("sysfs-dcu-host")};
     args.insert(args.end(), extra.begin(), extra.end());
-    const auto r = dcukit(args);
+    const auto r = run_dcukit(args);
     EXPECT_EQ(r.code, 2) << extra[0] << " " << extra[1] << "\n" << r.err;
     EXPECT_NE(r.err.find(extra[0]), std::string::npos) << r.err;
   }
@@ -103,7 +103,7 @@ TEST(CliApp, EveryJsonReportStartsWithRunInfo) {
       {"plan", "--model", std::string(DCUKIT_FIXTURES) + "/models/qwen3-8b", "--gpu", "BW1000", "--json"},
   };
   for (const auto& args : commands) {
-    const auto r = dcukit(args);
+    const auto r = run_dcukit(args);
     EXPECT_LE(r.code, 1) << args[0] << "\n" << r.err;
     const auto j = parse_ordered(r.out);
     ASSERT_TRUE(j.is_object()) << args[0] << ": " << r.out.substr(0, 400);
@@ -115,8 +115,9 @@ TEST(CliApp, EveryJsonReportStartsWithRunInfo) {
     EXPECT_FALSE(info["host"]["hostname"].get<std::string>().empty()) << info.dump();
   }
   // With --watch every JSON line is a report of its own.
-  const auto watch = dcukit({"telemetry", "--source", "sysfs", "--root", testutil::telemetry_fixture("sysfs-dcu-host"),
-                             "--json", "--watch", "0.05", "--count", "2"});
+  const auto watch =
+      run_dcukit({"telemetry", "--source", "sysfs", "--root", testutil::telemetry_fixture("sysfs-dcu-host"), "--json",
+                  "--watch", "0.05", "--count", "2"});
   ASSERT_EQ(watch.code, 0) << watch.err;
   const auto first_line = watch.out.substr(0, watch.out.find('\n'));
   EXPECT_EQ(parse_ordered(first_line).begin().key(), "run_info");

@@ -55,10 +55,8 @@ TEST(TelemetryCapture, IndicesPastAnIntAreNotDevices) {
   EXPECT_NO_THROW((void)parse_capture(prepare_capture(topo, "topo"), Format::nvidia_smi_topo));
   const std::string fields = "GPU[99999999999999999999] : Temperature (Sensor edge) (C): 40.0\n";
   EXPECT_NO_THROW((void)parse_capture(prepare_capture(fields, "fields"), Format::smi_fields));
-  const std::string json = R"({"card99999999999999999999": {"Temperature (Sensor edge) (C)" : "40.0"
-}
-})";
+  const std::string json = R"J({"card99999999999999999999": {"Temperature (Sensor edge) (C)": "40.0"}})J";
   EXPECT_NO_THROW((void)parse_capture(prepare_capture(json, "json"), Format::smi_json));
-const std::string list = "GPU 99999999999999999999: NVIDIA H100 (UUID: GPU-1)\n";
-EXPECT_NO_THROW((void)parse_capture(prepare_capture(list, "list"), Format::nvidia_smi_list));
+  const std::string list = "GPU 99999999999999999999: NVIDIA H100 (UUID: GPU-1)\n";
+  EXPECT_NO_THROW((void)parse_capture(prepare_capture(list, "list"), Format::nvidia_smi_list));
 }
