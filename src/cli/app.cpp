@@ -1,7 +1,8 @@
 #include "cli/app.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/bench.h"
 #include "cli/command.h"
@@ -14,9 +15,44 @@
 namespace dcukit::cli {
 namespace {
 std::string g_command_line;
+
+/// The (sub)command the parser had reached: "bench", "port audit"; empty before any.
+std::string command_reached(CLI::App& app) {
+  std::string name;
+  CLI::App* at = &app;
+  for (;;) {
+    const auto subs = at->get_subcommands();
+    if (subs.empty()) return name;
+    at = subs.front();
+    name += (name.empty() ? "" : " ") + at->get_name();
+  }
 }
 
-const std::string& command_line() { return g_command_line; }
+/// The commands dcukit has, "bench, plan, load, ...", for a message.
+std::string command_names(CLI::App& app) {
+  std::string out;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_name() != "help") out += (out.empty() ? "" : ", ") + sub->get_name();
+  return out;
+}
+
+/// A parse error as every other error of dcukit: "dcukit <command>: what is wrong", then where
+/// the options are listed; exit 2. Help and --version (exit code 0) print as CLI11 does.
+int parse_failed(CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) return app.exit(e);
+  const std::string command = command_reached(app);
+  if (command.empty())
+    fmt::print(stderr, "dcukit: {}\nRun 'dcukit --help' for the commands ({}).\n", e.what(), command_names(app));
+  else
+    fmt::print(stderr, "dcukit {}: {}\nRun 'dcukit {} --help' for its options.\n", command, e.what(), command);
+  return static_cast<int>(ExitCode::bad_input);
+}
+
+}  // namespace
+
+const std::string& command_line() {
+  return g_command_line;
+}
 
 int run_app(int argc, char** argv) {
   g_command_line = "dcukit";
@@ -37,7 +73,7 @@ int run_app(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+    return parse_failed(app, e);
   }
   if (help->parsed() || !runner) {
     CLI::App* target = &app;
@@ -45,7 +81,7 @@ int run_app(int argc, char** argv) {
       try {
         target = app.get_subcommand(help_topic);
       } catch (const CLI::OptionNotFound&) {
-        fmt::print(stderr, "dcukit help: no command '{}'; the commands are bench, plan and load\n", help_topic);
+        fmt::print(stderr, "dcukit help: no command '{}'; the commands are {}\n", help_topic, command_names(app));
         return static_cast<int>(ExitCode::bad_input);
       }
     }
@@ -55,4 +91,4 @@ int run_app(int argc, char** argv) {
   return static_cast<int>(runner());
 }
 
-} // namespace dcukit::cli
+}  // namespace dcukit::cli

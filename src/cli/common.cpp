@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/units.h"
 #include "util/files.h"
@@ -18,6 +20,21 @@ CLI::Validator number_in(double lo, double hi) {
         return {};
       },
       fmt::format("NUMBER in [{:g}, {:g}]", lo, hi));
+}
+
+CLI::Validator whole_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        const bool digits = !text.empty() &&
+                            text.find_first_not_of("0123456789", text[0] == '-' ? 1 : 0) == std::string::npos &&
+                            text != "-";
+        if (!digits) return fmt::format("'{}' is not a whole number", text);
+        errno = 0;
+        const long long v = std::strtoll(text.c_str(), nullptr, 10);
+        if (errno == ERANGE || v < lo || v > hi) return fmt::format("{} is outside {} to {}", text, lo, hi);
+        return {};
+      },
+      fmt::format("INT in [{}, {}]", lo, hi));
 }
 
 CLI::Validator size_in(std::uint64_t lo, std::uint64_t hi) {

@@ -15,6 +15,10 @@ namespace dcukit::cli {
 /// A number in [lo, hi]; NaN and text that is not a number are refused with the range.
 CLI::Validator number_in(double lo, double hi);
 
+/// A whole number in [lo, hi] for counts and lengths: "2.9", "inf", "nan" and "1e3" are
+/// refused with the range (CLI11 would truncate or wrap them).
+CLI::Validator whole_in(long long lo, long long hi);
+
 /// A size as users type it ("256MiB", "4GiB", "65536") in [lo, hi] bytes.
 CLI::Validator size_in(std::uint64_t lo, std::uint64_t hi);
 

@@ -57,22 +57,6 @@ struct LoadArgs {
 constexpr const char* kCommand = "load";
 constexpr double kMaxPromptTokensHeld = 2e8;  // token ids held in memory at once (800 MB)
 
-/// A whole number in [lo, hi]: "2.9", "inf", "nan" and "1e3" are refused with the range.
-CLI::Validator whole_in(long long lo, long long hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& text) -> std::string {
-        const bool digits = !text.empty() &&
-                            text.find_first_not_of("0123456789", text[0] == '-' ? 1 : 0) == std::string::npos &&
-                            text != "-";
-        if (!digits) return fmt::format("'{}' is not a whole number", text);
-        errno = 0;
-        const long long v = std::strtoll(text.c_str(), nullptr, 10);
-        if (errno == ERANGE || v < lo || v > hi) return fmt::format("{} is outside {} to {}", text, lo, hi);
-        return {};
-      },
-      fmt::format("INT in [{}, {}]", lo, hi));
-}
-
 /// A request rate: a number in [0.001, 1e6] requests/s, or "inf" (all at once, vLLM's default).
 CLI::Validator rate_in() {
   const CLI::Validator number = number_in(1e-3, 1e6);

@@ -108,24 +108,24 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--model", r.model, "Model directory (with config.json) or a config.json; read locally")->required();
   sub->add_option("--gpu", r.gpu, "Plan for these cards from the peak data (BW1000, H100, ...); default: this host's");
   sub->add_option("--count", opts->count, "Cards available (default: all detected; 8 with --gpu)")
-      ->check(number_in(1, plan::kMaxCards));
+      ->check(whole_in(1, plan::kMaxCards));
   sub->add_option("--gpu-memory", opts->gpu_memory,
                   "Total memory of a card as its runtime reports it, overriding the peak data (e.g. 96GiB)")
       ->check(size_in(core::kGiB, 16 * 1024 * core::kGiB));
   sub->add_option("--max-model-len", opts->max_model_len, "Longest request in tokens (default: the model's limit)")
-      ->check(number_in(1, 1 << 28));
+      ->check(whole_in(1, 1 << 28));
   sub->add_option("--gpu-memory-utilization", opts->gpu_memory_utilization,
                   "Fraction of each card vLLM may use (default: 0.9; 0.85-0.9 on DCU)")
       ->check(number_in(0.01, 1));
   sub->add_option("--max-num-seqs", opts->max_num_seqs, "Sequences batched at once (default 256)")
-      ->check(number_in(1, 65536));
+      ->check(whole_in(1, 65536));
   sub->add_option("--max-num-batched-tokens", opts->max_num_batched_tokens, "Tokens a step (default 8192)")
-      ->check(number_in(1, 1 << 24));
+      ->check(whole_in(1, 1 << 24));
   sub->add_option("--kv-cache-dtype", opts->kv_cache_dtype,
                   "auto, fp8, fp8_e4m3 or fp8_e5m2 (default: auto, or fp8 "
                   "where it reaches the concurrency target)")
       ->check(one_of(plan::kv_cache_dtype_from_string, "auto, fp8, fp8_e4m3, fp8_e5m2"));
-  sub->add_option("--block-size", opts->block_size, "KV block size in tokens (default 16)")->check(number_in(1, 128));
+  sub->add_option("--block-size", opts->block_size, "KV block size in tokens (default 16)")->check(whole_in(1, 128));
   sub->add_option("--dtype", opts->dtype,
                   "auto, bfloat16 or float16 (default: the checkpoint's where the card does it)")
       ->check(one_of(plan::dtype_from_string, "auto, bfloat16, float16 (half), float32 (float)"));
@@ -133,7 +133,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_flag("--no-enforce-eager", opts->no_enforce_eager, "Capture graphs even on DCU")->excludes(eager);
   sub->add_option("--min-concurrency", r.asked.min_concurrency,
                   "Full-length requests the recommended option should hold at once (default 8)")
-      ->check(number_in(1, 1e6));
+      ->check(whole_in(1, 1000000));
   sub->add_option("--goal", opts->goal,
                   "fewest-cards (default) or most-concurrency (the fp8 KV cache where the "
                   "card's vLLM has it, as seed 004 serves)")
@@ -150,7 +150,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--served-model-name", opts->emit_options.served_model_name,
                   "Name clients use (default: the directory's)");
   sub->add_option("--host", opts->emit_options.host, "Address vLLM listens on (default 0.0.0.0)");
-  sub->add_option("--port", opts->emit_options.port, "Port vLLM listens on (default 8000)")->check(number_in(1, 65535));
+  sub->add_option("--port", opts->emit_options.port, "Port vLLM listens on (default 8000)")->check(whole_in(1, 65535));
   sub->callback([opts, sub, &runner] {
     auto& a = opts->request.asked;
     opts->request.count = given(sub, "--count", opts->count);

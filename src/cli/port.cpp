@@ -6,9 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/common.h"
 #include "port/port.h"
 #include "port/render.h"
-#include "util/files.h"
 
 namespace dcukit::cli {
 namespace {
@@ -32,16 +32,13 @@ ExitCode run_audit(const PortOptions& o) {
   if (o.paths.empty())
     return fail("audit", ExitCode::bad_input,
                 "pass one or more CUDA sources or folders (or --rules to list the rules)");
-  auto report = port::audit({o.paths, o.ignore, o.hip_switches});
+  const OutputFile sarif_file{"--sarif", o.sarif == "-" ? "" : o.sarif};
+  if (Status s = check_outputs({sarif_file}); !s) return fail("audit", ExitCode::bad_input, s.message());
+  auto report = port::audit({o.paths, o.ignore, o.hip_switches, command_line()});
   if (!report) return fail("audit", ExitCode::bad_input, report.error().message);
-  if (!o.sarif.empty()) {
-    const std::string sarif = port::render_audit_sarif(*report);
-    if (o.sarif == "-") {
-      fmt::print("{}", sarif);
-    } else if (auto st = util::write_file(o.sarif, sarif); !st) {
-      return fail("audit", ExitCode::bad_input, "--sarif " + st.message() + "; pass a writable path");
-    }
-  }
+  if (o.sarif == "-") fmt::print("{}", port::render_audit_sarif(*report));
+  if (!sarif_file.path.empty() && !write_output("port audit", sarif_file, port::render_audit_sarif(*report)))
+    return ExitCode::failed;
   if (o.sarif != "-") fmt::print("{}", o.json ? port::render_audit_json(*report) : port::render_audit_text(*report));
   return report->count(port::Severity::error) > 0 ? ExitCode::failed : ExitCode::ok;
 }

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/common.h"
+#include "core/run_info.h"
 #include "telemetry/capture.h"
 #include "telemetry/collector.h"
 #include "telemetry/render.h"
@@ -32,10 +34,20 @@ ExitCode fail(ExitCode code, const std::string& message) {
 
 enum class Style { text, json, csv };
 
+/// The JSON of one reading: run_info first, as every JSON report of dcukit starts.
+nlohmann::ordered_json report_json(const telemetry::Snapshot& s) {
+  static const core::RunInfo info = core::collect_run_info("dcukit telemetry", command_line());
+  nlohmann::ordered_json out;
+  out["run_info"] = nlohmann::ordered_json(core::to_json(info));
+  const nlohmann::ordered_json reading = telemetry::to_json(s);  // named: items() must not outlive it
+  for (const auto& [key, value] : reading.items()) out[key] = value;
+  return out;
+}
+
 void print(const telemetry::Snapshot& s, Style style, bool first, bool watching, bool redraw) {
   switch (style) {
     case Style::json:
-      fmt::print("{}\n", watching ? telemetry::to_json(s).dump() : telemetry::to_json(s).dump(2));
+      fmt::print("{}\n", watching ? report_json(s).dump() : report_json(s).dump(2));
       break;
     case Style::csv:
       fmt::print("{}", telemetry::render_csv(s, first));
@@ -71,12 +83,6 @@ ExitCode run_telemetry(const TelemetryOptions& o) {
   if (!choice)
     return fail(ExitCode::bad_input,
                 fmt::format("--source {}: choose auto, nvml, rocm-smi-lib, sysfs or cli", o.source));
-  if (o.watch_s < 0)
-    return fail(ExitCode::bad_input, fmt::format("--watch {}: give the seconds between readings, e.g. 1", o.watch_s));
-  if (o.count < 0)
-    return fail(ExitCode::bad_input, fmt::format("--count {}: give how many readings, 1 or more", o.count));
-  if (o.timeout_s <= 0)
-    return fail(ExitCode::bad_input, fmt::format("--timeout {}: give seconds, e.g. 5", o.timeout_s));
   telemetry::CollectOptions co;
   co.choice = *choice;
   co.root = o.root;
@@ -108,8 +114,10 @@ void setup_telemetry(CLI::App& app, Runner& runner) {
   auto* json = sub->add_flag("--json", opts->json, "Print one JSON object (JSON Lines with --watch)");
   sub->add_flag("--csv", opts->csv, "Print CSV: a row per device per reading, with a timestamp, for plotting")
       ->excludes(json);
-  sub->add_option("--watch", opts->watch_s, "Read again every SECONDS, like `watch hy-smi`; Ctrl-C stops");
-  sub->add_option("--count", opts->count, "Stop after N readings (with --watch; alone, one a second)");
+  sub->add_option("--watch", opts->watch_s, "Read again every SECONDS, like `watch hy-smi`; Ctrl-C stops")
+      ->check(number_in(0.01, 86400));
+  sub->add_option("--count", opts->count, "Stop after N readings (with --watch; alone, one a second)")
+      ->check(whole_in(1, 1'000'000'000));
   sub->add_option("--from", opts->from,
                   "Read a captured output of hy-smi, rocm-smi, amd-smi, nvidia-smi, rocminfo, dcgmi, rvs, lspci ... "
                   "instead of this host; the format is detected");
@@ -117,7 +125,8 @@ void setup_telemetry(CLI::App& app, Runner& runner) {
                   "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli");
   sub->add_option("--root", opts->root, "Read /sys and /proc under DIR instead of / (a bundle, a test tree)");
   sub->add_option("--timeout", opts->timeout_s,
-                  "Seconds one source may take for one reading before it is given up (default 5)");
+                  "Seconds one source may take for one reading before it is given up (default 5)")
+      ->check(number_in(0.001, 3600));
   sub->callback([opts, &runner] { runner = [opts] { return run_telemetry(*opts); }; });
 }
 

@@ -1,11 +1,11 @@
 #include "load/types.h"
 
-#include <utility>
+#include "util/names.h"
 
 namespace dcukit::load {
 namespace {
 
-constexpr std::pair<ErrorClass, std::string_view> kErrorClassNames[] = {
+constexpr util::Name<ErrorClass> kErrorClassNames[] = {
     {ErrorClass::none, "none"},
     {ErrorClass::http_status, "http_status"},
     {ErrorClass::timeout, "timeout"},
@@ -16,22 +16,20 @@ constexpr std::pair<ErrorClass, std::string_view> kErrorClassNames[] = {
     {ErrorClass::connect, "connect"},
 };
 
+constexpr util::Name<ShapeKind> kShapeKindNames[] = {{ShapeKind::closed, "closed"}, {ShapeKind::open, "open"}};
+
 }  // namespace
 
 std::string_view to_string(ErrorClass c) {
-  for (const auto& [k, name] : kErrorClassNames)
-    if (k == c) return name;
-  return "unknown";
+  return util::name_of(kErrorClassNames, c, "unknown");
 }
 
 std::optional<ErrorClass> error_class_from_string(std::string_view name) {
-  for (const auto& [k, n] : kErrorClassNames)
-    if (n == name) return k;
-  return std::nullopt;
+  return util::value_of(kErrorClassNames, name);
 }
 
 std::string_view to_string(ShapeKind k) {
-  return k == ShapeKind::closed ? "closed" : "open";
+  return util::name_of(kShapeKindNames, k);
 }
 
 }  // namespace dcukit::load

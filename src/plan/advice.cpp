@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "plan/names.h"
+#include "util/names.h"
 
 namespace dcukit::plan {
 namespace {
@@ -16,8 +16,8 @@ using core::Support;
 
 constexpr std::int64_t kLongContext = 32768;
 
-constexpr Name<Goal> kGoalNames[] = {{Goal::fewest_cards, "fewest-cards"},
-                                     {Goal::most_concurrency, "most-concurrency"}};
+constexpr util::Name<Goal> kGoalNames[] = {{Goal::fewest_cards, "fewest-cards"},
+                                           {Goal::most_concurrency, "most-concurrency"}};
 
 /// "a bf16 checkpoint served in fp16" callout: said wherever plan or the user picks fp16 for it.
 std::string conversion_warning(const ModelConfig& model) {
@@ -124,11 +124,11 @@ Status pick_kv_cache_dtype(const Cards& cards, const Asked& asked, Settings& s) 
 }  // namespace
 
 std::string_view to_string(Goal goal) {
-  return name_of(kGoalNames, goal, "fewest-cards");
+  return util::name_of(kGoalNames, goal, "fewest-cards");
 }
 
 std::optional<Goal> goal_from_string(std::string_view text) {
-  return value_of(kGoalNames, text);
+  return util::value_of(kGoalNames, text);
 }
 
 Result<Resolved> resolve_settings(const ModelConfig& model, const Cards& cards, const Asked& asked) {

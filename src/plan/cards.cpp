@@ -6,7 +6,6 @@
 #include <cctype>
 
 #include "device/registry.h"
-#include "plan/names.h"
 #include "stack/python.h"
 
 namespace dcukit::plan {
@@ -169,7 +168,8 @@ Result<Cards> cards_from_detected(const std::vector<device::DetectedDevice>& dev
   if (spec)
     c = from_spec(*spec);
   else
-    c.name = first.info.name, c.vendor = first.backend == device::BackendKind::hip ? core::Vendor::amd : core::Vendor::nvidia;
+    c.name = first.info.name,
+    c.vendor = first.backend == device::BackendKind::hip ? core::Vendor::amd : core::Vendor::nvidia;
   if (!arch.empty()) c.arch = arch;  // the runtime's ISA, over the peak data's
   c.detected = true;
   c.count = n;

@@ -1,16 +1,16 @@
 #include "plan/settings.h"
 
-#include "plan/names.h"
+#include "util/names.h"
 
 namespace dcukit::plan {
 namespace {
 
-constexpr Name<Dtype> kDtypeNames[] = {
+constexpr util::Name<Dtype> kDtypeNames[] = {
     {Dtype::automatic, "auto"}, {Dtype::bfloat16, "bfloat16"}, {Dtype::float16, "float16"}, {Dtype::float32, "float32"},
     {Dtype::float16, "half"},   {Dtype::float32, "float"},     {Dtype::bfloat16, "bf16"},   {Dtype::float16, "fp16"},
 };
 
-constexpr Name<KvCacheDtype> kKvNames[] = {
+constexpr util::Name<KvCacheDtype> kKvNames[] = {
     {KvCacheDtype::automatic, "auto"},
     {KvCacheDtype::fp8, "fp8"},
     {KvCacheDtype::fp8_e4m3, "fp8_e4m3"},
@@ -20,19 +20,19 @@ constexpr Name<KvCacheDtype> kKvNames[] = {
 }  // namespace
 
 std::string_view to_string(Dtype dtype) {
-  return name_of(kDtypeNames, dtype, "auto");
+  return util::name_of(kDtypeNames, dtype, "auto");
 }
 
 std::optional<Dtype> dtype_from_string(std::string_view text) {
-  return value_of(kDtypeNames, text);
+  return util::value_of(kDtypeNames, text);
 }
 
 std::string_view to_string(KvCacheDtype dtype) {
-  return name_of(kKvNames, dtype, "auto");
+  return util::name_of(kKvNames, dtype, "auto");
 }
 
 std::optional<KvCacheDtype> kv_cache_dtype_from_string(std::string_view text) {
-  return value_of(kKvNames, text);
+  return util::value_of(kKvNames, text);
 }
 
 bool is_fp8(KvCacheDtype dtype) {

@@ -7,6 +7,7 @@
 
 #include "core/units.h"
 #include "util/files.h"
+#include "util/names.h"
 
 namespace dcukit::plan {
 namespace {
@@ -24,9 +25,11 @@ double linear_bytes_per_param(const ModelConfig& m) {
       const double group = m.quant_group_size > 0 ? m.quant_group_size : 1e18;
       return packed + (kHalf + packed) / group;
     }
-    case QuantMethod::fp8: return 1.0 + 4.0 / (128.0 * 128.0);  // a float32 scale per 128x128 block at most
+    case QuantMethod::fp8:
+      return 1.0 + 4.0 / (128.0 * 128.0);  // a float32 scale per 128x128 block at most
     case QuantMethod::none:
-    case QuantMethod::unsupported: return kHalf;
+    case QuantMethod::unsupported:
+      return kHalf;
   }
   return kHalf;
 }
@@ -42,9 +45,9 @@ LayerParams attention_params(const ModelConfig& m, LayerKind kind) {
     const double key = static_cast<double>(m.linear_num_key_heads * m.linear_key_head_dim);
     const double value = static_cast<double>(m.linear_num_value_heads * m.linear_value_head_dim);
     const double nv = static_cast<double>(m.linear_num_value_heads);
-    p.linear = h * (2 * key + 2 * value) + h * 2 * nv + value * h;  // in_proj_qkvz, in_proj_ba, out_proj
+    p.linear = h * (2 * key + 2 * value) + h * 2 * nv + value * h;           // in_proj_qkvz, in_proj_ba, out_proj
     p.small = (2 * key + value) * static_cast<double>(m.linear_conv_kernel)  // depthwise conv1d
-              + 2 * nv + static_cast<double>(m.linear_value_head_dim);      // dt_bias, A_log, gated norm
+              + 2 * nv + static_cast<double>(m.linear_value_head_dim);       // dt_bias, A_log, gated norm
     return p;
   }
   const double heads = static_cast<double>(m.num_heads);
@@ -59,8 +62,8 @@ LayerParams attention_params(const ModelConfig& m, LayerKind kind) {
       p.linear += h * heads * qk;
     }
     const double c = static_cast<double>(m.kv_lora_rank);
-    p.replicated_linear += h * (c + static_cast<double>(m.qk_rope_head_dim));  // kv_a_proj_with_mqa
-    p.small += c;                                                              // kv_a_layernorm
+    p.replicated_linear += h * (c + static_cast<double>(m.qk_rope_head_dim));        // kv_a_proj_with_mqa
+    p.small += c;                                                                    // kv_a_layernorm
     p.linear += c * heads * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim);  // kv_b_proj
     p.linear += heads * static_cast<double>(m.v_head_dim) * h;                       // o_proj
     return p;
@@ -89,15 +92,17 @@ LayerParams mlp_params(const ModelConfig& m, bool moe) {
   return p;
 }
 
-} // namespace
+}  // namespace
+
+/// Where the weights' size came from, as reports say it.
+constexpr util::Name<WeightSource> kWeightSourceNames[] = {
+    {WeightSource::safetensors_headers, "safetensors headers"},
+    {WeightSource::index_total_size, "index total_size"},
+    {WeightSource::computed, "computed from config.json"},
+};
 
 std::string_view to_string(WeightSource source) {
-  switch (source) {
-    case WeightSource::safetensors_headers: return "safetensors headers";
-    case WeightSource::index_total_size: return "index total_size";
-    case WeightSource::computed: return "computed from config.json";
-  }
-  return "?";
+  return util::name_of(kWeightSourceNames, source);
 }
 
 WeightBreakdown compute_weights(const ModelConfig& m) {
@@ -127,7 +132,8 @@ std::uint64_t Weights::per_gpu(const ModelConfig& m, int tp, int pp) const {
   const double all_layers = split / tp + c.replicated + c.kv_proj * kv_share;
   const double layers = static_cast<double>(std::max<std::size_t>(1, m.layers.size()));
   const double stage_layers = std::ceil(layers / pp) / layers;
-  const double ends = pp == 1 ? (c.embed + c.lm_head) / tp + c.final_norm : std::max(c.embed, c.lm_head) / tp + c.final_norm;
+  const double ends =
+      pp == 1 ? (c.embed + c.lm_head) / tp + c.final_norm : std::max(c.embed, c.lm_head) / tp + c.final_norm;
   const double per = all_layers * stage_layers + ends;
   const double scale = c.total() > 0 ? static_cast<double>(total_bytes) / c.total() : 1.0;
   return static_cast<std::uint64_t>(std::llround(per * scale));
@@ -138,9 +144,10 @@ Result<Weights> count_weights(const ModelConfig& m) {
   Weights w;
   w.computed = compute_weights(m);
   if (!(w.computed.total() <= kMaxWeightBytes))  // every count is bounded; their product need not be
-    return Error{fmt::format("{}: config.json describes {:.3g} bytes of weights, beyond the 1 PiB dcukit plan takes; "
-                             "check its sizes (hidden_size, intermediate_size, the expert counts)",
-                             m.path, w.computed.total())};
+    return Error{
+        fmt::format("{}: config.json describes {:.3g} bytes of weights, beyond the 1 PiB dcukit plan takes; "
+                    "check its sizes (hidden_size, intermediate_size, the expert counts)",
+                    m.path, w.computed.total())};
   w.total_bytes = static_cast<std::uint64_t>(std::llround(w.computed.total()));
   w.detail.clear();
   std::error_code ec;
@@ -153,8 +160,10 @@ Result<Weights> count_weights(const ModelConfig& m) {
       w.source = WeightSource::safetensors_headers;
       w.detail = fmt::format("{} file{}, {} tensors", st->files, st->files == 1 ? "" : "s", st->tensors);
       if (st->excluded_bytes > 0)
-        w.detail += fmt::format("; {:.2f} GiB of multi-token-prediction layers left out (vLLM loads them only for "
-                                "speculative decoding)", static_cast<double>(st->excluded_bytes) / static_cast<double>(core::kGiB));
+        w.detail += fmt::format(
+            "; {:.2f} GiB of multi-token-prediction layers left out (vLLM loads them only for "
+            "speculative decoding)",
+            static_cast<double>(st->excluded_bytes) / static_cast<double>(core::kGiB));
       return w;
     }
     const auto index = dir / "model.safetensors.index.json";
@@ -172,11 +181,12 @@ Result<Weights> count_weights(const ModelConfig& m) {
     }
   }
   if (m.quant == QuantMethod::unsupported)
-    return Error{fmt::format("{}: quantization_config.quant_method '{}' is not one dcukit plan can size from "
-                             "config.json (it knows gptq, awq and fp8); put the *.safetensors files or "
-                             "model.safetensors.index.json next to config.json so their sizes are read",
-                             m.path, m.quant_name)};
+    return Error{
+        fmt::format("{}: quantization_config.quant_method '{}' is not one dcukit plan can size from "
+                    "config.json (it knows gptq, awq and fp8); put the *.safetensors files or "
+                    "model.safetensors.index.json next to config.json so their sizes are read",
+                    m.path, m.quant_name)};
   return w;
 }
 
-} // namespace dcukit::plan
+}  // namespace dcukit::plan

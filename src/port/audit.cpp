@@ -181,7 +181,9 @@ Result<AuditReport> audit(const AuditOptions& options) {
   if (!files) return files.error();
   auto project = load_project(*files, hip_switches_with(options.hip_switches));
   if (!project) return project.error();
-  return audit_project(*project, *ignored);
+  AuditReport report = audit_project(*project, *ignored);
+  report.run_info = core::collect_run_info("dcukit port audit", options.command);
+  return report;
 }
 
 }  // namespace dcukit::port

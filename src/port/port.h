@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_info.h"
 #include "port/finding.h"
 #include "port/rules.h"
 #include "util/result.h"
@@ -19,6 +20,7 @@ struct AuditOptions {
   std::vector<std::string> paths;         ///< files (any suffix) and folders (their CUDA/C++ sources)
   std::vector<std::string> ignore;        ///< rule ids to leave out (--ignore)
   std::vector<std::string> hip_switches;  ///< macros a HIP build defines, besides GGML_USE_HIP, USE_ROCM, ...
+  std::string command;                    ///< the command line as typed, for the report's run_info
 };
 
 /// hipify-like statistics of one file: what it uses, whatever the build, and what the audit found.
@@ -35,6 +37,7 @@ struct FileSummary {
 
 /// The audit's result.
 struct AuditReport {
+  core::RunInfo run_info;         ///< the header every JSON report starts with
   std::vector<Finding> findings;  ///< by file, line, column
   std::vector<FileSummary> files;
   std::vector<std::string> notes;  ///< about the run (an unknown rule in an inline comment)

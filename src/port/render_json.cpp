@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/run_info.h"
 #include "port/render.h"
 
 namespace dcukit::port {
@@ -52,8 +53,7 @@ ojson library_json(const std::map<RuleId, int>& refs) {
 
 std::string render_audit_json(const AuditReport& r) {
   ojson j;
-  j["tool"] = "dcukit port audit";
-  j["version"] = DCUKIT_VERSION;
+  j["run_info"] = ojson(core::to_json(r.run_info));
   j["findings"] = ojson::array();
   for (const Finding& f : r.findings) j["findings"].push_back(finding_json(f));
   j["files"] = ojson::array();

@@ -6,14 +6,14 @@
 #include <array>
 #include <regex>
 
-#include "telemetry/enum_names.h"
 #include "telemetry/parsers.h"
 #include "util/files.h"
+#include "util/names.h"
 
 namespace dcukit::telemetry {
 namespace {
 
-constexpr std::array<std::pair<Format, std::string_view>, 24> kFormats{{
+constexpr util::Name<Format> kFormats[] = {
     {Format::hy_smi_table, "hy-smi table"},
     {Format::rocm_smi_table, "rocm-smi table"},
     {Format::smi_fields, "rocm-smi/hy-smi device lines"},
@@ -38,7 +38,7 @@ constexpr std::array<std::pair<Format, std::string_view>, 24> kFormats{{
     {Format::pip_list, "pip list"},
     {Format::version_strings, "version strings"},
     {Format::notes, "notes"},
-}};
+};
 
 using Lines = std::vector<std::string>;
 
@@ -103,7 +103,7 @@ std::optional<Format> detect_declared(const Capture& cap) {
 }  // namespace
 
 std::string_view to_string(Format f) {
-  return enum_name(kFormats, f);
+  return util::name_of(kFormats, f);
 }
 
 const std::vector<Format>& known_formats() {

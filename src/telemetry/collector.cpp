@@ -6,30 +6,27 @@
 
 #include "telemetry/cli_source.h"
 #include "telemetry/deadline.h"
-#include "telemetry/enum_names.h"
 #include "telemetry/merge.h"
 #include "telemetry/nvml_source.h"
 #include "telemetry/rsmi_source.h"
 #include "telemetry/sysfs_source.h"
+#include "util/names.h"
 
 namespace dcukit::telemetry {
 namespace {
 
-constexpr std::array<std::pair<SourceChoice, std::string_view>, 5> kChoices{{
-    {SourceChoice::all, "auto"},
-    {SourceChoice::nvml, "nvml"},
-    {SourceChoice::rocm_smi_lib, "rocm-smi-lib"},
-    {SourceChoice::sysfs, "sysfs"},
-    {SourceChoice::cli, "cli"},
-}};
+constexpr util::Name<SourceChoice> kChoices[] = {
+    {SourceChoice::all, "auto"},    {SourceChoice::nvml, "nvml"}, {SourceChoice::rocm_smi_lib, "rocm-smi-lib"},
+    {SourceChoice::sysfs, "sysfs"}, {SourceChoice::cli, "cli"},
+};
 
 }  // namespace
 
 std::string_view to_string(SourceChoice c) {
-  return enum_name(kChoices, c);
+  return util::name_of(kChoices, c);
 }
 std::optional<SourceChoice> parse_source_choice(std::string_view s) {
-  return enum_from_name(kChoices, s);
+  return util::value_of(kChoices, s);
 }
 
 std::vector<std::shared_ptr<Source>> make_sources(const CollectOptions& o) {

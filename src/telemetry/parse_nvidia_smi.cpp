@@ -14,8 +14,9 @@ std::vector<std::string> cells_of(std::string_view line) {
   return parts;
 }
 
+// A GPU index or a pid: digits only, and few enough for an int (std::stoi throws beyond).
 bool is_number(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit);
+  return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), ::isdigit);
 }
 
 // One GPU box of the default table: two or three lines of three cells.

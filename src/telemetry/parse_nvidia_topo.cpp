@@ -44,7 +44,9 @@ Snapshot nvidia_smi_topo(const Capture& cap) {
       s.topology.links.push_back(TopoLink{endpoints[r], endpoints[k], c[k + 1], {}, {}, {}, {}});
     }
     if (!starts_with(c[0], "GPU")) continue;
-    DeviceState& d = device_at(s.devices, std::stoi(c[0].substr(3)));
+    const std::string index = c[0].substr(3);
+    if (index.empty() || index.size() > 9 || index.find_first_not_of("0123456789") != std::string::npos) continue;
+    DeviceState& d = device_at(s.devices, std::stoi(index));
     d.vendor = Vendor::nvidia;
     std::vector<std::string> tail;
     for (std::size_t k = endpoints.size() + 1; k < c.size(); ++k)

@@ -22,7 +22,8 @@ std::optional<Tagged> tagged(std::string_view line) {
     const auto close = line.find(']');
     if (close == std::string_view::npos) return std::nullopt;
     const std::string idx(line.substr(4, close - 4));
-    if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    if (idx.empty() || idx.size() > 9 || idx.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;  // std::stoi below takes at most 9 digits
     std::string_view rest = trim(line.substr(close + 1));
     if (!starts_with(rest, ":")) return std::nullopt;
     return Tagged{std::string(tag, 3), std::stoi(idx), std::string(trim(rest.substr(1)))};

@@ -18,7 +18,7 @@ std::string as_text(const ojson& v) {
 std::optional<int> card_index(const std::string& key) {
   if (!starts_with(key, "card")) return std::nullopt;
   const std::string n = key.substr(4);
-  if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   return std::stoi(n);
 }
 

@@ -36,8 +36,9 @@ bool is_header(const std::vector<std::string>& cells) {
   return false;
 }
 
+// A card index: digits only, few enough for std::stoi (a longer run is no card).
 bool is_index(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit);
+  return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), ::isdigit);
 }
 
 void apply_cell(DeviceState& d, const std::string& header, const std::string& cell) {

@@ -13,6 +13,7 @@
 
 #include "telemetry/sysfs_values.h"
 #include "telemetry/text.h"
+#include "util/files.h"
 #include "util/sysfs.h"
 
 namespace dcukit::telemetry {
@@ -20,12 +21,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A whole sysfs or procfs file (they are small; 1 MiB at most is read), or nullopt.
 std::optional<std::string> read_all(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = util::read_file(path, std::size_t{1} << 20);
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 std::vector<std::string> list_dir(const std::string& dir) {
@@ -98,7 +98,7 @@ struct ProcessScan {
 ProcessScan scan_processes(const std::string& root, const std::map<std::string, int>& node_to_device) {
   ProcessScan scan;
   for (const auto& pid : list_dir(root + "/proc")) {
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (pid.size() > 18 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::string fd_dir = root + "/proc/" + pid + "/fd";
     std::error_code ec;
     fs::directory_iterator it(fd_dir, ec);

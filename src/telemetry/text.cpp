@@ -212,7 +212,9 @@ std::optional<double> parse_double(std::string_view s) {
 
 std::optional<std::int64_t> parse_int(std::string_view s) {
   auto q = parse_quantity(s);
-  return q ? std::optional<std::int64_t>(std::llround(q->value)) : std::nullopt;
+  // A tool printing 1e300 or nan has given no whole number (llround would give garbage).
+  if (!q || !std::isfinite(q->value) || std::fabs(q->value) > 9e18) return std::nullopt;
+  return std::llround(q->value);
 }
 
 std::optional<std::uint64_t> to_bytes(double value, std::string_view unit) {
@@ -228,8 +230,9 @@ std::optional<std::uint64_t> to_bytes(double value, std::string_view unit) {
     mult = 1024.0 * 1024 * 1024;
   else if (u == "tb" || u == "tib" || u == "t")
     mult = 1024.0 * 1024 * 1024 * 1024;
-  if (mult == 0 || value < 0) return std::nullopt;
-  return static_cast<std::uint64_t>(std::llround(value * mult));
+  const double bytes = value * mult;
+  if (mult == 0 || !(bytes >= 0) || bytes > 9e18) return std::nullopt;  // NaN and overflow too
+  return static_cast<std::uint64_t>(std::llround(bytes));
 }
 
 std::optional<std::uint64_t> parse_bytes(std::string_view s, std::string_view default_unit) {

@@ -8,18 +8,18 @@
 #include <cmath>
 #include <ctime>
 
-#include "telemetry/enum_names.h"
+#include "util/names.h"
 
 namespace dcukit::telemetry {
 namespace {
 
-constexpr std::array<std::pair<Vendor, std::string_view>, 3> kVendors{{
+constexpr util::Name<Vendor> kVendors[] = {
     {Vendor::nvidia, "nvidia"},
     {Vendor::amd, "amd"},
     {Vendor::hygon, "hygon"},
-}};
+};
 
-constexpr std::array<std::pair<SourceKind, std::string_view>, 13> kSources{{
+constexpr util::Name<SourceKind> kSources[] = {
     {SourceKind::nvml, "nvml"},
     {SourceKind::rocm_smi_lib, "rocm_smi_lib"},
     {SourceKind::sysfs, "sysfs"},
@@ -33,9 +33,9 @@ constexpr std::array<std::pair<SourceKind, std::string_view>, 13> kSources{{
     {SourceKind::lspci, "lspci"},
     {SourceKind::gpustack_runtime, "gpustack-runtime"},
     {SourceKind::file, "file"},
-}};
+};
 
-constexpr std::array<std::pair<Field, std::string_view>, 30> kFields{{
+constexpr util::Name<Field> kFields[] = {
     {Field::name, "name"},
     {Field::bus_id, "bus_id"},
     {Field::numa_node, "numa_node"},
@@ -66,21 +66,21 @@ constexpr std::array<std::pair<Field, std::string_view>, 30> kFields{{
     {Field::driver_version, "driver_version"},
     {Field::cpu_affinity, "cpu_affinity"},
     {Field::processes, "processes"},
-}};
+};
 
-constexpr std::array<std::pair<CheckStatus, std::string_view>, 4> kCheckStatuses{{
+constexpr util::Name<CheckStatus> kCheckStatuses[] = {
     {CheckStatus::pass, "pass"},
     {CheckStatus::warn, "warn"},
     {CheckStatus::fail, "fail"},
     {CheckStatus::skip, "skip"},
-}};
+};
 
-constexpr std::array<std::pair<SourceState, std::string_view>, 4> kSourceStates{{
+constexpr util::Name<SourceState> kSourceStates[] = {
     {SourceState::ok, "ok"},
     {SourceState::unavailable, "unavailable"},
     {SourceState::failed, "failed"},
     {SourceState::skipped, "skipped"},
-}};
+};
 
 bool is_hex(std::string_view s) {
   if (s.empty()) return false;
@@ -92,28 +92,28 @@ bool is_hex(std::string_view s) {
 }  // namespace
 
 std::string_view to_string(Vendor v) {
-  return enum_name(kVendors, v);
+  return util::name_of(kVendors, v);
 }
 std::optional<Vendor> parse_vendor(std::string_view s) {
-  return enum_from_name(kVendors, s);
+  return util::value_of(kVendors, s);
 }
 std::string_view to_string(SourceKind s) {
-  return enum_name(kSources, s);
+  return util::name_of(kSources, s);
 }
 std::optional<SourceKind> parse_source_kind(std::string_view s) {
-  return enum_from_name(kSources, s);
+  return util::value_of(kSources, s);
 }
 std::string_view to_string(Field f) {
-  return enum_name(kFields, f);
+  return util::name_of(kFields, f);
 }
 std::optional<Field> parse_field(std::string_view s) {
-  return enum_from_name(kFields, s);
+  return util::value_of(kFields, s);
 }
 std::string_view to_string(CheckStatus s) {
-  return enum_name(kCheckStatuses, s);
+  return util::name_of(kCheckStatuses, s);
 }
 std::string_view to_string(SourceState s) {
-  return enum_name(kSourceStates, s);
+  return util::name_of(kSourceStates, s);
 }
 
 void stamp_sources(DeviceState& d, SourceKind source) {

@@ -5,6 +5,9 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "fixture.h"
 
 namespace {
@@ -25,6 +28,15 @@ protected:
   }
   std::vector<std::string> base() const {
     return {"load", "--url", s_server->url(), "-n", "3", "--input-len", "4", "--output-len", "3", "-q"};
+  }
+  /// Runs base() with --json PATH named here (run() names its own) and waits up to `limit`.
+  itest::Exit run_with_json(const std::string& json, const std::string& name, std::chrono::seconds limit) {
+    std::vector<std::string> argv{DCUKIT_BINARY};
+    const auto args = base();
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--json", json});
+    itest::Child child(argv, m_dir.file(name));
+    return child.wait(limit);
   }
   /// Runs base() plus extra and expects exit 2 with `says` in the message, nothing written.
   void expect_refused(const std::vector<std::string>& extra, const std::string& says, const std::string& name) {
@@ -88,6 +100,34 @@ TEST_F(LoadHardening, LateFoundBadInputIsStillExit2) {
           "short_chat");
   EXPECT_EQ(chat.exit.code, 2) << chat.exit.err;
   EXPECT_NE(chat.exit.err.find("raise --input-len to at least 31"), std::string::npos) << chat.exit.err;
+}
+
+TEST_F(LoadHardening, OutputPathsAreCheckedBeforeAnythingIsSent) {
+  // A bad path found after the run threw the whole run away; now it is bad input up front.
+  expect_refused({"--csv", m_dir.file("no/such/folder/r.csv")}, "--csv", "csv_nofolder");
+  expect_refused({"--csv", m_dir.path()}, "--csv", "csv_folder");
+  const std::string missing = m_dir.file("no/such/folder/r.json");
+  const auto exit = run_with_json(missing, "json_nofolder", std::chrono::seconds(10));
+  EXPECT_EQ(exit.code, 2) << exit.err;
+  EXPECT_NE(exit.err.find("--json " + missing), std::string::npos) << exit.err;
+  EXPECT_EQ(exit.out.find("dcukit load:"), std::string::npos) << "nothing ran: " << exit.out;
+}
+
+TEST_F(LoadHardening, AResultFileIsReplacedWholeOrNotAtAll) {
+  // The JSON is written to a temporary file in the same folder and renamed over the old one:
+  // after a run the folder holds the new file and nothing else.
+  const std::string json = m_dir.file("atomic/r.json");
+  std::filesystem::create_directories(m_dir.file("atomic"));
+  { std::ofstream(json) << "{\"old\": true}"; }
+  const auto exit = run_with_json(json, "atomic_run", std::chrono::seconds(20));
+  ASSERT_EQ(exit.code, 0) << exit.err;
+  const auto j = nlohmann::json::parse(itest::slurp(json), nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_FALSE(j.contains("old"));
+  EXPECT_TRUE(j.contains("run_info"));
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(m_dir.file("atomic"))) ++files;
+  EXPECT_EQ(files, 1) << "no temporary file is left behind";
 }
 
 TEST_F(LoadHardening, ADuplicateUrlIsRefused) {

@@ -10,6 +10,7 @@
 
 #include "load/tokenizer.h"
 #include "load/workload.h"
+#include "local_server.h"
 #include "tempdir.h"
 
 using namespace dcukit;
@@ -19,33 +20,16 @@ using nlohmann::json;
 
 namespace {
 
-/// A loopback HTTP server answering what each test sets up.
-class Server {
-public:
-  Server() {
-    m_port = m_http.bind_to_any_port("127.0.0.1");
-    m_thread = std::thread([this] { m_http.listen_after_bind(); });
-    while (!m_http.is_running()) std::this_thread::sleep_for(1ms);
-  }
-  ~Server() {
-    m_http.stop();
-    m_thread.join();
-  }
-  httplib::Server& http() { return m_http; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
-  TokenCounter counter(Api api = Api::completions) const {
-    BodyOptions body;
-    body.api = api;
-    body.model = "m";
-    return TokenCounter(TokenizerConfig{
-        {url(), {}, {}}, url() + (api == Api::chat ? "/v1/chat/completions" : "/v1/completions"), body});
-  }
+using Server = testutil::LocalServer;
 
-private:
-  httplib::Server m_http;
-  int m_port = 0;
-  std::thread m_thread;
-};
+/// A token counter asking the server `s` the way load does for `api`.
+TokenCounter counter_for(const Server& s, Api api = Api::completions) {
+  BodyOptions body;
+  body.api = api;
+  body.model = "m";
+  return TokenCounter(TokenizerConfig{
+      {s.url(), {}, {}}, s.url() + (api == Api::chat ? "/v1/chat/completions" : "/v1/completions"), body});
+}
 
 int words(const std::string& s) {
   int n = 0;
@@ -87,7 +71,7 @@ TEST(LoadTokenizer, VllmFormIsTriedFirstAndKept) {
     r.set_content(json{{"count", words(j["prompt"].get<std::string>())}, {"max_model_len", 4096}}.dump(),
                   "application/json");
   });
-  auto c = s.counter();
+  auto c = counter_for(s);
   EXPECT_EQ(count_of(c, "a b c"), 3);
   EXPECT_EQ(count_of(c, "a b"), 2);
   EXPECT_EQ(c.kind(), TokenizerKind::vllm);
@@ -98,7 +82,7 @@ TEST(LoadTokenizer, VllmFormIsTriedFirstAndKept) {
 TEST(LoadTokenizer, AnEmptyAnswerIsAnotherDialectNeverZero) {
   Server s;
   llamacpp_tokenize(s);  // vLLM's form gets {"tokens": []} here, as from the real llama.cpp server
-  auto c = s.counter();
+  auto c = counter_for(s);
   auto n = c.count("one two three");
   ASSERT_TRUE(n) << n.error().message;
   EXPECT_EQ(*n, 4) << "three words and the start token, as the server's usage counts them";
@@ -117,7 +101,7 @@ TEST(LoadTokenizer, TgiForm) {
     for (int i = 0; i < words(j["inputs"].get<std::string>()); ++i) out.push_back({{"id", i}, {"text", "x"}});
     r.set_content(out.dump(), "application/json");
   });
-  auto c = s.counter();
+  auto c = counter_for(s);
   EXPECT_EQ(count_of(c, "a b c d e"), 5);
   EXPECT_EQ(c.kind(), TokenizerKind::tgi);
 }
@@ -134,7 +118,7 @@ TEST(LoadTokenizer, WithoutATokenizerTheUsageOfAOneTokenRequestCounts) {
                       .dump(),
                   "application/json");
   });
-  auto c = s.counter(Api::chat);
+  auto c = counter_for(s, Api::chat);
   EXPECT_EQ(count_of(c, "a b c"), 13);
   EXPECT_EQ(c.kind(), TokenizerKind::usage);
   EXPECT_FALSE(c.counts_plain_text()) << "chat usage includes the template: an answer cannot be counted so";
@@ -179,7 +163,7 @@ TEST(LoadWorkload, ShareGptIsFilteredAsVllmDoesAndCountsItsAnswers) {
   spec.kind = DatasetKind::sharegpt;
   spec.path = dir.write("sg.json", data.dump());
   spec.output_len = 0;
-  auto counter = s.counter();
+  auto counter = counter_for(s);
   Workload w = make_prompts(spec, &counter);
   ASSERT_FALSE(w.problem) << w.problem->message;
   ASSERT_EQ(w.prompts.size(), 1u);
@@ -201,7 +185,7 @@ TEST(LoadWorkload, ShareGptWithoutAWayToCountAnswersAsksForOutputLen) {
   spec.kind = DatasetKind::sharegpt;
   spec.path = dir.write("sg.json", R"([{"conversations":[{"value":"a b c d e"},{"value":"f g h i j"}]}])");
   spec.output_len = 0;
-  auto counter = s.counter(Api::chat);
+  auto counter = counter_for(s, Api::chat);
   Workload w = make_prompts(spec, &counter);
   ASSERT_TRUE(w.problem.has_value());
   EXPECT_EQ(w.problem->kind, ProblemKind::bad_input);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "local_server.h"
 #include "serving/probe.h"
 #include "serving/watcher.h"
 #include "util/signals.h"
@@ -13,26 +14,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// A real HTTP server on a loopback port, answering what each test sets up.
-class LocalServer {
-public:
-  LocalServer() {
-    m_port = m_server.bind_to_any_port("127.0.0.1");
-    m_thread = std::thread([this] { m_server.listen_after_bind(); });
-    while (!m_server.is_running()) std::this_thread::sleep_for(1ms);
-  }
-  ~LocalServer() {
-    m_server.stop();
-    m_thread.join();
-  }
-  httplib::Server& http() { return m_server; }
-  serving::Endpoint endpoint() const { return {"http://127.0.0.1:" + std::to_string(m_port), {}, {}}; }
+using testutil::LocalServer;
 
-private:
-  httplib::Server m_server;
-  int m_port = 0;
-  std::thread m_thread;
-};
+/// The endpoint of a local server, without credentials or headers.
+serving::Endpoint endpoint(const LocalServer& s) {
+  return {s.url(), {}, {}};
+}
 
 }  // namespace
 
@@ -41,7 +28,7 @@ TEST(ServingProbe, ListsModelsInOrder) {
   s.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& r) {
     r.set_content(R"({"object":"list","data":[{"id":"b"},{"id":"a"}]})", "application/json");
   });
-  auto m = serving::list_models(s.endpoint(), 2s);
+  auto m = serving::list_models(endpoint(s), 2s);
   ASSERT_TRUE(m) << m.error().message;
   EXPECT_EQ(*m, (std::vector<std::string>{"b", "a"}));
 }
@@ -51,7 +38,7 @@ TEST(ServingProbe, AMalformedModelListIsAnErrorNotACrash) {
     LocalServer s;
     s.http().Get("/v1/models",
                  [body](const httplib::Request&, httplib::Response& r) { r.set_content(body, "application/json"); });
-    auto m = serving::list_models(s.endpoint(), 2s);
+    auto m = serving::list_models(endpoint(s), 2s);
     ASSERT_FALSE(m) << body;
     EXPECT_NE(m.error().message.find("/v1/models"), std::string::npos) << m.error().message;
   }
@@ -64,7 +51,7 @@ TEST(ServingProbe, WaitsUntilHealthThenModelsAnswer) {
   s.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& r) {
     r.set_content(R"({"data":[]})", "application/json");
   });
-  EXPECT_TRUE(serving::wait_ready(s.endpoint(), 10s));
+  EXPECT_TRUE(serving::wait_ready(endpoint(s), 10s));
   EXPECT_EQ(calls.load(), 3);
 }
 
@@ -72,7 +59,7 @@ TEST(ServingProbe, GivesUpAtItsBudgetSayingWhy) {
   LocalServer s;
   s.http().Get("/health", [](const httplib::Request&, httplib::Response& r) { r.status = 503; });
   const auto start = std::chrono::steady_clock::now();
-  const Status st = serving::wait_ready(s.endpoint(), 600ms);
+  const Status st = serving::wait_ready(endpoint(s), 600ms);
   ASSERT_FALSE(st);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   EXPECT_NE(st.message().find("/health was not ready"), std::string::npos) << st.message();
@@ -102,7 +89,7 @@ TEST(ServingWatcher, KeepsWhatItSawWhenTheServerDies) {
     const int i = ++n;
     r.set_content("tokens_total " + std::to_string(10 * i) + "\nkv " + (i == 2 ? "0.9" : "0.1") + "\n", "text/plain");
   });
-  serving::MetricsWatcher w(s->endpoint().base_url + "/metrics", {}, {}, {"kv"}, 50ms);
+  serving::MetricsWatcher w(s->url() + "/metrics", {}, {}, {"kv"}, 50ms);
   ASSERT_TRUE(w.start());
   while (n.load() < 3) std::this_thread::sleep_for(10ms);
   s.reset();  // the server goes away before the last scrape
@@ -121,7 +108,7 @@ TEST(ServingProbe, ContextLengthFromEachServersOwnPlace) {
       r.set_content(R"({"data":[{"id":"other","max_model_len":10},{"id":"m","max_model_len":8192}]})",
                     "application/json");
     });
-    EXPECT_EQ(serving::context_length(vllm.endpoint(), "m", 2s), 8192);
+    EXPECT_EQ(serving::context_length(endpoint(vllm), "m", 2s), 8192);
   }
   {
     LocalServer llama;  // its /v1/models has no max_model_len; /props has the per-slot context
@@ -131,14 +118,14 @@ TEST(ServingProbe, ContextLengthFromEachServersOwnPlace) {
     llama.http().Get("/props", [](const httplib::Request&, httplib::Response& r) {
       r.set_content(R"({"default_generation_settings":{"n_ctx":1024}})", "application/json");
     });
-    EXPECT_EQ(serving::context_length(llama.endpoint(), "m", 2s), 1024);
+    EXPECT_EQ(serving::context_length(endpoint(llama), "m", 2s), 1024);
   }
   {
     LocalServer tgi;
     tgi.http().Get("/info", [](const httplib::Request&, httplib::Response& r) {
       r.set_content(R"({"max_total_tokens":2048})", "application/json");
     });
-    EXPECT_EQ(serving::context_length(tgi.endpoint(), "m", 2s), 2048);
+    EXPECT_EQ(serving::context_length(endpoint(tgi), "m", 2s), 2048);
   }
   {
     LocalServer odd;  // wrong types and nonsense are not a length
@@ -148,7 +135,7 @@ TEST(ServingProbe, ContextLengthFromEachServersOwnPlace) {
     odd.http().Get("/info", [](const httplib::Request&, httplib::Response& r) {
       r.set_content(R"({"max_total_tokens":-5})", "application/json");
     });
-    EXPECT_FALSE(serving::context_length(odd.endpoint(), "m", 2s).has_value());
+    EXPECT_FALSE(serving::context_length(endpoint(odd), "m", 2s).has_value());
   }
 }
 

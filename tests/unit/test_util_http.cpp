@@ -1,0 +1,74 @@
+// util::http_request against a real server on loopback: statuses are responses, transport
+// failures are errors naming the URL, and the deadline holds against a server that stalls.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "local_server.h"
+#include "util/http.h"
+
+using namespace dcukit::util;
+using namespace std::chrono_literals;
+
+TEST(UtilHttp, GetsAndPostsWithHeaders) {
+  testutil::LocalServer s;
+  s.http().Get("/hello", [](const httplib::Request&, httplib::Response& r) { r.set_content("hi", "text/plain"); });
+  std::string seen_body, seen_header;
+  s.http().Post("/echo", [&](const httplib::Request& q, httplib::Response& r) {
+    seen_body = q.body;
+    seen_header = q.get_header_value("X-Test");
+    r.set_content("ok", "text/plain");
+  });
+  auto get = http_request({s.url() + "/hello"});
+  ASSERT_TRUE(get) << get.error().message;
+  EXPECT_EQ(get->status, 200);
+  EXPECT_EQ(get->body, "hi");
+  HttpRequest post{s.url() + "/echo"};
+  post.method = "POST";
+  post.body = R"({"a":1})";
+  post.headers = {"X-Test: yes", "Content-Type: application/json"};
+  auto p = http_request(post);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->status, 200);
+  EXPECT_EQ(seen_body, R"({"a":1})");
+  EXPECT_EQ(seen_header, "yes");
+}
+
+TEST(UtilHttp, AnHttpErrorIsAResponseNotAFailure) {
+  testutil::LocalServer s;
+  s.http().Get("/down", [](const httplib::Request&, httplib::Response& r) {
+    r.status = 503;
+    r.set_content("busy", "text/plain");
+  });
+  auto r = http_request({s.url() + "/down"});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(r->body, "busy");
+}
+
+TEST(UtilHttp, ARefusedConnectionIsAnErrorNamingTheUrl) {
+  int port = 0;
+  {
+    testutil::LocalServer gone;  // a port that was just free and is closed again
+    port = gone.port();
+  }
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/x";
+  auto r = http_request({url});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find(url), std::string::npos) << r.error().message;
+}
+
+TEST(UtilHttp, TheDeadlineHoldsAgainstAServerThatStalls) {
+  testutil::LocalServer s;
+  s.http().Get("/slow", [](const httplib::Request&, httplib::Response& r) {
+    std::this_thread::sleep_for(2s);
+    r.set_content("late", "text/plain");
+  });
+  HttpRequest q{s.url() + "/slow"};
+  q.timeout = 200ms;
+  const auto start = std::chrono::steady_clock::now();
+  auto r = http_request(q);
+  EXPECT_FALSE(r);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1500ms);
+}
