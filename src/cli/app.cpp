@@ -5,6 +5,7 @@
 
 #include "cli/bench.h"
 #include "cli/command.h"
+#include "cli/doctor.h"
 #include "cli/load.h"
 #include "cli/plan.h"
 #include "cli/port.h"
@@ -27,6 +28,7 @@ int run_app(int argc, char** argv) {
   setup_plan(app, runner);
   setup_load(app, runner);
   setup_port(app, runner);
+  setup_doctor(app, runner);
   auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");
@@ -41,7 +43,7 @@ int run_app(int argc, char** argv) {
       try {
         target = app.get_subcommand(help_topic);
       } catch (const CLI::OptionNotFound&) {
-        fmt::print(stderr, "dcukit help: no command '{}'; the commands are bench, plan and load\n", help_topic);
+        fmt::print(stderr, "dcukit help: no command '{}'; the commands are bench, plan, load, port and doctor\n", help_topic);
         return static_cast<int>(ExitCode::bad_input);
       }
     }

@@ -1,0 +1,148 @@
+// devices.*: each GPU's ISA, compute units, memory, clocks and NUMA node (seed 000's environment
+// table), its PCIe link against what the card and the slot can do, ECC counts, and a performance
+// level pinned low.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/units.h"
+#include "doctor/checks.h"
+#include "doctor/text.h"
+
+namespace dcukit::doctor {
+namespace {
+
+std::string link_text(const Link& l) {
+  if (l.speed_gts <= 0 && l.width <= 0) return "unknown";
+  return fmt::format("Gen{} x{} ({:g} GT/s)", pcie_generation(l.speed_gts), l.width, l.speed_gts);
+}
+
+Finding& device_finding(std::vector<Finding>& out, const Gpu& g, const char* id, Verdict s, std::string summary) {
+  auto& f = add(out, Category::devices, id, s, std::move(summary));
+  f.subject = g.bus_id;
+  return f;
+}
+
+void inventory(const Gpu& g, std::vector<Finding>& out) {
+  std::vector<std::string> parts;
+  parts.push_back(g.name.empty() ? std::string(to_string(g.vendor)) + " " + g.pci_id : g.name);
+  if (!g.isa.empty()) parts.push_back(g.isa);
+  if (g.compute_units) parts.push_back(fmt::format("{} CUs", *g.compute_units));
+  if (g.vram_total) parts.push_back(core::format_bytes(*g.vram_total));
+  if (g.sclk_max_mhz) parts.push_back(fmt::format("max {} MHz", *g.sclk_max_mhz));
+  parts.push_back(g.numa_node >= 0 ? fmt::format("NUMA node {}", g.numa_node) : "NUMA node unknown");
+  parts.push_back(link_text(g.link));
+  auto& f = device_finding(out, g, "devices.inventory", Verdict::ok, fmt::format("{}", fmt::join(parts, ", ")));
+  for (const auto& r : g.read_from) f.evidence.push_back("read " + r);
+  if (g.sclk_mhz) f.evidence.push_back(fmt::format("current sclk {} MHz", *g.sclk_mhz));
+  if (g.vram_used) f.evidence.push_back("VRAM used " + core::format_bytes(*g.vram_used));
+}
+
+void pcie(const Gpu& g, std::vector<Finding>& out) {
+  if (g.link.width <= 0 || g.link_max.width <= 0) {
+    device_finding(out, g, "devices.pcie_link", Verdict::skip, "sysfs publishes no link width for it");
+    return;
+  }
+  const std::string base = "/sys/bus/pci/devices/" + g.bus_id + "/";
+  std::vector<std::string> ev{fmt::format("{}current_link_speed/width: {}", base, link_text(g.link)),
+                              fmt::format("{}max_link_speed/width: {}", base, link_text(g.link_max))};
+  Link best = g.link_max;
+  if (g.slot_max) {
+    ev.push_back(fmt::format("upstream port (the slot) max: {}", link_text(*g.slot_max)));
+    if (g.slot_max->speed_gts > 0) best.speed_gts = std::min(best.speed_gts, g.slot_max->speed_gts);
+    if (g.slot_max->width > 0) best.width = std::min(best.width, g.slot_max->width);
+  }
+  const std::string lspci = fmt::format("sudo lspci -vvv -s {} | grep -E 'LnkCap|LnkSta'", g.bus_id);
+  if (g.link.width < best.width) {
+    auto& f = device_finding(out, g, "devices.pcie_link", Verdict::warn,
+                             fmt::format("link trained at x{} where x{} is possible", g.link.width, best.width));
+    f.evidence = ev;
+    f.why =
+        "fewer lanes cut host<->device bandwidth in proportion (x8 halves it): weights load and pinned copies "
+        "run at half speed, without an error";
+    f.fix = lspci + "   # then reseat the card or move it to a full-width slot (check the BIOS lane bifurcation)";
+    return;
+  }
+  if (g.slot_max && (g.slot_max->speed_gts < g.link_max.speed_gts || g.slot_max->width < g.link_max.width)) {
+    auto& f = device_finding(out, g, "devices.pcie_link", Verdict::warn,
+                             fmt::format("the slot limits the card to {} (the card can do {})", link_text(*g.slot_max),
+                                         link_text(g.link_max)));
+    f.evidence = ev;
+    f.why = "a Gen4 slot gives a Gen5 card half its host bandwidth";
+    f.fix = "move the card to a slot of its generation, or raise the slot's PCIe speed in the BIOS; " + lspci;
+    return;
+  }
+  if (best.speed_gts > 0 && g.link.speed_gts + 0.01 < best.speed_gts) {
+    const bool busy = g.busy_percent && *g.busy_percent > 0;
+    auto& f = device_finding(out, g, "devices.pcie_link", busy ? Verdict::warn : Verdict::ok,
+                             fmt::format("running at {} of {}{}", link_text(g.link), link_text(best),
+                                         busy ? " while busy" : " (idle links slow down to save power)"));
+    f.evidence = ev;
+    if (busy) {
+      f.why = "a link below its generation under load has trained down (a bad riser, a signal problem)";
+      f.fix = lspci + "   # and: dcukit bench --only transfer";
+    }
+    return;
+  }
+  device_finding(out, g, "devices.pcie_link", Verdict::ok, "link at its maximum, " + link_text(g.link)).evidence = ev;
+}
+
+void ecc(const Gpu& g, std::vector<Finding>& out) {
+  if (!g.ecc_corrected && !g.ecc_uncorrected) {
+    device_finding(out, g, "devices.ecc", Verdict::skip,
+                   g.vendor == GpuVendor::nvidia ? "ECC counts come from NVML (nvidia-smi -q -d ECC), not sysfs"
+                                                 : "no ras/umc_err_count for this card");
+    return;
+  }
+  const long long ue = g.ecc_uncorrected.value_or(0), ce = g.ecc_corrected.value_or(0);
+  const std::string ev = fmt::format("/sys/bus/pci/devices/{}/ras/umc_err_count: ue {}, ce {}", g.bus_id, ue, ce);
+  if (ue > 0 || ce > 0) {
+    auto& f = device_finding(out, g, "devices.ecc", ue > 0 ? Verdict::fail : Verdict::warn,
+                             fmt::format("{} uncorrectable and {} correctable memory errors", ue, ce));
+    f.evidence = {ev};
+    f.why = ue > 0 ? "an uncorrectable error corrupts data or kills the job; the card may need a reset or replacement"
+                   : "correctable errors that keep growing announce a failing memory";
+    f.fix =
+        "watch the counts; reset the card when idle (hy-smi/rocm-smi --gpureset -d N) and report a growing count to "
+        "the vendor";
+    return;
+  }
+  device_finding(out, g, "devices.ecc", Verdict::ok, "no memory errors").evidence = {ev};
+}
+
+void clocks(const Gpu& g, std::vector<Finding>& out) {
+  if (g.perf_level.empty()) {
+    device_finding(out, g, "devices.clocks", Verdict::skip, "no power_dpm_force_performance_level for this card");
+    return;
+  }
+  std::vector<std::string> ev{
+      fmt::format("/sys/bus/pci/devices/{}/power_dpm_force_performance_level: {}", g.bus_id, g.perf_level)};
+  if (g.sclk_mhz && g.sclk_max_mhz)
+    ev.push_back(fmt::format("pp_dpm_sclk: {} of {} MHz", *g.sclk_mhz, *g.sclk_max_mhz));
+  if (g.perf_level == "low") {
+    auto& f = device_finding(out, g, "devices.clocks", Verdict::warn, "performance level pinned to low");
+    f.evidence = ev;
+    f.why = "'low' holds the clocks at their lowest level whatever the load";
+    f.fix = fmt::format("echo auto | sudo tee /sys/bus/pci/devices/{}/power_dpm_force_performance_level", g.bus_id);
+    return;
+  }
+  device_finding(out, g, "devices.clocks", Verdict::ok, "performance level " + g.perf_level).evidence = ev;
+}
+
+}  // namespace
+
+void check_devices(const Context& c, std::vector<Finding>& out) {
+  if (c.scan.gpus.empty()) {
+    add(out, Category::devices, "devices.inventory", Verdict::skip,
+        c.scan.sysfs_present ? "no GPU on the PCI bus" : "no sysfs to read the GPUs from");
+    return;
+  }
+  for (const auto& g : c.scan.gpus) {
+    inventory(g, out);
+    pcie(g, out);
+    ecc(g, out);
+    clocks(g, out);
+  }
+}
+
+}  // namespace dcukit::doctor
