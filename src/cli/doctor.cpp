@@ -1,6 +1,6 @@
 // `dcukit doctor`: what is wrong with this host, each finding with its evidence and fix; a
 // support bundle of it; or the checks run again on a bundle. Parsing and rendering only: the
-// engine is doctor::run, doctor::write_bundle and doctor::run_from_bundle.
+// engine is doctor::run.
 #include "cli/doctor.h"
 
 #include <fmt/core.h>
@@ -13,7 +13,6 @@
 #include <filesystem>
 
 #include "cli/common.h"
-#include "doctor/bundle.h"
 #include "doctor/context.h"
 #include "doctor/render.h"
 #include "doctor/run.h"
@@ -48,50 +47,30 @@ ExitCode finish(const DoctorOptions& o, const doctor::Report& report) {
 }
 
 ExitCode run_doctor(const DoctorOptions& o) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!o.bundle.empty() && !o.from_bundle.empty())
-    return fail(ExitCode::bad_input,
-                "--bundle writes a bundle of this host and --from-bundle reads one: pass one of them");
-  if (!o.bundle.empty() && !o.root.empty())
-    return fail(ExitCode::bad_input, "--bundle collects this live host; it cannot be combined with --root");
-  if (!o.root.empty() && !fs::is_directory(o.root, ec))
-    return fail(
-        ExitCode::bad_input,
-        fmt::format("--root {}: not a folder; pass the folder that stands for / (with sys/, proc/, etc/)", o.root));
-  if (!o.from_bundle.empty() && !fs::is_regular_file(o.from_bundle, ec))
-    return fail(
-        ExitCode::bad_input,
-        fmt::format("--from-bundle {}: no such file; pass a .tar.gz made by dcukit doctor --bundle", o.from_bundle));
   if (Status s = check_outputs({{"--bundle", o.bundle}}); !s) return fail(ExitCode::bad_input, s.message());
-
   doctor::Request r;
   r.command = command_line();
-  r.root = o.root.empty() ? "/" : fs::absolute(o.root, ec).string();
+  r.root = o.root.empty() ? "/" : std::filesystem::absolute(o.root, ec).string();
   r.env = doctor::live_environment();
   r.python = o.python;
   r.python_probe = !(o.no_python || o.quick);
   r.smoke = !(o.no_smoke || o.quick);
+  if (o.quick) r.telemetry_timeout = std::chrono::milliseconds(800);
   r.python_timeout = ms(o.python_timeout);
   r.smoke_timeout = ms(o.smoke_timeout);
-
-  if (!o.from_bundle.empty()) {
-    auto report = doctor::run_from_bundle(o.from_bundle, r);
-    if (!report) return fail(ExitCode::bad_input, report.error().message);
-    return finish(o, *report);
+  r.tool_timeout = ms(o.tool_timeout);
+  r.bundle = o.bundle;
+  r.from_bundle = o.from_bundle;
+  auto report = doctor::run(r);
+  if (!report) return fail(ExitCode::bad_input, report.error().message);
+  if (const auto& b = report->bundle) {
+    if (b->error.empty())
+      fmt::print(stderr, "dcukit doctor: wrote {} ({} files; {})\n", b->path, b->files, fmt::join(b->tools, "; "));
+    else
+      print_error(kCommand, b->error);
   }
-  if (!o.bundle.empty()) {
-    doctor::BundleOptions b;
-    b.request = r;
-    b.output = o.bundle;
-    b.tool_timeout = ms(o.tool_timeout);
-    auto written = doctor::write_bundle(b);
-    if (!written) return fail(ExitCode::failed, written.error().message);
-    fmt::print(stderr, "dcukit doctor: wrote {} ({} files; {})\n", o.bundle, written->files,
-               fmt::join(written->tools, "; "));
-    return finish(o, written->report);
-  }
-  return finish(o, doctor::run(r));
+  return finish(o, *report);
 }
 
 }  // namespace

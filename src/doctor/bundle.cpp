@@ -16,6 +16,7 @@
 #include "doctor/run.h"
 #include "doctor/secrets.h"
 #include "doctor/text.h"
+#include "telemetry/render.h"
 #include "util/files.h"
 #include "util/process.h"
 
@@ -169,9 +170,9 @@ json run_tool(const Tool& t, const std::map<std::string, std::string>& env, std:
   return j;
 }
 
-std::vector<ArchiveEntry> tool_entries(const BundleOptions& o, const Report& report, const GpuScan& scan, json& index) {
+std::vector<ArchiveEntry> tool_entries(const Request& o, const Report& report, const GpuScan& scan, json& index) {
   std::vector<ArchiveEntry> out;
-  const auto& env = o.request.env;
+  const auto& env = o.env;
   const std::vector<Tool> tools = {{"hy-smi", {"hy-smi"}},
                                    {"hy-smi-showtopo", {"hy-smi", "--showtopo"}},
                                    {"rocm-smi", {"rocm-smi"}},
@@ -199,15 +200,16 @@ std::vector<ArchiveEntry> tool_entries(const BundleOptions& o, const Report& rep
   return out;
 }
 
-std::vector<ArchiveEntry> meta_entries(const BundleOptions& o, const Report& report) {
+std::vector<ArchiveEntry> meta_entries(const Request& o, const Report& report) {
   std::vector<ArchiveEntry> out;
   const std::string m = kBundleMetaDir;
   out.push_back(file_entry(m + "/doctor.json", render_json(report)));
   out.push_back(file_entry(m + "/doctor.txt", render_text(report, true)));
-  out.push_back(file_entry(m + "/environment.json", json(redact_environment(o.request.env)).dump(2) + "\n"));
+  out.push_back(file_entry(m + "/telemetry.json", telemetry::to_json(report.telemetry).dump(2) + "\n"));
+  out.push_back(file_entry(m + "/environment.json", json(redact_environment(o.env)).dump(2) + "\n"));
   const util::Root host("/");
-  const Identity id = o.request.identity ? *o.request.identity : live_identity(host);
-  const auto policy = o.request.mem_policy ? o.request.mem_policy : live_mem_policy();
+  const Identity id = o.identity ? *o.identity : live_identity(host);
+  const auto policy = o.mem_policy ? o.mem_policy : live_mem_policy();
   json ident = {{"uid", id.uid}, {"gids", id.gids}, {"user", id.user}, {"mem_policy", nullptr}};
   if (policy) ident["mem_policy"] = {{"mode", policy->mode}, {"nodes", policy->nodes}};
   out.push_back(file_entry(m + "/identity.json", ident.dump(2) + "\n"));
@@ -219,6 +221,7 @@ std::vector<ArchiveEntry> meta_entries(const BundleOptions& o, const Report& rep
       file_entry(m + "/README.txt",
                  "A dcukit doctor support bundle.\n"
                  "  dcukit/doctor.txt, doctor.json   the findings on the host, with evidence, why and fix\n"
+                 "  dcukit/telemetry.json            every device's figures, each with the source that gave it\n"
                  "  dcukit/tools/                    the vendor tools' own outputs (hy-smi, rocm-smi, rocminfo,\n"
                  "                                   nvidia-smi -q, nvidia-smi topo -m, lspci -vvv, dmesg, pip list)\n"
                  "  dcukit/tools.json                how each tool ran (exit status, not found)\n"
@@ -251,31 +254,36 @@ private:
 
 }  // namespace
 
-Result<BundleResult> write_bundle(const BundleOptions& o) {
-  if (Status s = util::check_writable(o.output); !s) return s.error();
-  BundleResult result;
-  Request r = o.request;
+Report write_bundle(const Request& o) {
+  Request r = o;
   r.root = "/";
+  r.bundle.clear();
   r.record = std::make_shared<util::AccessLog>();
-  result.report = run(r);
+  Report report = examine(r);
+  BundleWritten& written = report.bundle.emplace();
+  written.path = o.bundle;
+  if (Status s = util::check_writable(o.bundle); !s) {
+    written.error = s.message();
+    return report;
+  }
   util::Root recording("/");
   recording.record_to(r.record);
-  const GpuScan scan = scan_gpus(recording);
+  const GpuScan scan = gpus_from(report.telemetry, recording);
   touch_device_files(recording, scan);
 
-  std::vector<ArchiveEntry> entries = meta_entries(o, result.report);
+  std::vector<ArchiveEntry> entries = meta_entries(o, report);
   json index = json::array();
-  auto tools = tool_entries(o, result.report, scan, index);
+  auto tools = tool_entries(o, report, scan, index);
   for (const auto& t : index)
-    result.tools.push_back(fmt::format("{}: {}", t.value("name", "?"), t.value("status", "?")));
+    written.tools.push_back(fmt::format("{}: {}", t.value("name", "?"), t.value("status", "?")));
   entries.insert(entries.end(), tools.begin(), tools.end());
   entries.push_back(file_entry(std::string(kBundleMetaDir) + "/tools.json", index.dump(2) + "\n"));
   auto host = host_entries(*r.record);
   entries.insert(entries.end(), host.begin(), host.end());
-  result.files = entries.size();
-  if (Status s = write_tar_gz(o.output, entries); !s)
-    return Error{fmt::format("--bundle {}: {}", o.output, s.message())};
-  return result;
+  written.files = entries.size();
+  if (Status s = write_tar_gz(o.bundle, entries); !s)
+    written.error = fmt::format("--bundle {}: {}", o.bundle, s.message());
+  return report;
 }
 
 Result<Report> run_from_bundle(const std::string& path, const Request& base) {
@@ -341,7 +349,12 @@ Result<Report> run_from_bundle(const std::string& path, const Request& base) {
       st.gid = e.gid;
       r.recorded_stats["/" + e.path.substr(host_prefix.size())] = st;
     }
-  Report report = run(r);
+  r.from_bundle.clear();
+  r.captures.clear();
+  for (const char* tool : {"nvidia-smi-q", "hy-smi", "rocm-smi"})  // device figures sysfs lacks (NVIDIA's)
+    if (const std::string p = meta + "/tools/" + tool + ".txt"; std::filesystem::is_regular_file(p))
+      r.captures.push_back(p);
+  Report report = examine(r);
   report.root = path;
   return report;
 }

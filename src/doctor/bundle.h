@@ -15,25 +15,13 @@
 
 namespace dcukit::doctor {
 
-/// How to make a bundle.
-struct BundleOptions {
-  Request request;  ///< the live examination (its root must be "/")
-  std::string output;
-  std::chrono::milliseconds tool_timeout{20000};  ///< for each vendor tool
-};
-
-/// A bundle written.
-struct BundleResult {
-  Report report;
-  std::size_t files = 0;           ///< members in the archive
-  std::vector<std::string> tools;  ///< "hy-smi: ok", "nvidia-smi -q: not found"
-};
-
-/// Runs doctor on this host and writes the bundle; an error when it cannot be written.
-Result<BundleResult> write_bundle(const BundleOptions& options);
+/// Runs doctor on this host (request.root must be "/") and writes request.bundle: the Report
+/// with its bundle member set (files, tools, or why it could not be written).
+Report write_bundle(const Request& request);
 
 /// Unpacks `path` into a fresh folder under $TMPDIR, runs doctor on it offline (with `base`'s
-/// output settings) and removes the folder. Errors name the file and what is wrong with it.
+/// settings, its root, environment, identity and Python replaced by the bundle's) and removes the
+/// folder. Errors name the file and what is wrong with it.
 Result<Report> run_from_bundle(const std::string& path, const Request& base);
 
 /// The member names of a bundle's metadata, for tests and the docs.

@@ -78,7 +78,7 @@ void cuda_driver(const Context& c, std::vector<Finding>& out) {
 
 void dcu_driver(const Context& c, std::vector<Finding>& out) {
   const auto drv = hygon_driver(c.root);
-  if (!c.has(GpuVendor::hygon)) {
+  if (!c.has(core::Vendor::hygon)) {
     add(out, Category::toolkit, "toolkit.dcu_driver", Verdict::skip, "no Hygon DCU on this host");
     return;
   }
@@ -98,9 +98,9 @@ void dcu_driver(const Context& c, std::vector<Finding>& out) {
   std::string summary = fmt::format("driver {} with DTK {}", drv.version, dtk->version), fix;
   bool judged = false;
   for (const auto& g : c.scan.gpus) {
-    if (g.vendor != GpuVendor::hygon || !seen.insert(g.isa + "|" + g.name).second) continue;
-    const DcuPair* rule = dcu_rule(data, dtk->version, g.isa, g.name);
-    const std::string card = g.name.empty() ? (g.isa.empty() ? g.pci_id : g.isa) : g.name;
+    if (g.vendor != core::Vendor::hygon || !seen.insert(g.isa() + "|" + g.name()).second) continue;
+    const DcuPair* rule = dcu_rule(data, dtk->version, g.isa(), g.name());
+    const std::string card = g.name().empty() ? (g.isa().empty() ? g.pci_id : g.isa()) : g.name();
     if (!rule) {
       ev.push_back(fmt::format("{}: no pair in data/dcu_compat.json for this card with DTK {}", card, dtk->version));
       continue;

@@ -1,6 +1,6 @@
 // devices.*: each GPU's ISA, compute units, memory, clocks and NUMA node (seed 000's environment
 // table), its PCIe link against what the card and the slot can do, ECC counts, and a performance
-// level pinned low.
+// level pinned low. The figures are telemetry's; each evidence line names the source that gave it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,9 +12,17 @@
 namespace dcukit::doctor {
 namespace {
 
+using telemetry::Field;
+
 std::string link_text(const Link& l) {
-  if (l.speed_gts <= 0 && l.width <= 0) return "unknown";
-  return fmt::format("Gen{} x{} ({:g} GT/s)", pcie_generation(l.speed_gts), l.width, l.speed_gts);
+  if (l.gen <= 0 && l.width <= 0) return "unknown";
+  return fmt::format("Gen{} x{}", l.gen > 0 ? std::to_string(l.gen) : "?", l.width > 0 ? std::to_string(l.width) : "?");
+}
+
+// "(sysfs)", "(nvml)": where telemetry read the figure.
+std::string from(const Gpu& g, Field f) {
+  auto it = g.state.sources.find(f);
+  return it == g.state.sources.end() ? "" : fmt::format(" ({})", telemetry::to_string(it->second));
 }
 
 Finding& device_finding(std::vector<Finding>& out, const Gpu& g, const char* id, Verdict s, std::string summary) {
@@ -24,38 +32,42 @@ Finding& device_finding(std::vector<Finding>& out, const Gpu& g, const char* id,
 }
 
 void inventory(const Gpu& g, std::vector<Finding>& out) {
+  const auto& d = g.state;
   std::vector<std::string> parts;
-  parts.push_back(g.name.empty() ? std::string(to_string(g.vendor)) + " " + g.pci_id : g.name);
-  if (!g.isa.empty()) parts.push_back(g.isa);
-  if (g.compute_units) parts.push_back(fmt::format("{} CUs", *g.compute_units));
-  if (g.vram_total) parts.push_back(core::format_bytes(*g.vram_total));
-  if (g.sclk_max_mhz) parts.push_back(fmt::format("max {} MHz", *g.sclk_max_mhz));
-  parts.push_back(g.numa_node >= 0 ? fmt::format("NUMA node {}", g.numa_node) : "NUMA node unknown");
-  parts.push_back(link_text(g.link));
+  parts.push_back(g.name().empty() ? std::string(core::to_string(g.vendor)) + " " + g.pci_id : g.name());
+  if (!g.isa().empty()) parts.push_back(g.isa());
+  if (d.compute_units) parts.push_back(fmt::format("{} CUs", *d.compute_units));
+  if (d.memory_total_bytes) parts.push_back(core::format_bytes(*d.memory_total_bytes));
+  if (d.sclk_max_mhz) parts.push_back(fmt::format("max {} MHz", *d.sclk_max_mhz));
+  parts.push_back(g.numa_node() >= 0 ? fmt::format("NUMA node {}", g.numa_node()) : "NUMA node unknown");
+  parts.push_back(link_text(g.link()));
   auto& f = device_finding(out, g, "devices.inventory", Verdict::ok, fmt::format("{}", fmt::join(parts, ", ")));
   for (const auto& r : g.read_from) f.evidence.push_back("read " + r);
-  if (g.sclk_mhz) f.evidence.push_back(fmt::format("current sclk {} MHz", *g.sclk_mhz));
-  if (g.vram_used) f.evidence.push_back("VRAM used " + core::format_bytes(*g.vram_used));
+  if (d.sclk_mhz) f.evidence.push_back(fmt::format("current sclk {} MHz{}", *d.sclk_mhz, from(g, Field::sclk_mhz)));
+  if (d.memory_used_bytes)
+    f.evidence.push_back("memory used " + core::format_bytes(*d.memory_used_bytes) + from(g, Field::memory_used_bytes));
+  if (d.temperature_c)
+    f.evidence.push_back(fmt::format("temperature {:g} C{}", *d.temperature_c, from(g, Field::temperature_c)));
 }
 
 void pcie(const Gpu& g, std::vector<Finding>& out) {
-  if (g.link.width <= 0 || g.link_max.width <= 0) {
-    device_finding(out, g, "devices.pcie_link", Verdict::skip, "sysfs publishes no link width for it");
+  const Link now = g.link(), max = g.link_max();
+  if (now.width <= 0 || max.width <= 0) {
+    device_finding(out, g, "devices.pcie_link", Verdict::skip, "no source gave this card's link width");
     return;
   }
-  const std::string base = "/sys/bus/pci/devices/" + g.bus_id + "/";
-  std::vector<std::string> ev{fmt::format("{}current_link_speed/width: {}", base, link_text(g.link)),
-                              fmt::format("{}max_link_speed/width: {}", base, link_text(g.link_max))};
-  Link best = g.link_max;
+  std::vector<std::string> ev{fmt::format("current link: {}{}", link_text(now), from(g, Field::pcie_width)),
+                              fmt::format("card's maximum: {}{}", link_text(max), from(g, Field::pcie_width_max))};
+  Link best = max;
   if (g.slot_max) {
-    ev.push_back(fmt::format("upstream port (the slot) max: {}", link_text(*g.slot_max)));
-    if (g.slot_max->speed_gts > 0) best.speed_gts = std::min(best.speed_gts, g.slot_max->speed_gts);
+    ev.push_back(fmt::format("upstream port (the slot) max: {} (sysfs)", link_text(*g.slot_max)));
+    if (g.slot_max->gen > 0) best.gen = std::min(best.gen, g.slot_max->gen);
     if (g.slot_max->width > 0) best.width = std::min(best.width, g.slot_max->width);
   }
   const std::string lspci = fmt::format("sudo lspci -vvv -s {} | grep -E 'LnkCap|LnkSta'", g.bus_id);
-  if (g.link.width < best.width) {
+  if (now.width < best.width) {
     auto& f = device_finding(out, g, "devices.pcie_link", Verdict::warn,
-                             fmt::format("link trained at x{} where x{} is possible", g.link.width, best.width));
+                             fmt::format("link trained at x{} where x{} is possible", now.width, best.width));
     f.evidence = ev;
     f.why =
         "fewer lanes cut host<->device bandwidth in proportion (x8 halves it): weights load and pinned copies "
@@ -63,19 +75,19 @@ void pcie(const Gpu& g, std::vector<Finding>& out) {
     f.fix = lspci + "   # then reseat the card or move it to a full-width slot (check the BIOS lane bifurcation)";
     return;
   }
-  if (g.slot_max && (g.slot_max->speed_gts < g.link_max.speed_gts || g.slot_max->width < g.link_max.width)) {
-    auto& f = device_finding(out, g, "devices.pcie_link", Verdict::warn,
-                             fmt::format("the slot limits the card to {} (the card can do {})", link_text(*g.slot_max),
-                                         link_text(g.link_max)));
+  if (g.slot_max && (g.slot_max->gen < max.gen || g.slot_max->width < max.width)) {
+    auto& f = device_finding(
+        out, g, "devices.pcie_link", Verdict::warn,
+        fmt::format("the slot limits the card to {} (the card can do {})", link_text(*g.slot_max), link_text(max)));
     f.evidence = ev;
     f.why = "a Gen4 slot gives a Gen5 card half its host bandwidth";
     f.fix = "move the card to a slot of its generation, or raise the slot's PCIe speed in the BIOS; " + lspci;
     return;
   }
-  if (best.speed_gts > 0 && g.link.speed_gts + 0.01 < best.speed_gts) {
-    const bool busy = g.busy_percent && *g.busy_percent > 0;
+  if (best.gen > 0 && now.gen > 0 && now.gen < best.gen) {
+    const bool busy = g.state.busy_percent && *g.state.busy_percent > 0;
     auto& f = device_finding(out, g, "devices.pcie_link", busy ? Verdict::warn : Verdict::ok,
-                             fmt::format("running at {} of {}{}", link_text(g.link), link_text(best),
+                             fmt::format("running at {} of {}{}", link_text(now), link_text(best),
                                          busy ? " while busy" : " (idle links slow down to save power)"));
     f.evidence = ev;
     if (busy) {
@@ -84,18 +96,21 @@ void pcie(const Gpu& g, std::vector<Finding>& out) {
     }
     return;
   }
-  device_finding(out, g, "devices.pcie_link", Verdict::ok, "link at its maximum, " + link_text(g.link)).evidence = ev;
+  device_finding(out, g, "devices.pcie_link", Verdict::ok, "link at its maximum, " + link_text(now)).evidence = ev;
 }
 
 void ecc(const Gpu& g, std::vector<Finding>& out) {
-  if (!g.ecc_corrected && !g.ecc_uncorrected) {
+  const auto& d = g.state;
+  if (!d.ecc_corrected && !d.ecc_uncorrected) {
     device_finding(out, g, "devices.ecc", Verdict::skip,
-                   g.vendor == GpuVendor::nvidia ? "ECC counts come from NVML (nvidia-smi -q -d ECC), not sysfs"
-                                                 : "no ras/umc_err_count for this card");
+                   g.vendor == core::Vendor::nvidia ? "no ECC counts (NVML gives them: nvidia-smi -q -d ECC)"
+                                                    : "no ras/umc_err_count for this card");
     return;
   }
-  const long long ue = g.ecc_uncorrected.value_or(0), ce = g.ecc_corrected.value_or(0);
-  const std::string ev = fmt::format("/sys/bus/pci/devices/{}/ras/umc_err_count: ue {}, ce {}", g.bus_id, ue, ce);
+  const long long ue = d.ecc_uncorrected.value_or(0), ce = d.ecc_corrected.value_or(0);
+  const std::string ev = fmt::format(
+      "ECC counts: uncorrectable {}, correctable {}{}", ue, ce,
+      d.sources.count(Field::ecc_uncorrected) ? from(g, Field::ecc_uncorrected) : " (sysfs ras/umc_err_count)");
   if (ue > 0 || ce > 0) {
     auto& f = device_finding(out, g, "devices.ecc", ue > 0 ? Verdict::fail : Verdict::warn,
                              fmt::format("{} uncorrectable and {} correctable memory errors", ue, ce));
@@ -117,8 +132,9 @@ void clocks(const Gpu& g, std::vector<Finding>& out) {
   }
   std::vector<std::string> ev{
       fmt::format("/sys/bus/pci/devices/{}/power_dpm_force_performance_level: {}", g.bus_id, g.perf_level)};
-  if (g.sclk_mhz && g.sclk_max_mhz)
-    ev.push_back(fmt::format("pp_dpm_sclk: {} of {} MHz", *g.sclk_mhz, *g.sclk_max_mhz));
+  if (g.state.sclk_mhz && g.state.sclk_max_mhz)
+    ev.push_back(
+        fmt::format("sclk {} of {} MHz{}", *g.state.sclk_mhz, *g.state.sclk_max_mhz, from(g, Field::sclk_mhz)));
   if (g.perf_level == "low") {
     auto& f = device_finding(out, g, "devices.clocks", Verdict::warn, "performance level pinned to low");
     f.evidence = ev;

@@ -22,8 +22,9 @@ void gpus(const Context& c, std::vector<Finding>& out) {
   }
   std::vector<std::string> ev, unbound;
   for (const auto& g : c.scan.gpus) {
-    ev.push_back(fmt::format("/sys/bus/pci/devices/{}: {} {}{}, driver {}", g.bus_id, to_string(g.vendor), g.pci_id,
-                             g.name.empty() ? "" : " (" + g.name + ")", g.driver.empty() ? "none" : g.driver));
+    ev.push_back(fmt::format("/sys/bus/pci/devices/{}: {} {}{}, driver {}", g.bus_id, core::to_string(g.vendor),
+                             g.pci_id, g.name().empty() ? "" : " (" + g.name() + ")",
+                             g.driver.empty() ? "none" : g.driver));
     if (g.driver.empty()) unbound.push_back(g.bus_id);
   }
   if (c.scan.gpus.empty()) {
@@ -49,7 +50,7 @@ void gpus(const Context& c, std::vector<Finding>& out) {
 
 void nvidia(const Context& c, std::vector<Finding>& out) {
   const auto drv = nvidia_driver(c.root);
-  if (!c.has(GpuVendor::nvidia) && !drv.loaded) {
+  if (!c.has(core::Vendor::nvidia) && !drv.loaded) {
     add(out, Category::driver, "driver.nvidia", Verdict::skip, "no NVIDIA GPU on this host");
     return;
   }
@@ -68,7 +69,7 @@ void nvidia(const Context& c, std::vector<Finding>& out) {
 
 void amdgpu(const Context& c, std::vector<Finding>& out) {
   const auto m = module_state(c.root, "amdgpu");
-  if (!c.has(GpuVendor::amd)) {
+  if (!c.has(core::Vendor::amd)) {
     add(out, Category::driver, "driver.amdgpu", Verdict::skip, "no AMD GPU on this host");
     return;
   }
@@ -86,7 +87,7 @@ void amdgpu(const Context& c, std::vector<Finding>& out) {
 
 void hygon(const Context& c, std::vector<Finding>& out) {
   const auto d = hygon_driver(c.root);
-  if (!c.has(GpuVendor::hygon) && d.module.empty()) {
+  if (!c.has(core::Vendor::hygon) && d.module.empty()) {
     add(out, Category::driver, "driver.hygon", Verdict::skip, "no Hygon DCU on this host");
     return;
   }
@@ -139,14 +140,14 @@ struct NodeView {
 
 std::vector<NodeView> expected_nodes(const Context& c) {
   std::vector<std::string> paths;
-  if (c.hip_host() || c.has(GpuVendor::amd) || c.has(GpuVendor::hygon)) {
+  if (c.hip_host() || c.has(core::Vendor::amd) || c.has(core::Vendor::hygon)) {
     paths.push_back("/dev/kfd");
     for (const auto& g : c.scan.gpus)
-      if (g.vendor != GpuVendor::nvidia)
+      if (g.vendor != core::Vendor::nvidia)
         for (const auto& n : g.nodes)
           if (starts_with(n, "renderD")) paths.push_back("/dev/dri/" + n);
   }
-  if (c.has(GpuVendor::nvidia)) {
+  if (c.has(core::Vendor::nvidia)) {
     paths.push_back("/dev/nvidiactl");
     paths.push_back("/dev/nvidia-uvm");
     auto nv = c.root.glob("/dev", "nvidia[0-9]*");
@@ -194,7 +195,7 @@ void nodes(const Context& c, std::vector<Finding>& out) {
     f.evidence = ev;
     f.why = "the runtimes open these nodes; absent with the driver loaded means a container started without them";
     f.fix =
-        c.has(GpuVendor::nvidia)
+        c.has(core::Vendor::nvidia)
             ? "docker run --gpus all ...   # or --device=/dev/nvidia0 --device=/dev/nvidiactl --device=/dev/nvidia-uvm"
             : "docker run --device=/dev/kfd --device=/dev/dri --group-add video ...   # or load the driver on the host";
   } else if (!denied.empty()) {

@@ -26,7 +26,7 @@ std::string numactl_fix(const Context& c, const std::vector<int>& nodes) {
   for (int n : nodes) {
     std::vector<std::string> cards;
     for (const auto& g : c.scan.gpus)
-      if (g.numa_node == n) cards.push_back(g.bus_id);
+      if (g.numa_node() == n) cards.push_back(g.bus_id);
     per.push_back(fmt::format("numactl --cpunodebind={0} --membind={0} ...  # for {1}", n, fmt::join(cards, " ")));
   }
   return fmt::format("{}", fmt::join(per, "; "));
@@ -36,7 +36,7 @@ std::string gpus_by_node(const Context& c) {
   std::vector<std::string> parts;
   for (int n : gpu_nodes(c)) {
     int count = 0;
-    for (const auto& g : c.scan.gpus) count += g.numa_node == n;
+    for (const auto& g : c.scan.gpus) count += g.numa_node() == n;
     parts.push_back(fmt::format("{} on node {}", count, n));
   }
   return fmt::format("GPUs: {}", fmt::join(parts, ", "));
@@ -196,7 +196,7 @@ VisibleCheck judge_visible(const std::string& var, const std::string& value, std
 
 void visible_devices(const Context& c, std::vector<Finding>& out) {
   std::size_t nv = 0, hip = 0;
-  for (const auto& g : c.scan.gpus) (g.vendor == GpuVendor::nvidia ? nv : hip)++;
+  for (const auto& g : c.scan.gpus) (g.vendor == core::Vendor::nvidia ? nv : hip)++;
   std::vector<std::string> ev, problems;
   const auto check = [&](const char* var, std::size_t count) -> std::optional<std::size_t> {
     auto it = c.env.find(var);
@@ -246,7 +246,7 @@ void visible_devices(const Context& c, std::vector<Finding>& out) {
 std::vector<int> gpu_nodes(const Context& c) {
   std::set<int> s;
   for (const auto& g : c.scan.gpus)
-    if (g.numa_node >= 0) s.insert(g.numa_node);
+    if (g.numa_node() >= 0) s.insert(g.numa_node());
   return {s.begin(), s.end()};
 }
 

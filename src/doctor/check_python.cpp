@@ -58,13 +58,13 @@ void torch_build(const Context& c, const PythonStack& s, std::vector<Finding>& o
   }
   std::string problem;
   Verdict status = Verdict::ok;
-  if (c.has(GpuVendor::hygon) && b != TorchBuild::dtk) {
+  if (c.has(core::Vendor::hygon) && b != TorchBuild::dtk) {
     status = b == TorchBuild::rocm ? Verdict::warn : Verdict::fail;
     problem = fmt::format("a {} build of torch on a Hygon DCU host", to_string(b));
   } else if (c.hip_host() && (b == TorchBuild::cuda || b == TorchBuild::cpu)) {
     status = Verdict::fail;
     problem = fmt::format("a {} build of torch on an AMD GPU host", to_string(b));
-  } else if (c.has(GpuVendor::nvidia) && !c.hip_host() &&
+  } else if (c.has(core::Vendor::nvidia) && !c.hip_host() &&
              (b == TorchBuild::rocm || b == TorchBuild::dtk || b == TorchBuild::cpu)) {
     status = Verdict::fail;
     problem = fmt::format("a {} build of torch on an NVIDIA host", to_string(b));
@@ -78,7 +78,7 @@ void torch_build(const Context& c, const PythonStack& s, std::vector<Finding>& o
   auto& f = add(out, Category::python, "python.torch", status, problem);
   f.evidence = ev;
   f.why =
-      c.has(GpuVendor::hygon)
+      c.has(core::Vendor::hygon)
           ? "seeds 000 and 004: a torch from the public index on a DCU host never sees the device (a plain 'pip "
             "install torch' fetches the CUDA build); Hygon's builds carry the DTK in their tag (+das...dtk2604)"
           : "this torch has no kernels for the GPUs of this host: torch.cuda.is_available() is False or kernels fail";
@@ -216,7 +216,7 @@ void available(const Context& c, const PythonStack& s, std::vector<Finding>& out
 void arch(const Context& c, const PythonStack& s, std::vector<Finding>& out) {
   std::vector<std::string> real;
   for (const auto& g : c.scan.gpus)
-    if (g.vendor != GpuVendor::nvidia && !g.isa.empty()) real.push_back(g.isa);
+    if (g.vendor != core::Vendor::nvidia && !g.isa().empty()) real.push_back(g.isa());
   std::vector<std::string> seen;
   for (const auto& d : s.devices)
     if (starts_with(d.arch, "gfx")) seen.push_back(base_isa(d.arch));
@@ -229,7 +229,7 @@ void arch(const Context& c, const PythonStack& s, std::vector<Finding>& out) {
   std::vector<std::string> ev;
   for (const auto& d : s.devices) ev.push_back(fmt::format("torch device {}: gcnArchName {}", d.index, d.arch));
   for (const auto& g : c.scan.gpus)
-    if (!g.isa.empty()) ev.push_back(fmt::format("{}: ISA {} (/sys/class/kfd/kfd/topology)", g.bus_id, g.isa));
+    if (!g.isa().empty()) ev.push_back(fmt::format("{}: ISA {} (/sys/class/kfd/kfd/topology)", g.bus_id, g.isa()));
   const std::string override_gfx = c.getenv("HSA_OVERRIDE_GFX_VERSION");
   if (!override_gfx.empty()) ev.push_back("HSA_OVERRIDE_GFX_VERSION=" + override_gfx);
   auto unique = [](std::vector<std::string>& v) {

@@ -68,7 +68,7 @@ Scan scan_holders(const Context& c) {
 std::vector<const Holder*> holders_of(const Gpu& g, const Scan& scan, const Context& c) {
   std::vector<const Holder*> out;
   std::string nv;
-  if (g.vendor == GpuVendor::nvidia) {
+  if (g.vendor == core::Vendor::nvidia) {
     if (auto text = c.root.read(fmt::format("/proc/driver/nvidia/gpus/{}/information", g.bus_id))) {
       const auto kv = key_values(*text);
       if (auto it = kv.find("Device Minor"); it != kv.end()) nv = "/dev/nvidia" + it->second;
@@ -86,8 +86,9 @@ std::string idle_cards(const Context& c, const Scan& scan) {
   std::vector<std::string> idle;
   int index = 0;
   for (const auto& g : c.scan.gpus) {
-    if (g.vendor == GpuVendor::nvidia) continue;
-    const bool busy = !holders_of(g, scan, c).empty() || (g.vram_used && *g.vram_used > kResidueBytes);
+    if (g.vendor == core::Vendor::nvidia) continue;
+    const bool busy =
+        !holders_of(g, scan, c).empty() || (g.state.memory_used_bytes && *g.state.memory_used_bytes > kResidueBytes);
     if (!busy) idle.push_back(std::to_string(index));
     ++index;
   }
@@ -137,23 +138,29 @@ void memory(const Context& c, const Scan& scan, std::vector<Finding>& out) {
   int judged = 0;
   bool found = false;
   for (const auto& g : c.scan.gpus) {
-    if (!g.vram_used) continue;
+    if (!g.state.memory_used_bytes) continue;
     ++judged;
-    if (*g.vram_used <= kResidueBytes || !holders_of(g, scan, c).empty()) continue;
+    if (*g.state.memory_used_bytes <= kResidueBytes || !holders_of(g, scan, c).empty()) continue;
     if (scan.unreadable > 0) continue;  // an unseen process may hold it
     found = true;
-    auto& f = add(
-        out, Category::residue, "residue.memory", Verdict::warn,
-        fmt::format("{} of device memory in use with no process holding the card", core::format_bytes(*g.vram_used)));
+    auto& f = add(out, Category::residue, "residue.memory", Verdict::warn,
+                  fmt::format("{} of device memory in use with no process holding the card",
+                              core::format_bytes(*g.state.memory_used_bytes)));
     f.subject = g.bus_id;
-    f.evidence = {fmt::format("/sys/bus/pci/devices/{}/mem_info_vram_used: {}", g.bus_id, *g.vram_used),
-                  fmt::format("/proc/*/fd: nobody has {} open", fmt::join(g.nodes, " or "))};
+    f.evidence = {
+        fmt::format(
+            "{}: memory used {} bytes{}", g.bus_id, *g.state.memory_used_bytes,
+            g.state.sources.count(telemetry::Field::memory_used_bytes)
+                ? " (" + std::string(telemetry::to_string(g.state.sources.at(telemetry::Field::memory_used_bytes))) +
+                      ")"
+                : ""),
+        fmt::format("/proc/*/fd: nobody has {} open", fmt::join(g.nodes, " or "))};
     f.why =
         "seed 004: DCU memory is not freed at once after a process dies ('进程异常退出后显存不会立刻释放'); a job "
         "started there runs out of memory";
     const std::string idle = idle_cards(c, scan);
     f.fix = fmt::format("{}   # or wait and look again; reset the card when it stays: sudo {} --gpureset -d <index>",
-                        idle.empty() ? "use another card" : idle, c.has(GpuVendor::hygon) ? "hy-smi" : "rocm-smi");
+                        idle.empty() ? "use another card" : idle, c.has(core::Vendor::hygon) ? "hy-smi" : "rocm-smi");
   }
   if (found) return;
   if (judged == 0) {

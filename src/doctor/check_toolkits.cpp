@@ -56,9 +56,10 @@ void installs(const Context& c, std::vector<Finding>& out) {
     auto& f = add(out, Category::toolkit, "toolkit.installs", Verdict::warn, "a DCU/AMD host without DTK or ROCm");
     f.evidence = ev;
     f.why = "Hygon's torch and vLLM wheels load DTK's libraries (libamdhip64, rocBLAS, MIOpen) from the host";
-    f.fix = c.has(GpuVendor::hygon) ? "install the DTK that matches the driver (Hygon developer community), unpack it "
-                                      "to /opt/dtk-<version>, then: source /opt/dtk/env.sh"
-                                    : "install ROCm: sudo apt install rocm   # from repo.radeon.com";
+    f.fix = c.has(core::Vendor::hygon)
+                ? "install the DTK that matches the driver (Hygon developer community), unpack it "
+                  "to /opt/dtk-<version>, then: source /opt/dtk/env.sh"
+                : "install ROCm: sudo apt install rocm   # from repo.radeon.com";
     return;
   }
   std::vector<std::string> names;

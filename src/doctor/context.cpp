@@ -21,7 +21,7 @@ std::optional<util::FileInfo> Context::stat(const std::string& host_path) const 
   return root.stat(host_path);
 }
 
-bool Context::has(GpuVendor v) const {
+bool Context::has(core::Vendor v) const {
   return std::any_of(scan.gpus.begin(), scan.gpus.end(), [&](const Gpu& g) { return g.vendor == v; });
 }
 

@@ -34,9 +34,9 @@ struct Context {
   /// stat() of a host path, or its recorded facts.
   std::optional<util::FileInfo> stat(const std::string& host_path) const;
   /// True when a GPU of this vendor is on the PCI bus.
-  bool has(GpuVendor v) const;
+  bool has(core::Vendor v) const;
   /// True when the host's GPUs are AMD or Hygon only (HIP hosts).
-  bool hip_host() const { return (has(GpuVendor::amd) || has(GpuVendor::hygon)) && !has(GpuVendor::nvidia); }
+  bool hip_host() const { return (has(core::Vendor::amd) || has(core::Vendor::hygon)) && !has(core::Vendor::nvidia); }
 };
 
 /// Appends one finding (the checks' shorthand).

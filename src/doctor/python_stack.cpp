@@ -41,17 +41,7 @@ std::string describe(const stack::Package& p) {
 }  // namespace
 
 std::string_view to_string(TorchBuild b) {
-  switch (b) {
-    case TorchBuild::cuda:
-      return "CUDA";
-    case TorchBuild::rocm:
-      return "ROCm";
-    case TorchBuild::dtk:
-      return "DTK";
-    case TorchBuild::cpu:
-      return "CPU";
-  }
-  return "?";
+  return util::name_of(kTorchBuildNames, b);
 }
 
 TorchBuild torch_build_of(const stack::PythonStack& s) {
@@ -83,7 +73,7 @@ std::string dtk_tag_of(std::string_view dtk_version) {
 
 std::string torch_install_command(const Context& c, const stack::PythonStack& s) {
   const std::string py = s.interpreter.empty() ? "python3" : s.interpreter;
-  if (c.has(GpuVendor::hygon)) {
+  if (c.has(core::Vendor::hygon)) {
     const Install* dtk = hip_install_in_use(c);
     const std::string tag = dtk && !dtk->version.empty() ? dtk_tag_of(dtk->version) : "dtk<your DTK>";
     return fmt::format(
@@ -97,7 +87,7 @@ std::string torch_install_command(const Context& c, const stack::PythonStack& s)
     return fmt::format("{} -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/rocm{}",
                        py, v);
   }
-  if (c.has(GpuVendor::nvidia)) {
+  if (c.has(core::Vendor::nvidia)) {
     const auto drv = nvidia_driver(c.root);
     const std::string cuda = drv.version.empty() ? "" : cuda_of_driver(compat_data(), drv.version);
     std::string variant = "cu124";
@@ -127,7 +117,7 @@ void check_packages(const Context& c, const stack::PythonStack& s, std::vector<F
     }
     const std::string reinstall =
         fmt::format("{} -m pip install --force-reinstall <the {} wheel built for this torch{}>", s.interpreter, p.name,
-                    c.has(GpuVendor::hygon) ? " and DTK (a +das...dtkNNNN build)" : "");
+                    c.has(core::Vendor::hygon) ? " and DTK (a +das...dtkNNNN build)" : "");
     if (!p.imported) {
       auto& f = finding(Verdict::fail, fmt::format("{} {} is installed but does not import", p.name, p.dist_version));
       f.why = "an extension built against another torch or runtime fails at import (undefined symbol, missing .so)";
@@ -139,10 +129,11 @@ void check_packages(const Context& c, const stack::PythonStack& s, std::vector<F
     if (c.hip_host() && p.kind == BuildKind::cuda) {
       status = Verdict::fail;
       problems.push_back("a CUDA build on a DCU/AMD host");
-    } else if (c.has(GpuVendor::nvidia) && !c.hip_host() && (p.kind == BuildKind::rocm || p.kind == BuildKind::dtk)) {
+    } else if (c.has(core::Vendor::nvidia) && !c.hip_host() &&
+               (p.kind == BuildKind::rocm || p.kind == BuildKind::dtk)) {
       status = Verdict::fail;
       problems.push_back("a ROCm/DTK build on an NVIDIA host");
-    } else if (c.has(GpuVendor::hygon) && p.kind != BuildKind::dtk) {
+    } else if (c.has(core::Vendor::hygon) && p.kind != BuildKind::dtk) {
       status = Verdict::warn;
       problems.push_back("not Hygon's build (no das/dtk tag)");
     }

@@ -13,6 +13,9 @@ namespace dcukit::doctor {
 
 /// What a torch was built for.
 enum class TorchBuild { cuda, rocm, dtk, cpu };
+/// The one table between TorchBuild and its name in findings.
+inline constexpr util::Name<TorchBuild> kTorchBuildNames[] = {
+    {TorchBuild::cuda, "CUDA"}, {TorchBuild::rocm, "ROCm"}, {TorchBuild::dtk, "DTK"}, {TorchBuild::cpu, "CPU"}};
 /// "CUDA", "ROCm", "DTK", "CPU".
 std::string_view to_string(TorchBuild b);
 

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <future>
 
+#include "doctor/bundle.h"
 #include "doctor/checks.h"
 #include "doctor/context.h"
 #include "doctor/smoke.h"
@@ -25,7 +27,7 @@ Context gather(const Request& r) {
 
 }  // namespace
 
-Report run(const Request& r) {
+Report examine(const Request& r) {
   Report report;
   report.run_info = core::collect_run_info("dcukit doctor", r.command);
   report.root = r.root;
@@ -49,7 +51,8 @@ Report run(const Request& r) {
     probe = std::async(std::launch::async, [o] { return stack::probe_python(o); });
   }
 
-  c.scan = scan_gpus(c.root);
+  c.scan = scan_gpus(c.root, !c.offline, r.telemetry_timeout, r.captures);
+  report.telemetry = c.scan.snapshot;
   c.toolkits = discover_toolkits(c.root, c.env);
   auto& out = report.findings;
   check_host(c, out);
@@ -77,6 +80,26 @@ Report run(const Request& r) {
     out.insert(out.end(), smoke.findings.begin(), smoke.findings.end());
   }
   return report;
+}
+
+Result<Report> run(const Request& r) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!r.bundle.empty() && !r.from_bundle.empty())
+    return Error{"--bundle writes a bundle of this host and --from-bundle reads one: pass one of them"};
+  if (!r.bundle.empty() && r.root != "/")
+    return Error{"--bundle collects this live host; it cannot be combined with --root"};
+  if (!fs::is_directory(r.root, ec))
+    return Error{
+        fmt::format("--root {}: not a folder; pass the folder that stands for / (with sys/, proc/, etc/)", r.root)};
+  if (!r.from_bundle.empty()) {
+    if (!fs::is_regular_file(r.from_bundle, ec))
+      return Error{
+          fmt::format("--from-bundle {}: no such file; pass a .tar.gz made by dcukit doctor --bundle", r.from_bundle)};
+    return run_from_bundle(r.from_bundle, r);
+  }
+  if (!r.bundle.empty()) return write_bundle(r);
+  return examine(r);
 }
 
 }  // namespace dcukit::doctor

@@ -23,7 +23,7 @@ constexpr int kGemm = 256;
 /// Device buffers freed on every path.
 class Buffers {
 public:
-  explicit Buffers(device::Backend& b) : m_b(b) {}
+  explicit Buffers(device::Device& b) : m_b(b) {}
   ~Buffers() {
     for (auto* p : m_ptrs) m_b.release(MemKind::device, p);
   }
@@ -36,29 +36,29 @@ public:
   }
 
 private:
-  device::Backend& m_b;
+  device::Device& m_b;
   std::vector<void*> m_ptrs;
 };
 
-Status kernel_check(device::Backend& b, std::chrono::milliseconds timeout) {
+Status kernel_check(device::Device& b, device::Stream st, std::chrono::milliseconds timeout) {
   Buffers buf(b);
   auto a = buf.get(kElements * 4), x = buf.get(kElements * 4), c = buf.get(kElements * 4);
   if (!a) return a.error();
   if (!x) return x.error();
   if (!c) return c.error();
-  if (Status s = b.launch_empty(); !s) return s;
-  if (Status s = b.fill(Precision::fp32, *a, 1.0, kElements); !s) return s;
-  if (Status s = b.fill(Precision::fp32, *x, 2.0, kElements); !s) return s;
-  if (Status s = b.stream(device::StreamOp::add, Precision::fp32, *a, *x, *c, 0, kElements); !s) return s;
+  if (Status s = b.launch_empty(st); !s) return s;
+  if (Status s = b.fill(Precision::fp32, *a, 1.0, kElements, st); !s) return s;
+  if (Status s = b.fill(Precision::fp32, *x, 2.0, kElements, st); !s) return s;
+  if (Status s = b.stream_op(device::StreamOp::add, Precision::fp32, *a, *x, *c, 0, kElements, st); !s) return s;
   std::vector<float> host(kElements);
-  if (Status s = b.copy(host.data(), *c, kElements * 4, 0); !s) return s;
+  if (Status s = b.copy(host.data(), *c, kElements * 4, st); !s) return s;
   if (Status s = b.synchronize(timeout); !s) return s;
   for (std::size_t i = 0; i < kElements; ++i)
     if (host[i] != 3.0f) return Error{fmt::format("add gave c[{}] = {} where 1 + 2 = 3 was expected", i, host[i])};
   return {};
 }
 
-Status gemm_check(device::Backend& b, std::chrono::milliseconds timeout) {
+Status gemm_check(device::Device& b, device::Stream st, std::chrono::milliseconds timeout) {
   if (auto why = b.gemm_unsupported(Precision::fp32); !why.empty()) return Error{"fp32 GEMM: " + why};
   const std::size_t n = kGemm, bytes = n * n * 4;
   std::vector<float> A(n * n), B(n * n), C(n * n, -1.0f);
@@ -71,16 +71,16 @@ Status gemm_check(device::Backend& b, std::chrono::milliseconds timeout) {
   if (!da) return da.error();
   if (!db) return db.error();
   if (!dc) return dc.error();
-  if (Status s = b.copy(*da, A.data(), bytes, 0); !s) return s;
-  if (Status s = b.copy(*db, B.data(), bytes, 0); !s) return s;
+  if (Status s = b.copy(*da, A.data(), bytes, st); !s) return s;
+  if (Status s = b.copy(*db, B.data(), bytes, st); !s) return s;
   device::GemmArgs g;
   g.precision = Precision::fp32;
   g.m = g.n = g.k = kGemm;
   g.a = *da;
   g.b = *db;
   g.c = *dc;
-  if (Status s = b.gemm(g); !s) return s;
-  if (Status s = b.copy(C.data(), *dc, bytes, 0); !s) return s;
+  if (Status s = b.gemm(g, st); !s) return s;
+  if (Status s = b.copy(C.data(), *dc, bytes, st); !s) return s;
   if (Status s = b.synchronize(timeout); !s) return s;
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t i = 0; i < n; ++i) {
@@ -90,6 +90,16 @@ Status gemm_check(device::Backend& b, std::chrono::milliseconds timeout) {
         return Error{fmt::format("GEMM gave C[{},{}] = {} where {} was expected", i, j, C[i + j * n], want)};
     }
   return {};
+}
+
+// Opens device `index`, runs both checks on a stream of its own; the Device is closed on return.
+Status check_device(device::Backend& backend, int index, std::chrono::milliseconds timeout) {
+  auto dev = backend.open(index);
+  if (!dev) return dev.error();
+  auto st = (*dev)->create_stream();
+  if (!st) return st.error();
+  if (Status s = kernel_check(**dev, *st, timeout); !s) return s;
+  return gemm_check(**dev, *st, timeout);
 }
 
 }  // namespace
@@ -102,9 +112,7 @@ std::vector<Finding> smoke_backend(device::Backend& backend, const std::string& 
     std::string subject = fmt::format("{} device {}", name, i);
     if (auto info = backend.device_info(i); info && !info->pci_bus_id.empty()) subject += " (" + info->pci_bus_id + ")";
     const auto start = std::chrono::steady_clock::now();
-    Status s = backend.select(i);
-    if (s) s = kernel_check(backend, timeout);
-    if (s) s = gemm_check(backend, timeout);
+    Status s = check_device(backend, i, timeout);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     auto& f = add(out, Category::smoke, "smoke.compute", s ? Verdict::ok : Verdict::fail,
                   s ? fmt::format("kernel and GEMM correct ({:.0f} ms)", ms) : "the device computed wrong or failed");
@@ -134,17 +142,18 @@ SmokeResult run_smoke(std::chrono::milliseconds timeout) {
     bool any = false;
     std::vector<std::string> why;
     for (auto& slot : registry.slots()) {
-      if (slot.name == "cpu") continue;
+      if (slot.kind == device::BackendKind::cpu) continue;
+      const std::string name(device::to_string(slot.kind));
       if (!slot.loaded()) {
-        why.push_back(slot.name + ": " + slot.error);
+        why.push_back(name + ": " + slot.error);
         continue;
       }
       if (slot.device_count == 0) {
-        why.push_back(slot.name + ": no device");
+        why.push_back(name + ": no device");
         continue;
       }
       any = true;
-      auto found = smoke_backend(*slot.backend, slot.name, timeout);
+      auto found = smoke_backend(*slot.backend, name, timeout);
       out.insert(out.end(), found.begin(), found.end());
     }
     if (!any) add(out, Category::smoke, "smoke.compute", Verdict::skip, "no GPU backend with a device").evidence = why;

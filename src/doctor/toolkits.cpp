@@ -182,15 +182,7 @@ void read_ld_conf(const util::Root& root, const std::string& file, std::vector<L
 }  // namespace
 
 std::string_view to_string(ToolkitKind k) {
-  switch (k) {
-    case ToolkitKind::dtk:
-      return "DTK";
-    case ToolkitKind::rocm:
-      return "ROCm";
-    case ToolkitKind::cuda:
-      return "CUDA";
-  }
-  return "?";
+  return util::name_of(kToolkitKindNames, k);
 }
 
 std::string version_from_name(std::string_view name) {

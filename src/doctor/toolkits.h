@@ -10,12 +10,16 @@
 #include <string_view>
 #include <vector>
 
+#include "util/names.h"
 #include "util/root.h"
 
 namespace dcukit::doctor {
 
 /// What kind of toolkit an install is.
 enum class ToolkitKind { dtk, rocm, cuda };
+/// The one table between ToolkitKind and its name in findings.
+inline constexpr util::Name<ToolkitKind> kToolkitKindNames[] = {
+    {ToolkitKind::dtk, "DTK"}, {ToolkitKind::rocm, "ROCm"}, {ToolkitKind::cuda, "CUDA"}};
 /// "DTK", "ROCm", "CUDA".
 std::string_view to_string(ToolkitKind k);
 

@@ -1,49 +1,18 @@
 #include "doctor/types.h"
 
-#include <utility>
-
 namespace dcukit::doctor {
-namespace {
-
-template <class E>
-using Table = std::pair<E, std::string_view>;
-
-constexpr Table<Verdict> kStatusNames[] = {
-    {Verdict::ok, "ok"}, {Verdict::warn, "warn"}, {Verdict::fail, "fail"}, {Verdict::skip, "skip"}};
-
-constexpr Table<Category> kCategoryNames[] = {
-    {Category::host, "host"},       {Category::driver, "driver"},   {Category::toolkit, "toolkit"},
-    {Category::python, "python"},   {Category::devices, "devices"}, {Category::placement, "placement"},
-    {Category::residue, "residue"}, {Category::smoke, "smoke"},
-};
-
-template <class E, std::size_t N>
-std::string_view name_of(const Table<E> (&table)[N], E value) {
-  for (const auto& [v, text] : table)
-    if (v == value) return text;
-  return "?";
-}
-
-template <class E, std::size_t N>
-std::optional<E> value_of(const Table<E> (&table)[N], std::string_view text) {
-  for (const auto& [v, t] : table)
-    if (t == text) return v;
-  return std::nullopt;
-}
-
-}  // namespace
 
 std::string_view to_string(Verdict s) {
-  return name_of(kStatusNames, s);
+  return util::name_of(kVerdictNames, s);
 }
 std::optional<Verdict> parse_status(std::string_view s) {
-  return value_of(kStatusNames, s);
+  return util::value_of(kVerdictNames, s);
 }
 std::string_view to_string(Category c) {
-  return name_of(kCategoryNames, c);
+  return util::name_of(kCategoryNames, c);
 }
 std::optional<Category> parse_category(std::string_view s) {
-  return value_of(kCategoryNames, s);
+  return util::value_of(kCategoryNames, s);
 }
 
 Summary Report::summary() const {
@@ -69,7 +38,7 @@ Summary Report::summary() const {
 
 bool Report::has_problems() const {
   const auto s = summary();
-  return s.warn > 0 || s.fail > 0;
+  return s.warn > 0 || s.fail > 0 || (bundle && !bundle->error.empty());
 }
 
 }  // namespace dcukit::doctor

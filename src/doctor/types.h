@@ -11,18 +11,29 @@
 #include <vector>
 
 #include "core/run_info.h"
+#include "telemetry/types.h"
+#include "util/names.h"
 #include "util/root.h"
 
 namespace dcukit::doctor {
 
 /// How a check came out (a finding's "status"). skip: it could not run here (the reason is its summary).
 enum class Verdict { ok, warn, fail, skip };
+/// The one table between Verdict and its name in reports.
+inline constexpr util::Name<Verdict> kVerdictNames[] = {
+    {Verdict::ok, "ok"}, {Verdict::warn, "warn"}, {Verdict::fail, "fail"}, {Verdict::skip, "skip"}};
 /// "ok", "warn", "fail", "skip".
 std::string_view to_string(Verdict s);
 std::optional<Verdict> parse_status(std::string_view s);
 
 /// The groups of checks, in the order they run and print.
 enum class Category { host, driver, toolkit, python, devices, placement, residue, smoke };
+/// The one table between Category and its name.
+inline constexpr util::Name<Category> kCategoryNames[] = {
+    {Category::host, "host"},       {Category::driver, "driver"},   {Category::toolkit, "toolkit"},
+    {Category::python, "python"},   {Category::devices, "devices"}, {Category::placement, "placement"},
+    {Category::residue, "residue"}, {Category::smoke, "smoke"},
+};
 /// "host", "driver", "toolkit", "python", "devices", "placement", "residue", "smoke".
 std::string_view to_string(Category c);
 std::optional<Category> parse_category(std::string_view s);
@@ -66,6 +77,8 @@ struct Request {
   /// The probe's recorded failure (a bundle's), reported instead of running the interpreter.
   std::optional<std::string> python_error;
   bool smoke = true;
+  /// The most one telemetry source may take to read the devices (live host only).
+  std::chrono::milliseconds telemetry_timeout{3000};
   std::chrono::milliseconds python_timeout{60000};
   std::chrono::milliseconds smoke_timeout{60000};  ///< for the whole smoke test
   std::string command;                             ///< the command line, for run_info
@@ -75,6 +88,13 @@ struct Request {
   std::map<std::string, util::FileInfo> recorded_stats;
   /// When set, every host file the checks read is recorded here (what a bundle copies).
   std::shared_ptr<util::AccessLog> record;
+  /// Also write a support bundle (.tar.gz) of this live host here ("" none).
+  std::string bundle;
+  std::chrono::milliseconds tool_timeout{20000};  ///< for each vendor tool a bundle runs
+  /// Captured vendor tool outputs read as device sources on an offline root (a bundle's).
+  std::vector<std::string> captures;
+  /// Examine this bundle offline instead of a host ("" none).
+  std::string from_bundle;
 };
 
 /// What the Python probe said, kept so that a bundle can be read again offline.
@@ -82,6 +102,14 @@ struct PythonRecord {
   std::string interpreter;
   std::string answer;  ///< the probe's JSON line; empty when it failed or was not asked
   std::string error;   ///< why it failed; empty otherwise
+};
+
+/// What writing a support bundle gave.
+struct BundleWritten {
+  std::string path;
+  std::size_t files = 0;           ///< members in the archive
+  std::vector<std::string> tools;  ///< "hy-smi: ok", "nvidia-smi -q: not found"
+  std::string error;               ///< why it could not be written; "" when it was
 };
 
 /// Counts by status.
@@ -98,9 +126,12 @@ struct Report {
   /// stuck in the driver, so the caller should end the process rather than unwind it.
   bool device_hung = false;
   PythonRecord python;  ///< the probe's raw answer (not rendered)
+  /// telemetry's reading of the devices the checks used (not rendered; a bundle keeps it).
+  telemetry::Snapshot telemetry;
+  std::optional<BundleWritten> bundle;  ///< set when a bundle was asked for
 
   Summary summary() const;
-  /// True when any finding is warn or fail (exit code 1).
+  /// True when any finding is warn or fail, or an asked-for bundle could not be written (exit code 1).
   bool has_problems() const;
 };
 

@@ -141,26 +141,28 @@ TEST(DoctorSecrets, TheEnvironmentWithoutSecrets) {
 
 TEST(DoctorBundle, ThisHostRoundTrip) {
   testutil::TempDir d("bundle");
-  BundleOptions o;
-  o.output = d.file("host.tar.gz");
-  o.request.env = live_environment();
-  o.request.env["DCUKIT_TEST_TOKEN"] = "do-not-leak";
-  o.request.env["DCUKIT_TEST_URL"] = "https://someone:hunter2@example.com/x";
-  o.request.python_probe = false;
-  o.request.smoke = false;
+  Request o;
+  o.bundle = d.file("host.tar.gz");
+  o.env = live_environment();
+  o.env["DCUKIT_TEST_TOKEN"] = "do-not-leak";
+  o.env["DCUKIT_TEST_URL"] = "https://someone:hunter2@example.com/x";
+  o.python_probe = false;
+  o.smoke = false;
   o.tool_timeout = std::chrono::milliseconds(5000);
-  auto written = write_bundle(o);
+  auto written = run(o);
   ASSERT_TRUE(written.ok()) << written.error().message;
-  ASSERT_TRUE(fs::exists(o.output));
-  EXPECT_GT(written->files, 10u);
+  ASSERT_TRUE(written->bundle.has_value());
+  EXPECT_EQ(written->bundle->error, "");
+  ASSERT_TRUE(fs::exists(o.bundle));
+  EXPECT_GT(written->bundle->files, 10u);
 
-  auto entries = read_tar_gz(o.output);
+  auto entries = read_tar_gz(o.bundle);
   ASSERT_TRUE(entries.ok()) << entries.error().message;
   std::map<std::string, const ArchiveEntry*> by_path;
   for (const auto& e : *entries) by_path[e.path] = &e;
-  for (const char* p :
-       {"dcukit/doctor.json", "dcukit/doctor.txt", "dcukit/environment.json", "dcukit/identity.json",
-        "dcukit/python.json", "dcukit/tools.json", "dcukit/README.txt", "host/proc/meminfo", "host/proc/cpuinfo"})
+  for (const char* p : {"dcukit/doctor.json", "dcukit/doctor.txt", "dcukit/telemetry.json", "dcukit/environment.json",
+                        "dcukit/identity.json", "dcukit/python.json", "dcukit/tools.json", "dcukit/README.txt",
+                        "host/proc/meminfo", "host/proc/cpuinfo"})
     EXPECT_TRUE(by_path.count(p)) << p;
   const std::string env = by_path.at("dcukit/environment.json")->content;
   EXPECT_EQ(env.find("do-not-leak"), std::string::npos);
@@ -170,19 +172,20 @@ TEST(DoctorBundle, ThisHostRoundTrip) {
 
   Request base;
   base.python_probe = true;
-  auto offline = run_from_bundle(o.output, base);
+  base.from_bundle = o.bundle;
+  auto offline = run(base);
   ASSERT_TRUE(offline.ok()) << offline.error().message;
-  EXPECT_EQ(offline->root, o.output);
+  EXPECT_EQ(offline->root, o.bundle);
   for (const char* id : {"host.os", "host.kernel", "host.cpu", "host.numa", "host.memlock", "host.iommu", "driver.gpus",
                          "toolkit.installs", "toolkit.compiler", "toolkit.runtime", "placement.affinity"}) {
-    const Finding* live = find(written->report, id);
+    const Finding* live = find(*written, id);
     const Finding* back = find(*offline, id);
     ASSERT_NE(live, nullptr) << id;
     ASSERT_NE(back, nullptr) << id << "\n" << dump(*offline);
     EXPECT_EQ(back->status, live->status) << id << "\n" << dump(*offline);
     EXPECT_EQ(back->summary, live->summary) << id;
   }
-  EXPECT_EQ(status(*offline, "host.memory"), status(written->report, "host.memory"));
+  EXPECT_EQ(status(*offline, "host.memory"), status(*written, "host.memory"));
   EXPECT_EQ(find(*offline, "smoke.compute")->summary, "the host tree is not this host: its devices cannot be run");
   EXPECT_EQ(status(*offline, "python.interpreter"), "skip");
   // Nothing of the unpacked folder is left behind under $TMPDIR.
@@ -245,4 +248,43 @@ TEST(DoctorBundle, WhatIsNotABundleIsNamed) {
   r = run_from_bundle(d.file("evil.tar.gz"), Request{});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("refusing"), std::string::npos) << r.error().message;
+}
+
+// A bundle of an NVIDIA host whose sysfs has no link files (a container): the device figures come
+// from the bundle's own `nvidia-smi -q`, a real capture of an H100, read by telemetry's parser.
+TEST(DoctorBundle, AnH100BundleReadsItsNvidiaSmiCapture) {
+  DCUKIT_REQUIRE_SHARED(samples, "samples/nvidia-smi");
+  FakeHost h("");
+  const std::string dev = "/sys/devices/pci0000:00/0000:00:09.0";
+  h.write(dev + "/class", "0x030200\n");
+  h.write(dev + "/vendor", "0x10de\n");
+  h.write(dev + "/device", "0x2330\n");
+  h.write(dev + "/numa_node", "0\n");
+  h.link("/sys/bus/pci/devices/0000:00:09.0", "../../../devices/pci0000:00/0000:00:09.0");
+  h.link(dev + "/driver", "../../../bus/pci/drivers/nvidia");
+  h.write("/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n");
+  std::ifstream in(samples + "/q-h100-80gb-idle.txt", std::ios::binary);
+  const std::string q(std::istreambuf_iterator<char>(in), {});
+  ASSERT_FALSE(q.empty());
+  testutil::TempDir d("bundle");
+  auto entries = bundle_of(h, {{"uid", 1000}, {"gids", {1000}}, {"user", "alice"}}, {{"interpreter", "python3"}});
+  entries.push_back(entry("dcukit/tools/nvidia-smi-q.txt", FileType::regular, q));
+  ASSERT_TRUE(write_tar_gz(d.file("h100.tar.gz"), entries).ok());
+
+  Request base;
+  base.from_bundle = d.file("h100.tar.gz");
+  auto r = run(base);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->telemetry.devices.size(), 1u) << dump(*r);
+  const auto* inv = find(*r, "devices.inventory", "0000:00:09.0");
+  ASSERT_NE(inv, nullptr) << dump(*r);
+  EXPECT_NE(inv->summary.find("NVIDIA H100 80GB HBM3"), std::string::npos) << inv->summary;
+  EXPECT_NE(inv->summary.find("Gen5 x16"), std::string::npos) << inv->summary;
+  const auto* link = find(*r, "devices.pcie_link", "0000:00:09.0");
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->status, Verdict::ok) << dump(*r);
+  EXPECT_NE(link->evidence.at(0).find("(nvidia-smi)"), std::string::npos) << link->evidence.at(0);
+  const auto* ecc = find(*r, "devices.ecc", "0000:00:09.0");
+  ASSERT_NE(ecc, nullptr);
+  EXPECT_EQ(ecc->status, Verdict::ok) << dump(*r);  // the capture's volatile DRAM counts are 0
 }

@@ -24,21 +24,24 @@ TEST(DoctorDriver, ADcuHostWithHycu) {
 
 TEST(DoctorDriver, TheScanReadsEachCard) {
   FakeHost h;
-  const auto scan = scan_gpus(dcukit::util::Root(h.root()));
+  const auto scan = scan_gpus(dcukit::util::Root(h.root()), false, std::chrono::milliseconds(1000));
   ASSERT_EQ(scan.gpus.size(), 2u);
   const Gpu& g = scan.gpus[1];
   EXPECT_EQ(g.bus_id, "0000:0a:00.0");
-  EXPECT_EQ(g.vendor, GpuVendor::hygon);
+  EXPECT_EQ(g.vendor, core::Vendor::hygon);
   EXPECT_EQ(g.pci_id, "1d94:6210");
   EXPECT_EQ(g.driver, "hycu");
-  EXPECT_EQ(g.numa_node, 1);
-  EXPECT_EQ(g.isa, "gfx928");
-  EXPECT_EQ(g.compute_units, 120);
-  EXPECT_EQ(g.vram_total, 68702699520u);
-  EXPECT_EQ(g.sclk_mhz, 500);
-  EXPECT_EQ(g.sclk_max_mhz, 1500);
-  EXPECT_EQ(g.link.width, 8);
-  EXPECT_EQ(g.link_max.width, 16);
+  // telemetry's figures, read from sysfs, and doctor's own from the KFD topology.
+  EXPECT_EQ(g.numa_node(), 1);
+  EXPECT_EQ(g.state.sources.at(dcukit::telemetry::Field::numa_node), dcukit::telemetry::SourceKind::sysfs);
+  EXPECT_EQ(g.isa(), "gfx928");
+  EXPECT_EQ(g.state.compute_units, 120);
+  EXPECT_EQ(g.state.memory_total_bytes, 68702699520u);
+  EXPECT_EQ(g.state.sclk_mhz, 500);
+  EXPECT_EQ(g.state.sclk_max_mhz, 1500);
+  EXPECT_EQ(g.link().width, 8);
+  EXPECT_EQ(g.link().gen, 4);
+  EXPECT_EQ(g.link_max().width, 16);
   ASSERT_TRUE(g.slot_max.has_value());
   EXPECT_EQ(g.slot_max->width, 16);
   EXPECT_EQ(g.nodes, (std::vector<std::string>{"card2", "renderD129"}));

@@ -73,7 +73,12 @@ public:
     r.python_timeout = std::chrono::milliseconds(10000);
     return r;
   }
-  Report run() const { return dcukit::doctor::run(request()); }
+  /// doctor::run on the tree; a test fails at once when it is refused.
+  Report run() const {
+    auto r = dcukit::doctor::run(request());
+    if (!r) ADD_FAILURE() << r.error().message;
+    return r ? *r : Report{};
+  }
 
   std::map<std::string, std::string> env;
   Identity identity;
