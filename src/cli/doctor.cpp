@@ -54,7 +54,7 @@ ExitCode run_doctor(const DoctorOptions& o) {
   r.root = o.root.empty() ? "/" : std::filesystem::absolute(o.root, ec).string();
   r.env = doctor::live_environment();
   r.python = o.python;
-  r.python_probe = !(o.no_python || o.quick);
+  r.python_probe = !o.no_python && (!o.quick || !o.python.empty());  // --python asks for the probe
   r.smoke = !(o.no_smoke || o.quick);
   if (o.quick) r.telemetry_timeout = std::chrono::milliseconds(800);
   r.python_timeout = ms(o.python_timeout);
@@ -89,7 +89,8 @@ void setup_doctor(CLI::App& app, Runner& runner) {
   sub->add_option("--python", o.python, "The serving environment's Python (default: python3 on PATH)");
   sub->add_flag("--no-python", o.no_python, "Do not run the Python probe");
   sub->add_flag("--no-smoke", o.no_smoke, "Do not run the smoke test on the devices");
-  sub->add_flag("--quick", o.quick, "Neither the Python probe nor the smoke test (under 2 s)");
+  sub->add_flag("--quick", o.quick,
+                "Neither the Python probe (unless --python names one) nor the smoke test (under 2 s)");
   sub->add_option("--bundle", o.bundle,
                   "Also write a support bundle (.tar.gz): the report, the files read, the vendor tools' outputs, "
                   "pip list, the environment without secrets");

@@ -31,7 +31,7 @@ Finding& device_finding(std::vector<Finding>& out, const Gpu& g, const char* id,
   return f;
 }
 
-void inventory(const Gpu& g, std::vector<Finding>& out) {
+void inventory(const Gpu& g, const GpuScan& scan, std::vector<Finding>& out) {
   const auto& d = g.state;
   std::vector<std::string> parts;
   parts.push_back(g.name().empty() ? std::string(core::to_string(g.vendor)) + " " + g.pci_id : g.name());
@@ -42,6 +42,7 @@ void inventory(const Gpu& g, std::vector<Finding>& out) {
   parts.push_back(g.numa_node() >= 0 ? fmt::format("NUMA node {}", g.numa_node()) : "NUMA node unknown");
   parts.push_back(link_text(g.link()));
   auto& f = device_finding(out, g, "devices.inventory", Verdict::ok, fmt::format("{}", fmt::join(parts, ", ")));
+  if (!scan.source.empty()) f.evidence.push_back("figures from " + scan.source);
   for (const auto& r : g.read_from) f.evidence.push_back("read " + r);
   if (d.sclk_mhz) f.evidence.push_back(fmt::format("current sclk {} MHz{}", *d.sclk_mhz, from(g, Field::sclk_mhz)));
   if (d.memory_used_bytes)
@@ -149,12 +150,14 @@ void clocks(const Gpu& g, std::vector<Finding>& out) {
 
 void check_devices(const Context& c, std::vector<Finding>& out) {
   if (c.scan.gpus.empty()) {
-    add(out, Category::devices, "devices.inventory", Verdict::skip,
-        c.scan.sysfs_present ? "no GPU on the PCI bus" : "no sysfs to read the GPUs from");
+    auto& f = add(out, Category::devices, "devices.inventory", Verdict::skip,
+                  c.scan.sysfs_present ? "no GPU on the PCI bus" : "no sysfs to read the GPUs from");
+    if (!c.scan.source.empty()) f.evidence.push_back("asked " + c.scan.source);
+    for (const auto& w : c.scan.warnings) f.evidence.push_back(w);
     return;
   }
   for (const auto& g : c.scan.gpus) {
-    inventory(g, out);
+    inventory(g, c.scan, out);
     pcie(g, out);
     ecc(g, out);
     clocks(g, out);

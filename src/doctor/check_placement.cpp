@@ -71,7 +71,7 @@ void affinity(const Context& c, std::vector<Finding>& out) {
   const bool inside = std::all_of(allowed->begin(), allowed->end(), [&](int cpu) { return near.count(cpu) > 0; });
   const bool touches = std::any_of(allowed->begin(), allowed->end(), [&](int cpu) { return near.count(cpu) > 0; });
   const std::string on = fmt::format("{}", fmt::join(std::vector<int>(runs_on.begin(), runs_on.end()), ","));
-  if (inside) {
+  if (inside && !(gnodes.size() > 1 && runs_on.size() > 1)) {  // one node: nothing to choose
     add(out, Category::placement, "placement.affinity", Verdict::ok,
         fmt::format("this shell runs on node {}, beside its GPUs", on))
         .evidence = ev;

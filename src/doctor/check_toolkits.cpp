@@ -122,6 +122,18 @@ void environment(const Context& c, std::vector<Finding>& out) {
   f.fix = target ? use_install(*target) : "unset the variables that name missing folders, or point them at an install";
 }
 
+// The DTK or ROCm install $DTK_HOME or $ROCM_PATH names, or nullptr.
+const Install* named_install(const Context& c) {
+  for (const char* var : {"DTK_HOME", "ROCM_PATH"}) {
+    const std::string v = c.getenv(var);
+    if (v.empty()) continue;
+    const std::string canonical = c.root.resolve(v);
+    for (const auto& in : c.toolkits.installs)
+      if (in.path == canonical && is_hip(in)) return &in;
+  }
+  return nullptr;
+}
+
 void compiler(const Context& c, std::vector<Finding>& out) {
   const auto& t = c.toolkits;
   std::vector<std::string> ev{describe(t, t.hipcc, "hipcc"), describe(t, t.nvcc, "nvcc")};
@@ -131,7 +143,7 @@ void compiler(const Context& c, std::vector<Finding>& out) {
                   "no hipcc on PATH although a toolkit is installed");
     f.evidence = ev;
     f.why = "building kernels, torch extensions or flash-attn needs hipcc; the toolkit's environment is not loaded";
-    f.fix = use_install(*hip);
+    f.fix = use_install(named_install(c) ? *named_install(c) : *hip);  // the one the variables name, if any
     return;
   }
   std::string summary;
@@ -227,13 +239,7 @@ void mismatch(const Context& c, std::vector<Finding>& out) {
 const Install* hip_install_in_use(const Context& c) {
   const auto& t = c.toolkits;
   if (const Install* rt = t.install_of(t.hip_runtime); rt && is_hip(*rt)) return rt;
-  for (const char* var : {"DTK_HOME", "ROCM_PATH"}) {
-    const std::string v = c.getenv(var);
-    if (v.empty()) continue;
-    const std::string canonical = c.root.resolve(v);
-    for (const auto& in : t.installs)
-      if (in.path == canonical && is_hip(in)) return &in;
-  }
+  if (const Install* named = named_install(c)) return named;
   const Install* only = nullptr;
   for (const auto& in : t.installs)
     if (is_hip(in)) {

@@ -156,6 +156,8 @@ GpuScan gpus_from(const telemetry::Snapshot& snapshot, const util::Root& root) {
     g.bus_id = d.bus_id.value_or("");
     if (d.vendor) g.vendor = to_core(*d.vendor);
     add_sysfs(g, root);
+    if (!d.vendor)
+      if (auto v = core::vendor_of_pci_id(g.pci_id)) g.vendor = *v;
     if (g.pci_id.empty() && d.device_id) g.pci_id = *d.device_id;
     if (g.vendor == core::Vendor::nvidia)
       add_nvidia(g, root);

@@ -265,6 +265,9 @@ Toolkits discover_toolkits(const util::Root& root, const std::map<std::string, s
     }
     add_install(root, t, it->second, std::string("$") + var);
   }
+  // In path order, whatever order the links and variables named them in.
+  std::stable_sort(t.installs.begin(), t.installs.end(),
+                   [](const Install& a, const Install& b) { return a.path < b.path; });
   const auto path = env.count("PATH") ? env.at("PATH") : std::string();
   t.hipcc = find_on_path(root, path, "hipcc");
   t.nvcc = find_on_path(root, path, "nvcc");

@@ -29,7 +29,7 @@ ArchiveEntry entry(std::string path, FileType type, std::string content = {}, st
 std::vector<ArchiveEntry> bundle_of(const FakeHost& h, const nlohmann::json& identity, const nlohmann::json& python) {
   std::vector<ArchiveEntry> out;
   for (auto it = fs::recursive_directory_iterator(h.root()); it != fs::recursive_directory_iterator(); ++it) {
-    const std::string rel = "host/" + fs::relative(it->path(), h.root()).string();
+    const std::string rel = "host/" + it->path().lexically_relative(h.root()).string();  // links not followed
     if (it->is_symlink()) {
       out.push_back(entry(rel, FileType::symlink, {}, fs::read_symlink(it->path()).string()));
     } else if (it->is_directory()) {
@@ -57,6 +57,7 @@ TEST(DoctorArchive, TarRoundTripWithLongNamesLinksAndDevices) {
   const std::string deep =
       "host/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0/0000:04:00.0/"
       "0000:05:00.0/0000:06:00.0/0000:07:00.0/0000:08:00.0/0000:09:00.0/0000:0a:00.0/0000:0b:00.0/"
+      "0000:0c:00.0/0000:0d:00.0/0000:0e:00.0/0000:0f:00.0/"
       "hwmon/hwmon3/temp1_input";
   ASSERT_GT(deep.size(), 255u);
   std::vector<ArchiveEntry> in{entry("host", FileType::directory),
@@ -287,4 +288,32 @@ TEST(DoctorBundle, AnH100BundleReadsItsNvidiaSmiCapture) {
   const auto* ecc = find(*r, "devices.ecc", "0000:00:09.0");
   ASSERT_NE(ecc, nullptr);
   EXPECT_EQ(ecc->status, Verdict::ok) << dump(*r);  // the capture's volatile DRAM counts are 0
+}
+
+// A one-card DCU host's bundle with the real hy-smi table of a one-card host: the temperature and
+// power that sysfs lacks come from the capture, paired with the sysfs card by position.
+TEST(DoctorBundle, ADcuBundleReadsItsHySmiCapture) {
+  DCUKIT_REQUIRE_SHARED(samples, "samples/hy-smi");
+  FakeHost h;
+  h.remove("/sys/bus/pci/devices/0000:0a:00.0");
+  h.remove("/sys/devices/pci0000:00/0000:00:07.1");
+  std::ifstream in(samples + "/plain-hcu-1card-400w-dec-enc-mixed-host.txt", std::ios::binary);
+  const std::string table(std::istreambuf_iterator<char>(in), {});
+  ASSERT_FALSE(table.empty());
+  testutil::TempDir d("bundle");
+  auto entries = bundle_of(h, {{"uid", 1000}, {"gids", {1000, 109}}, {"user", "alice"}}, {{"interpreter", "python3"}});
+  entries.push_back(entry("dcukit/tools/hy-smi.txt", FileType::regular, table));
+  ASSERT_TRUE(write_tar_gz(d.file("dcu.tar.gz"), entries).ok());
+
+  auto r = run_from_bundle(d.file("dcu.tar.gz"), Request{});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->telemetry.devices.size(), 1u) << dump(*r);
+  const auto& dev = r->telemetry.devices[0];
+  EXPECT_EQ(dev.bus_id, "0000:07:00.0");
+  EXPECT_EQ(dev.temperature_c, 46.0);
+  EXPECT_EQ(dev.power_cap_w, 400.0);
+  const auto* inv = find(*r, "devices.inventory", "0000:07:00.0");
+  ASSERT_NE(inv, nullptr) << dump(*r);
+  EXPECT_NE(dump(*r).find("temperature 46 C (hy-smi)"), std::string::npos) << dump(*r);
+  EXPECT_EQ(status(*r, "devices.pcie_link", "0000:07:00.0"), "ok");  // sysfs still gives the link
 }

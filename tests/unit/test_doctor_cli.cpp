@@ -67,7 +67,7 @@ TEST(DoctorCli, JsonOnTheFakeDcuHost) {
   testutil::TempDir d("doctor_cli");
   const auto root = fixture_copy(d);
   auto r = run({"--root", root, "--quick", "--json"});
-  EXPECT_EQ(r.code, ExitCode::failed) << r.err;  // the fixture has a mismatch and an x8 link
+  EXPECT_EQ(r.code, ExitCode::failed) << r.err;  // the fixture has an x8 link
   const auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["run_info"]["tool"], "dcukit doctor");
@@ -76,7 +76,7 @@ TEST(DoctorCli, JsonOnTheFakeDcuHost) {
   for (const auto& f : j["findings"])
     by_id[f["id"].get<std::string>() + (f["subject"].is_null() ? "" : "@" + f["subject"].get<std::string>())] =
         f["status"];
-  EXPECT_EQ(by_id["toolkit.mismatch"], "fail");
+  EXPECT_EQ(by_id["toolkit.installs"], "ok");  // two DTKs; which one is used depends on this process's PATH
   EXPECT_EQ(by_id["devices.pcie_link@0000:0a:00.0"], "warn");
   EXPECT_EQ(by_id["driver.hygon"], "ok");
   EXPECT_EQ(by_id["python.interpreter"], "skip");

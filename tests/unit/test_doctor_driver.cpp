@@ -28,7 +28,7 @@ TEST(DoctorDriver, TheScanReadsEachCard) {
   ASSERT_EQ(scan.gpus.size(), 2u);
   const Gpu& g = scan.gpus[1];
   EXPECT_EQ(g.bus_id, "0000:0a:00.0");
-  EXPECT_EQ(g.vendor, core::Vendor::hygon);
+  EXPECT_EQ(g.vendor, dcukit::core::Vendor::hygon);
   EXPECT_EQ(g.pci_id, "1d94:6210");
   EXPECT_EQ(g.driver, "hycu");
   // telemetry's figures, read from sysfs, and doctor's own from the KFD topology.
@@ -45,10 +45,11 @@ TEST(DoctorDriver, TheScanReadsEachCard) {
   ASSERT_TRUE(g.slot_max.has_value());
   EXPECT_EQ(g.slot_max->width, 16);
   EXPECT_EQ(g.nodes, (std::vector<std::string>{"card2", "renderD129"}));
-  EXPECT_EQ(isa_from_target_version(90600), "gfx906");
+  EXPECT_EQ(isa_from_target_version(90006), "gfx906");
   EXPECT_EQ(isa_from_target_version(90010), "gfx90a");
   EXPECT_EQ(isa_from_target_version(90402), "gfx942");
-  EXPECT_EQ(isa_from_target_version(93600), "gfx936");
+  EXPECT_EQ(isa_from_target_version(90208), "gfx928");
+  EXPECT_EQ(isa_from_target_version(90306), "gfx936");
   EXPECT_EQ(isa_from_target_version(110001), "gfx1101");
 }
 

@@ -1,6 +1,8 @@
 // doctor's Python checks with fake interpreters answering the probe: a CUDA torch on a DCU host,
 // Hygon's torch for another DTK, a wrong ISA, no bf16, packages built for another torch, and an
 // interpreter that hangs.
+#include <algorithm>
+
 #include "doctor/python_stack.h"
 #include "test_doctor_fake_host.h"
 
@@ -8,8 +10,9 @@ using namespace doctor_test;
 
 namespace {
 
-/// A fake python3 printing the probe's answer `json`.
-std::string answering(const FakeHost& h, const std::string& json) {
+/// A fake python3 printing the probe's answer `json` (on one line, as the probe prints it).
+std::string answering(const FakeHost& h, std::string json) {
+  std::replace(json.begin(), json.end(), '\n', ' ');
   return h.script("python3", "#!/bin/sh\necho 'import chatter'\ncat <<'EOF'\nDCUKIT_STACK_PROBE " + json + "\nEOF\n");
 }
 
@@ -114,7 +117,7 @@ TEST(DoctorPython, AHangingInterpreterIsAFailureNotAHang) {
   Request req = h.request();
   req.python_timeout = std::chrono::milliseconds(300);
   const auto start = std::chrono::steady_clock::now();
-  const auto r = dcukit::doctor::run(req);
+  const auto r = *dcukit::doctor::run(req);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   const Finding* f = find(r, "python.interpreter");
   EXPECT_EQ(to_string(f->status), "fail") << dump(r);
@@ -127,7 +130,7 @@ TEST(DoctorPython, NoProbeOnAFakeHostUnlessAnInterpreterIsNamed) {
   Request req = h.request();
   req.python_probe = true;
   req.python.clear();
-  const auto r = dcukit::doctor::run(req);
+  const auto r = *dcukit::doctor::run(req);
   const Finding* f = find(r, "python.interpreter");
   EXPECT_EQ(to_string(f->status), "skip") << dump(r);
   EXPECT_NE(f->summary.find("pass --python"), std::string::npos);
