@@ -210,9 +210,7 @@ void mismatch(const Context& c, std::vector<Finding>& out) {
       status = s;
       summary = fmt::format("{} from {} {} ({}), {} from {} {} ({})", p.compiler, to_string(a->kind), a->version,
                             a->path, p.library, to_string(b->kind), b->version, b->path);
-      fix = use_install(c.getenv("ROCM_PATH").empty() && c.getenv("DTK_HOME").empty()
-                            ? *b
-                            : (hip_install_in_use(c) ? *hip_install_in_use(c) : *b));
+      fix = use_install(named_install(c) ? *named_install(c) : *b);  // the DTK the variables name, else the runtime's
     }
   }
   if (compared == 0) {

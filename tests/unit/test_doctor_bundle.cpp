@@ -41,7 +41,9 @@ std::vector<ArchiveEntry> bundle_of(const FakeHost& h, const nlohmann::json& ide
       out.push_back(d);
     } else {
       std::ifstream in(it->path(), std::ios::binary);
-      out.push_back(entry(rel, FileType::regular, std::string(std::istreambuf_iterator<char>(in), {})));
+      ArchiveEntry f = entry(rel, FileType::regular, std::string(std::istreambuf_iterator<char>(in), {}));
+      f.mode = static_cast<unsigned>(it->status().permissions()) & 07777;  // hipcc stays executable
+      out.push_back(f);
     }
   }
   nlohmann::json env = h.env;

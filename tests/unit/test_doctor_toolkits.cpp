@@ -196,5 +196,5 @@ TEST(DoctorCompat, EveryHygonWheelTagInTheSamples) {
     }
     ++das;
   }
-  EXPECT_EQ(das, 19);
+  EXPECT_EQ(das, 17);  // the das builds in the excerpt, counted by hand
 }
