@@ -63,7 +63,8 @@ GpuScan gpus_from(const telemetry::Snapshot& snapshot, const util::Root& root);
 GpuScan scan_gpus(const util::Root& root, bool live, std::chrono::milliseconds timeout,
                   const std::vector<std::string>& captures = {});
 
-/// "gfx" name of a KFD gfx_target_version: 90600 -> "gfx906", 90010 -> "gfx90a", 110001 -> "gfx1101".
+/// "gfx" name of a KFD gfx_target_version (major*10000 + minor*100 + stepping): 90006 -> "gfx906", 90010 -> "gfx90a",
+/// 110001 -> "gfx1101".
 std::string isa_from_target_version(long long v);
 
 /// core::Vendor of telemetry's vendor.
