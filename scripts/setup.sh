@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 required=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
-          libcurl4-openssl-dev libopenblas-dev libnuma-dev libgtest-dev libcpp-httplib-dev)
+          libcurl4-openssl-dev libopenblas-dev libnuma-dev libgtest-dev libcpp-httplib-dev zlib1g-dev)
 # Optional: Debian's HIP compiler (builds the HIP backend).
 optional=(hipcc libamdhip64-dev)
 if [ "${1:-}" = "--tests" ]; then

@@ -7,6 +7,7 @@
 #include "cli/bench.h"
 #include "cli/command.h"
 #include "cli/guard.h"
+#include "cli/doctor.h"
 #include "cli/load.h"
 #include "cli/plan.h"
 #include "cli/port.h"
@@ -67,6 +68,7 @@ int run_app(int argc, char** argv) {
   setup_port(app, runner);
   setup_telemetry(app, runner);
   setup_guard(app, runner);
+  setup_doctor(app, runner);
   auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");

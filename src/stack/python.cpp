@@ -12,19 +12,33 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kMarker = "DCUKIT_STACK_PROBE ";
 
 // Every step in its own try: a stack that half works still says what it can. Python 3.6+.
 constexpr std::string_view kScript = R"PY(import json, sys
 def err(e):
     text = " ".join(("%s: %s" % (type(e).__name__, e)).split())
     return text[:500]
+def dist(name):
+    try:
+        from importlib import metadata
+    except BaseException:
+        return None
+    for n in (name, name.replace("_", "-")):
+        try:
+            return metadata.version(n)
+        except BaseException:
+            pass
+    return None
 def imp(name):
     try:
         m = __import__(name)
-        return {"version": str(getattr(m, "__version__", ""))}
+        r = {"version": str(getattr(m, "__version__", ""))}
     except BaseException as e:
-        return {"error": err(e)}
+        r = {"error": err(e)}
+    d = dist(name)
+    if d:
+        r["dist_version"] = d
+    return r
 r = {"python": sys.version.split()[0], "torch": imp("torch")}
 if "version" in r["torch"]:
     try:
@@ -70,11 +84,13 @@ Package package(const json& j, std::string name) {
   }
   p.error = str(j, "error");
   p.imported = j.contains("version") && p.error.empty();
-  if (p.imported) {
-    p.version = str(j, "version");
-    p.tag = build_tag(p.version);
-    p.kind = build_kind(p.tag);
-  }
+  p.dist_version = str(j, "dist_version");
+  if (p.imported) p.version = str(j, "version");
+  // Hygon's builds may print a plain __version__ ("2.4.1") while the distribution keeps its tag
+  // ("2.4.1+das.opt1.dtk25041"): the tag comes from whichever has one.
+  p.tag = build_tag(p.version);
+  if (p.tag.empty() && !p.dist_version.empty()) p.tag = build_tag(p.dist_version);
+  p.kind = build_kind(p.tag);
   return p;
 }
 
@@ -145,16 +161,17 @@ std::string_view probe_script() {
 }
 
 Result<PythonStack> parse_probe_output(std::string_view out, std::string_view interpreter) {
-  const auto at = out.rfind(kMarker);
+  const auto at = out.rfind(kProbeMarker);
   if (at == std::string_view::npos || (at > 0 && out[at - 1] != '\n'))
     return Error{fmt::format("{} gave no probe answer; is it a Python 3 interpreter?", interpreter)};
-  std::string_view line = out.substr(at + kMarker.size());
+  std::string_view line = out.substr(at + kProbeMarker.size());
   line = line.substr(0, line.find('\n'));
   const json j = json::parse(line.begin(), line.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return Error{fmt::format("{} answered the probe with something that is not its JSON", interpreter)};
   PythonStack s;
   s.interpreter = std::string(interpreter);
+  s.answer = std::string(line);
   s.python_version = str(j, "python");
   s.torch = package(j.contains("torch") ? j["torch"] : json(), "torch");
   if (const auto e = str(j, "torch_error"); !e.empty()) s.torch.error = e;

@@ -31,9 +31,13 @@ struct Package {
   std::string name;  ///< the import name: "vllm", "flash_attn", "triton", "lmdeploy"
   bool imported = false;
   std::string version;  ///< __version__ where it imported ("0.18.1das.dtk2604")
-  std::string tag;      ///< build_tag(version)
+  std::string tag;      ///< build_tag(version), else build_tag(dist_version)
   BuildKind kind = BuildKind::none;
   std::string error;  ///< the import error ("ModuleNotFoundError: No module named 'vllm'")
+  /// The installed distribution's version (importlib.metadata), even when the import failed;
+  /// "" when not installed or unknown. Hygon's builds may print a plain __version__ ("2.4.1")
+  /// while the distribution keeps the tag ("2.4.1+das.opt1.dtk25041").
+  std::string dist_version;
 };
 
 /// One device as torch sees it.
@@ -55,6 +59,7 @@ struct PythonStack {
   std::optional<bool> bf16_supported;  ///< torch.cuda.is_bf16_supported() on device 0
   std::string bf16_error;              ///< why it could not be asked, where it raised
   std::vector<Package> packages;       ///< the serving packages asked for, in the order asked
+  std::string answer;                  ///< the probe's JSON as received (a bundle keeps it to read again)
 
   /// The package named `name` among packages (torch included), or nullptr.
   const Package* find(std::string_view name) const;
@@ -73,8 +78,11 @@ struct ProbeOptions {
 /// that is not the probe's) name the interpreter and what to do.
 Result<PythonStack> probe_python(const ProbeOptions& options = {});
 
-/// Reads the probe script's output (its marker line among whatever the imports printed);
-/// exposed for tests. Fields of the wrong type count as absent.
+/// The marker the probe's answer line starts with.
+inline constexpr std::string_view kProbeMarker = "DCUKIT_STACK_PROBE ";
+
+/// Reads the probe script's output (its marker line among whatever the imports printed); used
+/// by tests and to read a support bundle's recorded answer again. Fields of the wrong type count as absent.
 Result<PythonStack> parse_probe_output(std::string_view out, std::string_view interpreter);
 
 /// The probe script itself (Python 3.6 and later), for the doctor's report and for tests.

@@ -182,3 +182,50 @@ TEST(StackPython, BuildTagsAndKinds) {
   EXPECT_EQ(build_kind(""), BuildKind::none);
   EXPECT_EQ(to_string(BuildKind::dtk), "dtk");
 }
+
+TEST(StackPython, TheTagComesFromTheDistributionWhenVersionIsPlain) {
+  auto s = parse_probe_output(
+      "\nDCUKIT_STACK_PROBE {\"python\": \"3.10.12\", \"torch\": {\"version\": \"2.4.1\", \"dist_version\": "
+      "\"2.4.1+das.opt1.dtk25041\"}, \"packages\": [{\"name\": \"lmdeploy\", \"error\": \"ImportError: x\", "
+      "\"dist_version\": \"0.6.0+cu121\"}]}\n",
+      "p");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->torch.version, "2.4.1");
+  EXPECT_EQ(s->torch.dist_version, "2.4.1+das.opt1.dtk25041");
+  EXPECT_EQ(s->torch.tag, "das.opt1.dtk25041");
+  EXPECT_EQ(s->torch.kind, BuildKind::dtk);
+  ASSERT_EQ(s->packages.size(), 1u);
+  EXPECT_FALSE(s->packages[0].imported);  // installed, but it does not import
+  EXPECT_EQ(s->packages[0].dist_version, "0.6.0+cu121");
+  EXPECT_EQ(s->packages[0].kind, BuildKind::cuda);
+  EXPECT_EQ(s->answer.substr(0, 12), "{\"python\": \"");  // kept to be read again from a bundle
+  auto again = parse_probe_output(std::string(kProbeMarker) + s->answer + "\n", "p");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->torch.tag, "das.opt1.dtk25041");
+}
+
+TEST(StackPython, TheRealScriptReadsDistributionVersions) {
+  const auto python = dcukit::util::find_program("python3");
+  if (!python) GTEST_SKIP() << "no python3 on this host";
+  testutil::TempDir dir("stack");
+  // A plain __version__ with the Hygon tag only in the installed metadata, and an installed
+  // package whose import fails.
+  dir.write("mods/dcukit_fake_pkg/__init__.py", "__version__ = '1.0'\n");
+  dir.write("mods/dcukit_fake_pkg-1.0+das.opt1.dtk2604.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: dcukit_fake_pkg\nVersion: 1.0+das.opt1.dtk2604\n");
+  dir.write("mods/dcukit_broken_pkg/__init__.py", "raise ImportError('undefined symbol: _ZN3c10')\n");
+  dir.write("mods/dcukit_broken_pkg-2.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: dcukit_broken_pkg\nVersion: 2.0\n");
+  ProbeOptions o;
+  o.interpreter = *python;
+  o.env_add = {"PYTHONPATH=" + dir.file("mods"), "PYTHONNOUSERSITE=1"};
+  o.packages = {"dcukit_fake_pkg", "dcukit_broken_pkg"};
+  auto s = probe_python(o);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->packages.size(), 2u);
+  EXPECT_EQ(s->packages[0].version, "1.0");
+  EXPECT_EQ(s->packages[0].dist_version, "1.0+das.opt1.dtk2604");
+  EXPECT_EQ(s->packages[0].tag, "das.opt1.dtk2604");
+  EXPECT_FALSE(s->packages[1].imported);
+  EXPECT_EQ(s->packages[1].dist_version, "2.0");
+  EXPECT_NE(s->packages[1].error.find("undefined symbol"), std::string::npos);
+}

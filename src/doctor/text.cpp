@@ -1,0 +1,104 @@
+#include "doctor/text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace dcukit::doctor {
+
+std::string_view trim(std::string_view s) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> split(std::string_view s, char sep, bool skip_empty) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(sep, start), s.size());
+    if (end > start || !skip_empty) out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> lines(std::string_view s) {
+  auto out = split(s, '\n', false);
+  if (!out.empty() && out.back().empty()) out.pop_back();
+  for (auto& l : out)
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+  return out;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::optional<long long> parse_int(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return std::nullopt;
+  long long v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::vector<int>> parse_cpu_list(std::string_view s, std::size_t limit) {
+  std::vector<int> out;
+  s = trim(s);
+  if (s.empty()) return out;
+  for (const auto& part : split(s, ',')) {
+    const auto dash = part.find('-');
+    const auto lo = parse_int(std::string_view(part).substr(0, dash));
+    const auto hi = dash == std::string::npos ? lo : parse_int(std::string_view(part).substr(dash + 1));
+    if (!lo || !hi || *lo < 0 || *hi < *lo || *hi > 1 << 20) return std::nullopt;
+    if (out.size() + static_cast<std::size_t>(*hi - *lo + 1) > limit) return std::nullopt;
+    for (long long v = *lo; v <= *hi; ++v) out.push_back(static_cast<int>(v));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::string format_cpu_list(const std::vector<int>& items) {
+  std::vector<int> v = items;
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  std::string out;
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += j == i ? std::to_string(v[i]) : fmt::format("{}-{}", v[i], v[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> key_values(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (const auto& line : lines(text)) {
+    const auto colon = line.find(':');  // "Device Minor: 0"; without a colon, "simd_count 480"
+    const auto cut = colon != std::string::npos ? colon : line.find_first_of(" \t");
+    if (cut == std::string::npos || cut == 0) continue;
+    out.emplace(std::string(trim(std::string_view(line).substr(0, cut))),
+                std::string(trim(std::string_view(line).substr(cut + 1))));
+  }
+  return out;
+}
+
+}  // namespace dcukit::doctor

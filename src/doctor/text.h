@@ -1,0 +1,31 @@
+#pragma once
+// Small text helpers the checks share: trimming, splitting, numbers and "key value" files.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dcukit::doctor {
+
+/// Without leading and trailing blanks (spaces, tabs, CR, LF).
+std::string_view trim(std::string_view s);
+/// The pieces between separators; empty pieces are dropped when `skip_empty`.
+std::vector<std::string> split(std::string_view s, char sep, bool skip_empty = true);
+/// The lines of a text (without line ends).
+std::vector<std::string> lines(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool contains(std::string_view s, std::string_view part);
+/// Lower case (ASCII).
+std::string lower(std::string_view s);
+/// A whole decimal integer (blanks around allowed); nullopt otherwise.
+std::optional<long long> parse_int(std::string_view s);
+/// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; nullopt when malformed or larger than `limit` entries.
+std::optional<std::vector<int>> parse_cpu_list(std::string_view s, std::size_t limit = 1 << 16);
+/// {0,1,2,3,8} -> "0-3,8".
+std::string format_cpu_list(const std::vector<int>& items);
+/// Lines "key: value" (split at the first colon) or, without a colon, "key value" (KFD properties)
+/// into a map; the first of a key wins.
+std::map<std::string, std::string> key_values(std::string_view text);
+
+}  // namespace dcukit::doctor

@@ -1,0 +1,78 @@
+// doctor's placement checks: this shell's CPUs and memory policy against the GPUs' NUMA nodes,
+// and *_VISIBLE_DEVICES naming devices that do not exist.
+#include "test_doctor_fake_host.h"
+
+using namespace doctor_test;
+
+namespace {
+
+/// The fixture with both cards on node 1, and this shell allowed on `cpus`.
+FakeHost on_node1(const std::string& cpus) {
+  FakeHost h;
+  h.write("/sys/devices/pci0000:00/0000:00:03.1/0000:07:00.0/numa_node", "1\n");
+  h.write("/proc/self/status", "Name:\tdcukit\nCpus_allowed_list:\t" + cpus + "\nMems_allowed_list:\t0-1\n");
+  return h;
+}
+
+}  // namespace
+
+TEST(DoctorPlacement, BoundBesideTheGpusIsFine) {
+  FakeHost h = on_node1("32-63");
+  h.mem_policy = MemPolicy{"bind", {1}};
+  const auto r = h.run();
+  EXPECT_EQ(find(r, "placement.affinity")->summary, "this shell runs on node 1, beside its GPUs") << dump(r);
+  EXPECT_EQ(find(r, "placement.mempolicy")->summary, "memory bind to node 1, the GPUs' node");
+}
+
+TEST(DoctorPlacement, UnboundWarnsWithTheNumactlCommand) {
+  FakeHost h = on_node1("0-63");
+  const auto r = h.run();
+  const Finding* f = find(r, "placement.affinity");
+  EXPECT_EQ(to_string(f->status), "warn") << dump(r);
+  EXPECT_EQ(f->fix, "numactl --cpunodebind=1 --membind=1 <your command>");
+  EXPECT_NE(f->why.find("seed 004"), std::string::npos);
+  EXPECT_EQ(status(r, "placement.mempolicy"), "warn");  // default policy, one GPU node of two
+}
+
+TEST(DoctorPlacement, BoundToTheWrongNodeFails) {
+  FakeHost h = on_node1("0-31");
+  h.mem_policy = MemPolicy{"bind", {0}};
+  const auto r = h.run();
+  const Finding* f = find(r, "placement.affinity");
+  EXPECT_EQ(to_string(f->status), "fail") << dump(r);
+  EXPECT_EQ(f->summary, "this shell is bound to node 0 but the GPUs are on node 1");
+  EXPECT_EQ(f->fix, "numactl --cpunodebind=1 --membind=1 <your command>");
+  EXPECT_EQ(status(r, "placement.mempolicy"), "fail");
+}
+
+TEST(DoctorPlacement, CardsOnBothNodesAskForOneBindingPerGroup) {
+  FakeHost h;  // the fixture: a card on each node, this shell on both
+  const auto r = h.run();
+  EXPECT_EQ(status(r, "placement.affinity"), "ok") << dump(r);
+  EXPECT_EQ(find(r, "placement.affinity")->summary, "GPUs on nodes 0,1: bind each serving process to its cards' node");
+  h.mem_policy.reset();
+  EXPECT_EQ(status(h.run(), "placement.mempolicy"), "skip");
+}
+
+TEST(DoctorPlacement, VisibleDevicesThatDoNotExist) {
+  FakeHost h;
+  h.env["HIP_VISIBLE_DEVICES"] = "0,1";
+  EXPECT_EQ(status(h.run(), "placement.visible_devices"), "ok");
+  h.env["HIP_VISIBLE_DEVICES"] = "0,8";
+  auto r = h.run();
+  const Finding* f = find(r, "placement.visible_devices");
+  EXPECT_EQ(to_string(f->status), "fail") << dump(r);
+  EXPECT_EQ(f->summary, "HIP_VISIBLE_DEVICES names device 8 but there are 2 (0-1)");
+  h.env["HIP_VISIBLE_DEVICES"] = "";
+  EXPECT_NE(find(h.run(), "placement.visible_devices")->summary.find("set but empty"), std::string::npos);
+  // ROCr filters first: HIP_VISIBLE_DEVICES then indexes the one card ROCr left.
+  h.env["ROCR_VISIBLE_DEVICES"] = "1";
+  h.env["HIP_VISIBLE_DEVICES"] = "1";
+  r = h.run();
+  EXPECT_EQ(find(r, "placement.visible_devices")->summary, "HIP_VISIBLE_DEVICES names device 1 but there is 1 (0-0)")
+      << dump(r);
+  h.env.erase("ROCR_VISIBLE_DEVICES");
+  h.env.erase("HIP_VISIBLE_DEVICES");
+  h.env["CUDA_VISIBLE_DEVICES"] = "1,1";  // HIP honours it too
+  EXPECT_EQ(status(h.run(), "placement.visible_devices"), "fail");
+}
