@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -12,10 +13,14 @@
 #include "core/units.h"
 #include "device/registry.h"
 #include "plan/cards.h"
+#include "plan/check_log.h"
+#include "plan/check_log_render.h"
 #include "plan/emit_vllm.h"
 #include "plan/model_config.h"
 #include "plan/planner.h"
 #include "plan/render.h"
+#include "plan/vllm_plan.h"
+#include "plan/vllm_version.h"
 #include "plan/weights.h"
 
 namespace dcukit::cli {
@@ -34,7 +39,13 @@ struct PlanOptions {
   std::string emit, output;
   plan::EmitOptions emit_options;
   plan::Request request;
+  std::string check_log, vllm_version;
+  bool weights_from_log = false;
 };
+
+/// The vLLM installed on this host, for --vllm-version's default. The stack probe
+/// (src/stack/python.h) is not on this branch; wire it here when it lands: return its version.
+plan::HostVllmProbe host_vllm_probe() { return {}; }
 
 template <class T>
 std::optional<T> given(const CLI::App* sub, const char* name, const T& value) {
@@ -80,7 +91,29 @@ ExitCode write_script(const PlanOptions& o, const plan::Plan& p) {
   return ExitCode::ok;
 }
 
-ExitCode run_plan(const PlanOptions& o) {
+ExitCode run_check_log(const PlanOptions& o, const CLI::App* sub) {
+  plan::CheckLogOptions c;
+  if (sub->count("--model") > 0) c.model = o.model;
+  if (!o.gpu.empty()) c.gpu = o.gpu;
+  if (!o.gpu_memory.empty()) {
+    auto bytes = core::parse_size(o.gpu_memory);
+    if (!bytes || *bytes == 0)
+      return fail(ExitCode::bad_input,
+                  fmt::format("--gpu-memory {}: give the total a card's runtime reports, e.g. 39.39GiB", o.gpu_memory));
+    c.gpu_memory = *bytes;
+  }
+  if (!o.vllm_version.empty()) c.vllm_version = o.vllm_version;
+  c.weights_from_log = o.weights_from_log;
+  c.request = o.request;
+  auto check = plan::check_log(o.check_log, c);
+  if (!check) return fail(ExitCode::bad_input, check.error().message);
+  fmt::print("{}", o.json ? plan::render_check_json(*check) : plan::render_check_text(*check, o.markdown));
+  return check->all_within() ? ExitCode::ok : ExitCode::failed;
+}
+
+ExitCode run_plan(const PlanOptions& o, const CLI::App* sub) {
+  if (!o.check_log.empty()) return run_check_log(o, sub);
+  if (o.model.empty()) return fail(ExitCode::bad_input, "--model is required: the directory holding config.json");
   if (!o.emit.empty() && o.emit != "vllm")
     return fail(ExitCode::bad_input, fmt::format("--emit {}: plan writes vLLM launch scripts only; pass --emit vllm", o.emit));
   if (o.count < 0) return fail(ExitCode::bad_input, fmt::format("--count {}: pass 1 or more cards", o.count));
@@ -90,15 +123,21 @@ ExitCode run_plan(const PlanOptions& o) {
   if (!weights) return fail(ExitCode::bad_input, weights.error().message);
   auto cards = find_cards(o);
   if (!cards) return fail(ExitCode::bad_input, cards.error().message);
-  auto result = plan::make_plan(*model, *weights, *cards, o.request);
+  auto vllm = plan::choose_vllm(o.vllm_version.empty() ? std::nullopt : std::optional<std::string>(o.vllm_version),
+                                host_vllm_probe());
+  if (!vllm) return fail(ExitCode::bad_input, vllm.error().message);
+  const std::string accounting = fmt::format("vLLM {} ({})", vllm->version.upstream(), vllm->from);
+  auto result = plan::make_plan(*model, *weights, *cards, o.request, plan::vllm_budget_model(vllm->version));
   if (!result) return fail(ExitCode::bad_input, result.error().message);
   const auto& p = *result;
   if (!o.emit.empty()) return write_script(o, p);
-  if (o.json) {
-    fmt::print("{}", plan::render_json(p));
+  if (o.json) {  // the accounting line joins the plan's JSON here until the renderer carries it
+    auto j = nlohmann::json::parse(plan::render_json(p));
+    j["accounting"] = accounting;
+    fmt::print("{}\n", j.dump(2));
     if (!p.chosen()) fmt::print(stderr, "dcukit plan: {}. Nearest that works: {}\n", p.reason, p.nearest);
   } else {
-    fmt::print("{}", plan::render_text(p, o.markdown));
+    fmt::print("accounting {}\n{}", accounting, plan::render_text(p, o.markdown));
   }
   return p.chosen() ? ExitCode::ok : ExitCode::failed;
 }
@@ -109,7 +148,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
   auto opts = std::make_shared<PlanOptions>();
   auto* sub = app.add_subcommand("plan", "Memory budget, parallelism, context and concurrency for a model on given "
                                          "cards, the vLLM way; writes the launch script");
-  sub->add_option("--model", opts->model, "Model directory (with config.json) or a config.json; read locally")->required();
+  sub->add_option("--model", opts->model, "Model directory (with config.json) or a config.json; read locally");
   sub->add_option("--gpu", opts->gpu, "Plan for these cards from the peak data (BW1000, H100, ...); default: this host's");
   sub->add_option("--count", opts->count, "Cards available (default: all detected; 8 with --gpu)");
   sub->add_option("--gpu-memory", opts->gpu_memory,
@@ -135,6 +174,14 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--served-model-name", opts->emit_options.served_model_name, "Name clients use (default: the directory's)");
   sub->add_option("--host", opts->emit_options.host, "Address vLLM listens on (default 0.0.0.0)");
   sub->add_option("--port", opts->emit_options.port, "Port vLLM listens on (default 8000)");
+  sub->add_option("--vllm-version", opts->vllm_version,
+                  "Follow this vLLM version's accounting and defaults (default: this host's vLLM, else the newest "
+                  "the data knows)");
+  sub->add_option("--check-log", opts->check_log,
+                  "Hold the plan against a vLLM start-up log: model, settings and version from the log (flags "
+                  "override), line by line");
+  sub->add_flag("--weights-from-log", opts->weights_from_log,
+                "With --check-log: take the weights vLLM printed instead of counting them");
   sub->callback([opts, sub, &runner] {
     auto& r = opts->request;
     r.gpu_memory_utilization = given(sub, "--gpu-memory-utilization", opts->gpu_memory_utilization);
@@ -147,7 +194,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
     if (opts->enforce_eager) r.enforce_eager = true;
     if (opts->no_enforce_eager) r.enforce_eager = false;
     r.min_concurrency = opts->min_concurrency;
-    runner = [opts] { return run_plan(*opts); };
+    runner = [opts, sub] { return run_plan(*opts, sub); };
   });
 }
 

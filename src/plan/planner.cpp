@@ -26,11 +26,11 @@ std::string shard_problem(const ModelConfig& m, int tp, int pp) {
 }
 
 std::vector<Option> enumerate(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& s,
-                              const std::vector<std::string>& kv_dtypes, int count) {
+                              const std::vector<std::string>& kv_dtypes, int count, const BudgetModel& bm) {
   std::vector<Option> out;
   for (const auto& kv : kv_dtypes)
     for (int tp : kTp) {  // every TP is shown; those beyond the cards say so
-      out.push_back(evaluate(m, w, c, s, tp, 1, kv));
+      out.push_back(evaluate(m, w, c, s, tp, 1, kv, bm));
       if (tp > count && out.back().starts())
         out.back().problem = fmt::format("needs {} cards, {} available", tp, count);
     }
@@ -38,7 +38,7 @@ std::vector<Option> enumerate(const ModelConfig& m, const Weights& w, const Card
     for (const auto& kv : kv_dtypes)
       for (int pp : kPp)
         for (int tp : kTp)
-          if (tp * pp <= count) out.push_back(evaluate(m, w, c, s, tp, pp, kv));
+          if (tp * pp <= count) out.push_back(evaluate(m, w, c, s, tp, pp, kv, bm));
   return out;
 }
 
@@ -87,7 +87,8 @@ void recommend(Plan& p) {
 
 /// The nearest inputs that start, for a plan where nothing does.
 std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& s,
-                    const std::vector<Option>& tried, const std::vector<std::string>& kv_dtypes) {
+                    const std::vector<Option>& tried, const std::vector<std::string>& kv_dtypes,
+                    const BudgetModel& bm) {
   std::vector<std::string> ways;
   const Option* longest = nullptr;
   for (const auto& o : tried)
@@ -101,7 +102,7 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
   for (int u = static_cast<int>(std::lround(s.gpu_memory_utilization * 100)) + 1; u <= 95; ++u) {
     Settings more = s;
     more.gpu_memory_utilization = u / 100.0;
-    auto options = enumerate(m, w, c, more, kv_dtypes, c.count);
+    auto options = enumerate(m, w, c, more, kv_dtypes, c.count, bm);
     auto it = std::find_if(options.begin(), options.end(),
                            [&](const Option& o) { return o.starts() && o.gpus() <= c.count; });
     if (it != options.end()) {
@@ -114,7 +115,7 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
     if (count <= c.count) continue;
     Cards more = c;
     more.count = count;
-    auto options = enumerate(m, w, more, s, kv_dtypes, count);
+    auto options = enumerate(m, w, more, s, kv_dtypes, count, bm);
     auto it = std::find_if(options.begin(), options.end(), [](const Option& o) { return o.starts(); });
     if (it != options.end()) {
       const std::string where = c.detected && !c.key.empty() ? fmt::format("--gpu {} --count {}", c.key, count)
@@ -124,7 +125,7 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
     }
   }
   if (c.fp8.value_or(false) && std::find(kv_dtypes.begin(), kv_dtypes.end(), "fp8") == kv_dtypes.end()) {
-    auto options = enumerate(m, w, c, s, {"fp8"}, c.count);
+    auto options = enumerate(m, w, c, s, {"fp8"}, c.count, bm);
     auto it = std::find_if(options.begin(), options.end(), [](const Option& o) { return o.starts(); });
     if (it != options.end()) ways.push_back(fmt::format("--kv-cache-dtype fp8 ({})", label(*it)));
   }
@@ -136,8 +137,16 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
 
 } // namespace
 
+BudgetModel generic_budget_model() {
+  BudgetModel bm;
+  bm.budget = [](const ModelConfig& m, const Weights& w, const Cards& c, const Settings& s, int tp, int pp) {
+    return compute_budget(m, w, c, s, tp, pp);
+  };
+  return bm;
+}
+
 Option evaluate(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& base, int tp, int pp,
-                const std::string& kv_cache_dtype) {
+                const std::string& kv_cache_dtype, const BudgetModel& bm) {
   Option o;
   o.tp = tp;
   o.pp = pp;
@@ -146,7 +155,7 @@ Option evaluate(const ModelConfig& m, const Weights& w, const Cards& c, const Se
   s.kv_cache_dtype = kv_cache_dtype;
   o.problem = shard_problem(m, tp, pp);
   if (!o.problem.empty()) return o;
-  o.budget = compute_budget(m, w, c, s, tp, pp);
+  o.budget = bm.budget(m, w, c, s, tp, pp);
   const auto& b = o.budget;
   if (c.detected && c.free_bytes > 0 && static_cast<double>(c.free_bytes) < b.usable) {
     o.problem = fmt::format("{:.2f} GiB free on a card is below {:.2f} × {:.2f} GiB; vLLM refuses to start. Lower "
@@ -169,6 +178,11 @@ Option evaluate(const ModelConfig& m, const Weights& w, const Cards& c, const Se
 }
 
 Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, const Request& request) {
+  return make_plan(m, w, c, request, generic_budget_model());
+}
+
+Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, const Request& request,
+                       const BudgetModel& bm) {
   if (c.count < 1) return Error{fmt::format("--count {}: plan needs at least one card", c.count)};
   Plan p;
   p.model = m;
@@ -178,20 +192,21 @@ Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, c
   auto settings = resolve_settings(m, c, request, p.advice);
   if (!settings) return settings.error();
   p.settings = *settings;
+  if (bm.defaults) bm.defaults(request, c, p.settings, p.advice);
   std::vector<std::string> kv_dtypes{p.settings.kv_cache_dtype};
   if (!request.kv_cache_dtype && c.fp8.value_or(false)) kv_dtypes.push_back("fp8");
   if (m.quant == QuantMethod::fp8 && c.fp8.has_value() && !*c.fp8)
     p.warnings.push_back(fmt::format("the checkpoint's weights are fp8 but {} has no FP8: vLLM needs a kernel that "
                                      "widens them on the fly (Marlin on NVIDIA); on DCU prefer a bf16/fp16 or "
                                      "int8/int4 checkpoint", c.name));
-  p.options = enumerate(m, w, c, p.settings, kv_dtypes, c.count);
+  p.options = enumerate(m, w, c, p.settings, kv_dtypes, c.count, bm);
   recommend(p);
   if (p.recommended < 0) {
     const Option* best = nullptr;  // the option that came closest, for the message
     for (const auto& o : p.options)
       if (o.gpus() <= c.count && o.budget.usable > 0 && (best == nullptr || o.budget.kv_budget > best->budget.kv_budget))
         best = &o;
-    p.nearest = nearest(m, w, c, p.settings, p.options, kv_dtypes);
+    p.nearest = nearest(m, w, c, p.settings, p.options, kv_dtypes, bm);
     p.reason = fmt::format("{} at --max-model-len {} starts on none of the options on {} × {}{}", m.name,
                            p.settings.max_model_len, c.count, c.name,
                            best ? fmt::format(": with {}, {}", label(*best), best->problem) : std::string{});

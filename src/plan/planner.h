@@ -1,6 +1,7 @@
 #pragma once
 // The options a model has on the cards (TP 1, 2, 4, 8; PP where TP alone does not fit), each
 // budgeted, one recommended with the reason, and, where none starts, the nearest that would.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,12 +43,29 @@ struct Plan {
   const Option* chosen() const { return recommended >= 0 ? &options[static_cast<std::size_t>(recommended)] : nullptr; }
 };
 
+/// How an option is budgeted: plan's generic estimate (compute_budget, the default) or one vLLM
+/// version's accounting (vllm_plan.h), which also fills that version's defaults for the flags the
+/// user left out.
+struct BudgetModel {
+  /// The budget of one GPU at TP × PP.
+  std::function<Budget(const ModelConfig&, const Weights&, const Cards&, const Settings&, int tp, int pp)> budget;
+  /// Optional: adjusts the resolved settings and their advice to the version's defaults.
+  std::function<void(const Request&, const Cards&, Settings&, std::vector<Advice>&)> defaults;
+};
+
+/// plan's generic estimate: compute_budget, no version defaults.
+BudgetModel generic_budget_model();
+
 /// Budgets one option, filling its problem when vLLM would refuse to start.
 Option evaluate(const ModelConfig& model, const Weights& weights, const Cards& cards, const Settings& settings, int tp,
-                int pp, const std::string& kv_cache_dtype);
+                int pp, const std::string& kv_cache_dtype, const BudgetModel& budget_model = generic_budget_model());
 
 /// Plans `model` on `cards`. Errors only for bad input; a model that fits nowhere is a Plan with
 /// recommended == -1 and `nearest` set.
 Result<Plan> make_plan(const ModelConfig& model, const Weights& weights, const Cards& cards, const Request& request);
+
+/// As above, each option budgeted by `budget_model`.
+Result<Plan> make_plan(const ModelConfig& model, const Weights& weights, const Cards& cards, const Request& request,
+                       const BudgetModel& budget_model);
 
 } // namespace dcukit::plan

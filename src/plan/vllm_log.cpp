@@ -1,0 +1,274 @@
+#include "plan/vllm_log.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "plan/vllm_log_text.h"
+#include "util/files.h"
+
+namespace dcukit::plan {
+namespace {
+
+using logtext::has;
+using logtext::number_after;
+using logtext::setting;
+
+constexpr std::string_view kVerbatimMarker = "# ---- verbatim log lines below ----";
+
+/// A line that begins a log record, a shell command or a note, rather than continuing a line a
+/// terminal wrapped.
+bool starts_record(std::string_view line) {
+  static constexpr std::array<std::string_view, 22> kStarts{
+      "(",       "INFO",        "WARNING",    "ERROR",   "DEBUG", "Namespace(", "$",       "❯",         "#",
+      "-",       "*",           "`",          "Loading", "GPU",   "Memory",     "Maximum", "Available", "model weights",
+      "PyTorch", "the current", "ValueError", "vllm "};
+  const auto first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return true;
+  if (first > 0) return false;  // wrapped continuations of dennislee22's logs keep their indent
+  return std::any_of(kStarts.begin(), kStarts.end(), [&](std::string_view s) { return line.rfind(s, 0) == 0; });
+}
+
+/// Lines of the log part of `text`: the collector's header dropped, wrapped lines joined, records a
+/// copy-paste ran together split again. Each keeps its 1-based number in the file.
+std::vector<std::pair<int, std::string>> log_lines(std::string_view text) {
+  std::vector<std::pair<int, std::string>> out;
+  const auto marker = text.find(kVerbatimMarker);
+  int number = 0;
+  if (marker != std::string_view::npos)
+    number = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(marker), '\n')) + 1;
+  std::string_view rest = marker == std::string_view::npos ? text : text.substr(marker + kVerbatimMarker.size());
+  if (marker != std::string_view::npos) rest = rest.substr(std::min(rest.size(), rest.find('\n') + 1));
+  std::size_t prev_len = 0;
+  while (!rest.empty()) {
+    const auto nl = rest.find('\n');
+    std::string line(rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!out.empty() && prev_len >= 100 && !line.empty() && !starts_record(line)) {
+      out.back().second += line;
+      prev_len = line.size();
+      continue;
+    }
+    prev_len = line.size();
+    // "...backend.  INFO 05-01 16:09:29 model_runner.py..." (several records on one pasted line)
+    for (auto at = line.find("  INFO "); at != std::string::npos; at = line.find("  INFO ")) {
+      out.emplace_back(number, line.substr(0, at));
+      line = line.substr(at + 2);
+    }
+    out.emplace_back(number, line);
+  }
+  return out;
+}
+
+/// A line that starts an engine: the command, the benchmark's Namespace, the engine config.
+bool starts_run(std::string_view line) {
+  return has(line, "vllm serve ") || has(line, "benchmark_throughput.py") || has(line, "Namespace(") ||
+         has(line, "LLM engine (v") || has(line, "vLLM API server version") || has(line, "LLM(model=");
+}
+
+void read_model(std::string_view line, VllmLogSettings& s) {
+  if (auto m = setting(line, "model"); m && !m->empty() && *m != "None") {
+    s.model = *m;
+    return;
+  }
+  const auto at = line.find("vllm serve ");
+  if (at == std::string_view::npos) return;
+  std::string prev = "serve";
+  std::size_t pos = at + 11;
+  while (pos < line.size()) {
+    while (pos < line.size() && line[pos] == ' ') ++pos;
+    const auto end = std::min(line.size(), line.find(' ', pos));
+    const std::string tok(line.substr(pos, end - pos));
+    const bool flag_value = prev.rfind("--", 0) == 0 && prev.find('=') == std::string::npos &&
+                            prev != "--trust-remote-code" && prev != "--enforce-eager" &&
+                            prev != "--enable-prefix-caching" && prev != "--disable-log-stats";
+    if (!tok.empty() && tok[0] != '-' && tok != "\\" && (prev == "serve" || !flag_value)) {
+      s.model = tok;
+      return;
+    }
+    prev = tok;
+    pos = end;
+  }
+}
+
+void read_settings(std::string_view line, VllmLogSettings& s) {
+  using logtext::to_bool;
+  using logtext::to_number;
+  if (auto at = line.find("LLM engine (v"); at != std::string_view::npos) {
+    const auto end = line.find(')', at);
+    s.version = std::string(line.substr(at + 13, end == std::string_view::npos ? 0 : end - at - 13));
+    s.v1 = has(line, "V1 LLM engine");
+  }
+  if (auto at = line.find("vLLM API server version "); at != std::string_view::npos)
+    s.version = std::string(line.substr(at + 24, line.find_first_of(" \r", at + 24) - at - 24));
+  if (has(line, "with config:") || has(line, "non-default args") || has(line, "Namespace(") ||
+      has(line, "vllm serve ") || has(line, "benchmark_throughput.py") || has(line, "LLM(model="))
+    read_model(line, s);
+  if (has(line, "benchmark_throughput.py") || has(line, "LLM(model=")) s.llm_class = true;
+  if (auto v = to_number(setting(line, "tensor_parallel_size")))
+    s.tp = static_cast<int>(*v);
+  else if (auto t = logtext::number_after(line, " -tp "))
+    s.tp = static_cast<int>(*t);
+  if (auto v = to_number(setting(line, "pipeline_parallel_size"))) s.pp = static_cast<int>(*v);
+  if (auto v = to_number(setting(line, "gpu_memory_utilization")); v && !has(line, "Memory profiling results"))
+    s.gpu_memory_utilization = *v;
+  if (auto v = to_number(setting(line, "max_model_len"))) s.max_model_len = static_cast<std::int64_t>(*v);
+  if (auto v = to_number(setting(line, "max_seq_len"))) s.max_model_len = static_cast<std::int64_t>(*v);
+  if (auto v = to_number(setting(line, "max_num_seqs"))) s.max_num_seqs = static_cast<int>(*v);
+  if (auto v = to_number(setting(line, "max_num_batched_tokens")))
+    s.max_num_batched_tokens = static_cast<std::int64_t>(*v);
+  if (auto v = to_number(setting(line, "block_size")); v && !has(line, "compilation_config"))
+    s.block_size = static_cast<int>(*v);
+  if (auto v = setting(line, "kv_cache_dtype"); v && *v != "None") s.kv_cache_dtype = *v;
+  if (auto v = setting(line, "dtype"); v && *v != "None") s.dtype = v->rfind("torch.", 0) == 0 ? v->substr(6) : *v;
+  if (auto v = setting(line, "quantization"); v && *v != "None") s.quantization = *v;
+  if (auto v = to_bool(setting(line, "enforce_eager"))) s.enforce_eager = *v;
+  if (auto v = to_bool(setting(line, "chunked_prefill_enabled"))) s.chunked_prefill = *v;
+  if (auto v = to_bool(setting(line, "enable_chunked_prefill"))) s.chunked_prefill = *v;
+  if (auto v = to_bool(setting(line, "disable_custom_all_reduce")); v && *v) s.custom_all_reduce = false;
+  if (has(line, "Custom allreduce is disabled") || has(line, "custom all-reduce kernel because"))
+    s.custom_all_reduce = false;
+  if (has(line, "Chunked prefill is enabled with max_num_batched_tokens=")) {
+    s.chunked_prefill = true;
+    if (auto v = number_after(line, "max_num_batched_tokens="))
+      s.max_num_batched_tokens = static_cast<std::int64_t>(*v);
+  }
+  if (auto v = number_after(line, "Using max model len ")) s.max_model_len = static_cast<std::int64_t>(*v);
+  if (has(line, "Using FlashInfer for top-p & top-k sampling")) s.flashinfer_sampler = true;
+  if (has(line, "PyTorch-native implementation of top-p & top-k") || has(line, "FlashInfer is not available"))
+    s.flashinfer_sampler = false;
+  if (has(line, "rocm.py") || has(line, "ROCm") || has(line, "on AMD GPUs") || has(line, "hipBLASLt") ||
+      has(line, "HIPBLASLT") || has(line, "NAVI GPUs"))
+    s.rocm = true;
+  if (has(line, "NAVI GPUs")) s.radeon = true;
+}
+
+void keep_min_max(VllmLogFigures& f, double v) {
+  f.available_kv = f.available_kv ? std::min(*f.available_kv, v) : v;
+  f.available_kv_max = f.available_kv_max ? std::max(*f.available_kv_max, v) : v;
+}
+
+void read_figures(std::string_view line, VllmRun& run) {
+  auto& f = run.figures;
+  if (auto v = number_after(line, "Loading model weights took ")) f.weights = std::max(f.weights.value_or(0), *v);
+  if (auto v = number_after(line, "Model loading took ")) f.weights = std::max(f.weights.value_or(0), *v);
+  if (has(line, "Memory profiling results")) {  // 0.6.4: key=value pairs
+    run.format = VllmLogFormat::v0_torch_peak;
+    f.total = logtext::to_number(setting(line, "total_gpu_memory"));
+    f.peak_torch = logtext::to_number(setting(line, "peak_torch_memory"));
+    f.non_torch = logtext::to_number(setting(line, "non_torch_memory"));
+    if (auto kv = logtext::to_number(setting(line, "kv_cache_size"))) keep_min_max(f, *kv);
+    if (auto u = logtext::to_number(setting(line, "gpu_memory_utilization"))) run.settings.gpu_memory_utilization = *u;
+  }
+  if (auto v = number_after(line, "total_gpu_memory (")) {  // 0.6.5+: "total (T) x utilization (U) = Y"
+    run.format = VllmLogFormat::v0_snapshot;
+    f.total = *v;
+    if (auto u = number_after(line, "gpu_memory_utilization ("))
+      run.settings.gpu_memory_utilization = *u;
+    else if (auto x = number_after(line, ") x "))
+      run.settings.gpu_memory_utilization = *x;
+    f.usable = number_after(line, " = ");
+  }
+  if (auto v = number_after(line, "model weights take ")) f.weights = *v;
+  if (auto v = number_after(line, "non_torch_memory takes "))
+    f.non_torch = *v;
+  else if (auto n = number_after(line, "non_torch_memory "))
+    f.non_torch = *n;
+  if (auto v = number_after(line, "activation peak memory takes ")) f.activation = *v;
+  if (auto v = number_after(line, "reserved for KV Cache is ")) keep_min_max(f, *v);
+  if (auto v = number_after(line, "Available KV cache memory: ")) {
+    run.format = VllmLogFormat::v1;
+    keep_min_max(f, *v);
+  }
+  if (auto v = number_after(line, "GPU KV cache size: ")) {
+    run.format = VllmLogFormat::v1;
+    f.kv_tokens = static_cast<std::int64_t>(*v);
+  }
+  for (std::string_view m : {"# GPU blocks: ", "# CUDA blocks: ", "GPU blocks: ", "num_gpu_blocks is: "})
+    if (auto v = number_after(line, m)) {
+      f.gpu_blocks = static_cast<std::int64_t>(*v);
+      if (run.format == VllmLogFormat::unknown) run.format = VllmLogFormat::v0_blocks;
+      break;
+    }
+  if (auto at = line.find("Maximum concurrency for "); at != std::string_view::npos) {
+    const auto len = logtext::number_at(line, at + 24);
+    if (len && (!run.settings.max_model_len || run.settings_inherited))  // a sweep reruns with another length
+      run.settings.max_model_len = static_cast<std::int64_t>(*len);
+    if (auto per = line.find("per request: ", at); per != std::string_view::npos)
+      f.max_concurrency = logtext::number_at(line, per + 13);
+  }
+  if (auto at = line.find("Graph capturing finished"); at != std::string_view::npos)
+    if (auto v = number_after(line.substr(at), "took ")) f.graphs_after = *v;
+  if (auto v = number_after(line, "Estimated CUDA graph memory: ")) f.graphs_estimate = *v;
+  if (auto at = line.find("Free memory on device ("); at != std::string_view::npos)
+    if (auto slash = line.find('/', at); slash != std::string_view::npos) f.total = logtext::number_at(line, slash + 1);
+}
+
+}  // namespace
+
+std::string_view to_string(VllmLogFormat format) {
+  switch (format) {
+    case VllmLogFormat::unknown:
+      return "unknown";
+    case VllmLogFormat::v0_blocks:
+      return "V0, # GPU blocks only (0.6.3 and before)";
+    case VllmLogFormat::v0_torch_peak:
+      return "V0, 'Memory profiling results' (0.6.4)";
+    case VllmLogFormat::v0_snapshot:
+      return "V0, 'model weights take ...' (0.6.5 and later)";
+    case VllmLogFormat::v1:
+      return "V1, 'Available KV cache memory'";
+  }
+  return "?";
+}
+
+Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
+  VllmLog log;
+  log.origin = std::string(origin);
+  VllmRun run;
+  bool any = false;
+  auto flush = [&](bool inherit) {
+    if (run.first_line != 0) log.runs.push_back(run);
+    VllmRun next;
+    if (inherit) {  // a rerun of the same command
+      next.settings = run.settings;
+      next.settings_inherited = true;
+    }
+    run = next;
+  };
+  for (const auto& [number, line] : log_lines(text)) {
+    const bool has_figures = run.figures.has_kv_result() || run.figures.weights;
+    if (starts_run(line) && has_figures)
+      flush(false);
+    else if ((has(line, "model weights took") || has(line, "Model loading took")) && run.figures.has_kv_result())
+      flush(true);
+    const auto before = run.figures.has_kv_result() || run.figures.weights || !run.settings.version.empty();
+    read_settings(line, run.settings);
+    read_figures(line, run);
+    const bool now = run.figures.has_kv_result() || run.figures.weights || !run.settings.version.empty() ||
+                     run.settings.tp || run.settings.max_model_len;
+    if (now || before) {
+      if (run.first_line == 0) run.first_line = number;
+      run.last_line = number;
+      any = true;
+    }
+  }
+  flush(false);
+  if (!any)
+    return Error{
+        fmt::format("{}: no vLLM start-up line found (expected lines such as 'Initializing ... LLM engine', "
+                    "'Loading model weights took', '# GPU blocks' or 'GPU KV cache size'); pass a vLLM log",
+                    origin)};
+  return log;
+}
+
+Result<VllmLog> read_vllm_log(const std::filesystem::path& path) {
+  auto text = util::read_file(path.string(), std::size_t{64} << 20);
+  if (!text) return Error{fmt::format("--check-log {}: {}", path.string(), text.error().message)};
+  return parse_vllm_log(*text, path.string());
+}
+
+}  // namespace dcukit::plan
