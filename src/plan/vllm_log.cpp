@@ -82,7 +82,7 @@ void read_model(std::string_view line, VllmLogSettings& s) {
     while (pos < line.size() && line[pos] == ' ') ++pos;
     const auto end = std::min(line.size(), line.find(' ', pos));
     const std::string tok(line.substr(pos, end - pos));
-    const bool flag_value = prev.rfind("--", 0) == 0 && prev.find('=') == std::string::npos &&
+    const bool flag_value = prev.rfind("-", 0) == 0 && prev.find('=') == std::string::npos &&
                             prev != "--trust-remote-code" && prev != "--enforce-eager" &&
                             prev != "--enable-prefix-caching" && prev != "--disable-log-stats";
     if (!tok.empty() && tok[0] != '-' && tok != "\\" && (prev == "serve" || !flag_value)) {
@@ -107,7 +107,8 @@ void read_settings(std::string_view line, VllmLogSettings& s) {
   if (has(line, "with config:") || has(line, "non-default args") || has(line, "Namespace(") ||
       has(line, "vllm serve ") || has(line, "benchmark_throughput.py") || has(line, "LLM(model="))
     read_model(line, s);
-  if (has(line, "benchmark_throughput.py") || has(line, "LLM(model=")) s.llm_class = true;
+  if (has(line, "benchmark_throughput.py") || has(line, "LLM(model=") || has(line, "Namespace(backend="))
+    s.llm_class = true;  // the offline LLM class: benchmarks and scripts, not `vllm serve`
   if (auto v = to_number(setting(line, "tensor_parallel_size")))
     s.tp = static_cast<int>(*v);
   else if (auto t = logtext::number_after(line, " -tp "))
@@ -245,12 +246,12 @@ Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
       flush(false);
     else if ((has(line, "model weights took") || has(line, "Model loading took")) && run.figures.has_kv_result())
       flush(true);
-    const auto before = run.figures.has_kv_result() || run.figures.weights || !run.settings.version.empty();
     read_settings(line, run.settings);
     read_figures(line, run);
-    const bool now = run.figures.has_kv_result() || run.figures.weights || !run.settings.version.empty() ||
-                     run.settings.tp || run.settings.max_model_len;
-    if (now || before) {
+    const auto& st = run.settings;
+    const bool seen = run.figures.has_kv_result() || run.figures.weights || !st.version.empty() || !st.model.empty() ||
+                      st.tp || st.max_model_len;
+    if (seen) {  // the run spans from its first vLLM line to its last
       if (run.first_line == 0) run.first_line = number;
       run.last_line = number;
       any = true;
