@@ -99,7 +99,7 @@ Request run_request(const VllmRun& run, const VllmContext& ctx, const Cards& car
   if (!r.max_num_seqs) r.max_num_seqs = s.max_num_seqs.value_or(d.max_num_seqs);
   if (!r.max_num_batched_tokens) r.max_num_batched_tokens = s.max_num_batched_tokens.value_or(d.max_num_batched_tokens);
   if (!o.request.max_num_seqs && !s.max_num_seqs)
-    notes.push_back(fmt::format("max-num-seqs {}: {}", *r.max_num_seqs, d.why));
+    notes.push_back(fmt::format("max-num-seqs {}: {}", *r.max_num_seqs, d.why_seqs));
   if (!o.request.max_num_batched_tokens && !s.max_num_batched_tokens)
     notes.push_back(fmt::format("max-num-batched-tokens {}: {}", *r.max_num_batched_tokens, d.why));
   if (!r.kv_cache_dtype && s.kv_cache_dtype) r.kv_cache_dtype = *s.kv_cache_dtype;

@@ -214,6 +214,7 @@ VllmDefaults vllm_defaults(const VllmContext& ctx, const Cards& cards, std::int6
   if (ctx.engine == VllmEngine::v0) {
     const bool auto_chunk = ctx.rules.v0_auto_chunk_above > 0 && max_model_len > ctx.rules.v0_auto_chunk_above;
     d.chunked_prefill = chunked.value_or(auto_chunk);
+    d.why_seqs = fmt::format("vLLM {} (V0) default", version);
     d.max_num_batched_tokens =
         d.chunked_prefill ? ctx.rules.v0_chunked_tokens : std::max<std::int64_t>(max_model_len, 2048);
     d.why = d.chunked_prefill
@@ -233,6 +234,7 @@ VllmDefaults vllm_defaults(const VllmContext& ctx, const Cards& cards, std::int6
       "vLLM {} (V1) {} on {}: {} tokens and {} sequences a step", version, llm_class ? "LLM()" : "vllm serve",
       big ? (ctx.rules.v1_big_gpu_by_memory ? "a card of 70 GiB or more (not A100)" : "H100/H200") : "this card",
       d.max_num_batched_tokens, d.max_num_seqs);
+  d.why_seqs = d.why;
   return d;
 }
 

@@ -77,7 +77,8 @@ struct VllmDefaults {
   int max_num_seqs = 256;
   std::int64_t max_num_batched_tokens = 2048;
   bool chunked_prefill = true;
-  std::string why;  ///< "vLLM 0.10.1 (V1) on a card under 70 GiB: 2048 tokens, 256 sequences"
+  std::string why;       ///< of max_num_batched_tokens: "vLLM 0.10.1 (V1) vllm serve on this card: 2048 tokens ..."
+  std::string why_seqs;  ///< of max_num_seqs
 };
 
 /// Defaults of ctx's version for `cards` at `max_model_len`; `llm_class` for offline LLM() runs,

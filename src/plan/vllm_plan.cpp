@@ -32,7 +32,7 @@ BudgetModel vllm_budget_model(const VllmVersion& version) {
     if (!request.max_num_seqs) {
       s.max_num_seqs = d.max_num_seqs;
       advise(advice, "--max-num-seqs", std::to_string(s.max_num_seqs),
-             fmt::format("{}; the sampler's profiling run scales with it", d.why));
+             fmt::format("{}; the sampler's profiling run scales with it", d.why_seqs));
     }
     if (!request.max_num_batched_tokens) {
       s.max_num_batched_tokens = std::max<std::int64_t>(d.max_num_batched_tokens, s.max_num_seqs);

@@ -35,9 +35,9 @@ Result<VllmVersion> parse_vllm_version(std::string_view text) {
   VllmVersion v;
   v.text = std::string(s);
   const auto plus = s.find('+');
-  const std::string_view local = plus == std::string_view::npos ? std::string_view{} : s.substr(plus + 1);
   const std::string_view release = s.substr(0, plus);
-  v.dcu = lower_contains(local, "das") || lower_contains(local, "dtk");
+  // DCU builds: "0.18.1+das.dtk2604" as pip shows it, "0.18.1das.dtk2604" as vllm.__version__ has it.
+  v.dcu = lower_contains(s, "das") || lower_contains(s, "dtk");
   v.dev = lower_contains(release, "dev") || lower_contains(release, "rc");
   std::vector<int> parts;
   std::size_t i = 0;

@@ -50,6 +50,9 @@ TEST(PlanVllmVersion, UpstreamDevAndDcuBuilds) {
   const auto dcu = version("0.18.1+das.dtk2604");  // seed 000's BW1000 environment
   EXPECT_EQ(dcu.upstream(), "0.18.1");
   EXPECT_TRUE(dcu.dcu);
+  const auto probed = version("0.18.1das.dtk2604");  // vllm.__version__ on that host, as the stack probe reads it
+  EXPECT_EQ(probed.upstream(), "0.18.1");
+  EXPECT_TRUE(probed.dcu);
   EXPECT_EQ(version("v0.7.2").upstream(), "0.7.2");
   EXPECT_EQ(version("0.10.1.1").upstream(), "0.10.1");
   const auto dev = version("0.6.3.dev114+g4f95ffee");
