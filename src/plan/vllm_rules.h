@@ -37,7 +37,7 @@ enum class RuleField {
   v0_formula,
   v1_formula,
   v0_chunked_tokens,     ///< V0's max-num-batched-tokens with chunked prefill and no flag
-  v0_auto_chunk_above,   ///< V0 turns chunked prefill on above this max-model-len (CUDA; 0: never)
+  v0_auto_chunk_above,   ///< V0 turns chunked prefill on above this max-model-len (0: never)
   v1_big_gpu_by_memory,  ///< 1: large defaults on >= 70 GiB cards other than A100; 0: by name (H100/H200)
   v1_big_gpu_seqs,       ///< max-num-seqs default on those cards
   sampler,               ///< SamplerKind the profiling run uses when the log does not say
