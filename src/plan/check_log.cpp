@@ -229,8 +229,7 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   std::vector<Advice> advice;
   auto settings = resolve_settings(m, cards, request, advice);
   if (!settings)
-    return Error{
-        fmt::format("{} (run {}, lines {}-{})", settings.error().message, c.index, run.first_line, run.last_line)};
+    return Error{fmt::format("{} (the run of lines {}-{})", settings.error().message, run.first_line, run.last_line)};
   c.settings = *settings;
   if (o.weights_from_log || !weights) {
     if (!run.figures.weights)
