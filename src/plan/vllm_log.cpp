@@ -6,6 +6,7 @@
 #include <array>
 
 #include "plan/cards.h"
+#include "plan/names.h"
 #include "plan/vllm_log_text.h"
 #include "util/files.h"
 
@@ -259,22 +260,18 @@ void read_figures(std::string_view line, Taker& t) {
       t.gib(f.total, logtext::number_at(line, slash + 1), "total memory");
 }
 
+constexpr Name<VllmLogFormat> kFormatNames[] = {
+    {VllmLogFormat::unknown, "unknown"},
+    {VllmLogFormat::v0_blocks, "V0, # GPU blocks only (0.6.3 and before)"},
+    {VllmLogFormat::v0_torch_peak, "V0, 'Memory profiling results' (0.6.4)"},
+    {VllmLogFormat::v0_snapshot, "V0, 'model weights take ...' (0.6.5 and later)"},
+    {VllmLogFormat::v1, "V1, 'Available KV cache memory'"},
+};
+
 }  // namespace
 
 std::string_view to_string(VllmLogFormat format) {
-  switch (format) {
-    case VllmLogFormat::unknown:
-      return "unknown";
-    case VllmLogFormat::v0_blocks:
-      return "V0, # GPU blocks only (0.6.3 and before)";
-    case VllmLogFormat::v0_torch_peak:
-      return "V0, 'Memory profiling results' (0.6.4)";
-    case VllmLogFormat::v0_snapshot:
-      return "V0, 'model weights take ...' (0.6.5 and later)";
-    case VllmLogFormat::v1:
-      return "V1, 'Available KV cache memory'";
-  }
-  return "?";
+  return name_of(kFormatNames, format, "?");
 }
 
 Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
