@@ -8,6 +8,7 @@
 #include "cli/load.h"
 #include "cli/plan.h"
 #include "cli/port.h"
+#include "cli/telemetry.h"
 
 namespace dcukit::cli {
 namespace {
@@ -27,6 +28,7 @@ int run_app(int argc, char** argv) {
   setup_plan(app, runner);
   setup_load(app, runner);
   setup_port(app, runner);
+  setup_telemetry(app, runner);
   auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");
