@@ -329,7 +329,7 @@ Result<LogCheck> check_log(const std::string& path, const CheckLogOptions& o) {
       cards = *named;
     } else {
       cards.name = run.settings.rocm ? "AMD GPU of the log" : "GPU of the log";
-      cards.vendor = run.settings.rocm ? Vendor::amd : Vendor::nvidia;
+      cards.vendor = run.settings.rocm ? core::Vendor::amd : core::Vendor::nvidia;
       cards.count = gpus;
     }
     if (o.gpu_memory) {

@@ -7,14 +7,14 @@
 #include <cmath>
 
 #include "core/units.h"
-#include "plan/names.h"
+#include "util/names.h"
 
 namespace dcukit::plan {
 namespace {
 
 using core::kGiB;  // bytes; the arithmetic below is in double
 
-constexpr Name<VllmPlatform> kPlatformNames[] = {
+constexpr util::Name<VllmPlatform> kPlatformNames[] = {
     {VllmPlatform::cuda, "CUDA"},
     {VllmPlatform::rocm_cdna, "ROCm (Instinct)"},
     {VllmPlatform::rocm_rdna, "ROCm (Radeon)"},
@@ -87,12 +87,12 @@ double forward_width(const ModelConfig& m, int tp) {
 }  // namespace
 
 std::string_view to_string(VllmPlatform platform) {
-  return name_of(kPlatformNames, platform, "?");
+  return util::name_of(kPlatformNames, platform, "?");
 }
 
 VllmPlatform platform_of(const Cards& cards, bool rocm_hint, bool navi_hint) {
   if (cards.dcu()) return VllmPlatform::dcu;
-  if (cards.vendor == Vendor::amd || rocm_hint) {
+  if (cards.vendor == core::Vendor::amd || rocm_hint) {
     // Every Instinct card has 64 GB or more; an AMD card reporting under 60 GiB is a Radeon.
     const bool small = cards.total_bytes > 0 && static_cast<double>(cards.total_bytes) < 60.0 * kGiB;
     if (navi_hint || small || contains_ci(cards.name, "radeon") || contains_ci(cards.name, "w7900"))

@@ -6,9 +6,9 @@
 #include <array>
 
 #include "plan/cards.h"
-#include "plan/names.h"
 #include "plan/vllm_log_text.h"
 #include "util/files.h"
+#include "util/names.h"
 
 namespace dcukit::plan {
 namespace {
@@ -260,7 +260,7 @@ void read_figures(std::string_view line, Taker& t) {
       t.gib(f.total, logtext::number_at(line, slash + 1), "total memory");
 }
 
-constexpr Name<VllmLogFormat> kFormatNames[] = {
+constexpr util::Name<VllmLogFormat> kFormatNames[] = {
     {VllmLogFormat::unknown, "unknown"},
     {VllmLogFormat::v0_blocks, "V0, # GPU blocks only (0.6.3 and before)"},
     {VllmLogFormat::v0_torch_peak, "V0, 'Memory profiling results' (0.6.4)"},
@@ -271,7 +271,7 @@ constexpr Name<VllmLogFormat> kFormatNames[] = {
 }  // namespace
 
 std::string_view to_string(VllmLogFormat format) {
-  return name_of(kFormatNames, format, "?");
+  return util::name_of(kFormatNames, format, "?");
 }
 
 Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {

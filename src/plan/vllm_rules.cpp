@@ -1,19 +1,19 @@
 #include "plan/vllm_rules.h"
 
-#include "plan/names.h"
+#include "util/names.h"
 
 namespace dcukit::plan {
 namespace {
 
-constexpr Name<VllmEngine> kEngineNames[] = {{VllmEngine::v0, "V0"}, {VllmEngine::v1, "V1"}};
-constexpr Name<ProfileFormula> kFormulaNames[] = {
+constexpr util::Name<VllmEngine> kEngineNames[] = {{VllmEngine::v0, "V0"}, {VllmEngine::v1, "V1"}};
+constexpr util::Name<ProfileFormula> kFormulaNames[] = {
     {ProfileFormula::free_delta, "free memory before and after profiling"},
     {ProfileFormula::torch_peak, "PyTorch peak + memory outside PyTorch"},
     {ProfileFormula::snapshot, "increase since the start-up snapshot"},
 };
-constexpr Name<SamplerKind> kSamplerNames[] = {{SamplerKind::native_sort, "PyTorch top-k/top-p (sort)"},
-                                               {SamplerKind::flashinfer, "FlashInfer top-k/top-p"}};
-constexpr Name<ConcurrencyRule> kConcurrencyNames[] = {
+constexpr util::Name<SamplerKind> kSamplerNames[] = {{SamplerKind::native_sort, "PyTorch top-k/top-p (sort)"},
+                                                     {SamplerKind::flashinfer, "FlashInfer top-k/top-p"}};
+constexpr util::Name<ConcurrencyRule> kConcurrencyNames[] = {
     {ConcurrencyRule::tokens_over_len, "tokens / max-model-len"},
     {ConcurrencyRule::request_blocks, "blocks / blocks a request needs"},
 };
@@ -141,19 +141,19 @@ void apply(VllmRules& r, const AccountingRule& rule) {
 }  // namespace
 
 std::string_view to_string(VllmEngine engine) {
-  return name_of(kEngineNames, engine, "?");
+  return util::name_of(kEngineNames, engine, "?");
 }
 
 std::string_view to_string(ProfileFormula formula) {
-  return name_of(kFormulaNames, formula, "?");
+  return util::name_of(kFormulaNames, formula, "?");
 }
 
 std::string_view to_string(SamplerKind sampler) {
-  return name_of(kSamplerNames, sampler, "?");
+  return util::name_of(kSamplerNames, sampler, "?");
 }
 
 std::string_view to_string(ConcurrencyRule rule) {
-  return name_of(kConcurrencyNames, rule, "?");
+  return util::name_of(kConcurrencyNames, rule, "?");
 }
 
 const std::vector<AccountingRule>& accounting_rules() {
