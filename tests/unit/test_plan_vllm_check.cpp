@@ -5,8 +5,6 @@
 // so that a log added there without a row here fails.
 #include <gtest/gtest.h>
 
-#include <CLI/CLI.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,11 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
-#include "cli/plan.h"
 #include "core/units.h"
 #include "plan/check_log.h"
 #include "plan/check_log_render.h"
+#include "plan_cli.h"
 #include "tempdir.h"
 
 using namespace dcukit::plan;
@@ -210,34 +207,9 @@ TEST(PlanVllmCheck, ErrorsNameWhatToPass) {
 }
 
 namespace {
-struct CliRun {
-  dcukit::cli::ExitCode code = dcukit::cli::ExitCode::ok;
-  std::string out, err;
-};
-
-/// `dcukit plan ARGS` as the app runs it: a flag CLI11 refuses is bad input.
-CliRun cli(std::vector<std::string> args) {
-  args.insert(args.begin(), {"dcukit", "plan"});
-  CLI::App app;
-  dcukit::cli::Runner runner;
-  dcukit::cli::setup_plan(app, runner);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  CliRun r;
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    r.code = dcukit::cli::ExitCode::bad_input;
-    r.err = e.what();
-    return r;
-  }
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  r.code = runner();
-  std::fflush(stdout);
-  r.out = testing::internal::GetCapturedStdout();
-  r.err = testing::internal::GetCapturedStderr();
-  return r;
+/// `dcukit plan ARGS` as the app runs it.
+testutil::PlanCliRun cli(std::vector<std::string> args) {
+  return testutil::plan_cli(std::move(args));
 }
 
 const std::string kLogs = std::string(DCUKIT_FIXTURES) + "/vllm-logs/";
