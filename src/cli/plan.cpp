@@ -5,15 +5,20 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 
 #include "cli/common.h"
 #include "core/units.h"
 #include "plan/cards.h"
+#include "plan/check_log_render.h"
 #include "plan/emit_vllm.h"
 #include "plan/render.h"
 #include "plan/run.h"
+#include "plan/vllm_version.h"
 
 namespace dcukit::cli {
 namespace {
@@ -29,7 +34,7 @@ struct PlanOptions {
   int max_num_seqs = 0, block_size = 0;
   bool enforce_eager = false, no_enforce_eager = false;
   bool json = false, markdown = false;
-  std::string emit, output;
+  std::string emit, output, vllm_version;
   plan::EmitOptions emit_options;
   plan::Request request;
 };
@@ -54,6 +59,23 @@ CLI::Validator one_of(Parse parse, std::string names) {
       names);
 }
 
+/// A validator for --check-log: a file that exists and can be read; the error names it.
+CLI::Validator readable_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        std::error_code ec;
+        namespace fs = std::filesystem;
+        if (!fs::exists(path, ec)) return fmt::format("{}: no such file; pass a vLLM start-up log", path);
+        if (!fs::is_regular_file(path, ec))
+          return fmt::format("{}: not a regular file; pass a vLLM start-up log", path);
+        std::FILE* f = std::fopen(path.c_str(), "rb");
+        if (f == nullptr) return fmt::format("{}: cannot be read ({})", path, std::strerror(errno));
+        std::fclose(f);
+        return {};
+      },
+      "FILE");
+}
+
 ExitCode run_plan(PlanOptions& o) {
   if (!o.emit.empty() && o.emit != "vllm")
     return fail(ExitCode::bad_input,
@@ -72,6 +94,10 @@ ExitCode run_plan(PlanOptions& o) {
   o.request.command = command_line();
   auto report = plan::run(o.request);
   if (!report) return fail(ExitCode::bad_input, report.error().message);
+  if (report->check) {
+    fmt::print("{}", o.json ? plan::render_json(*report) : plan::render_check_text(*report->check, o.markdown));
+    return report->check->all_within() ? ExitCode::ok : ExitCode::failed;
+  }
   const auto& p = report->plan;
   if (!o.emit.empty()) {
     auto script = plan::emit_vllm(p, o.emit_options);
@@ -105,7 +131,9 @@ void setup_plan(CLI::App& app, Runner& runner) {
                                  "Memory budget, parallelism, context and concurrency for a model on given "
                                  "cards, the vLLM way; writes the launch script");
   auto& r = opts->request;
-  sub->add_option("--model", r.model, "Model directory (with config.json) or a config.json; read locally")->required();
+  sub->add_option("--model", r.model,
+                  "Model directory (with config.json) or a config.json; read locally (required unless --check-log "
+                  "names a log whose model is here)");
   sub->add_option("--gpu", r.gpu, "Plan for these cards from the peak data (BW1000, H100, ...); default: this host's");
   sub->add_option("--count", opts->count, "Cards available (default: all detected; 8 with --gpu)")
       ->check(whole_in(1, plan::kMaxCards));
@@ -151,6 +179,25 @@ void setup_plan(CLI::App& app, Runner& runner) {
                   "Name clients use (default: the directory's)");
   sub->add_option("--host", opts->emit_options.host, "Address vLLM listens on (default 0.0.0.0)");
   sub->add_option("--port", opts->emit_options.port, "Port vLLM listens on (default 8000)")->check(whole_in(1, 65535));
+  sub->add_option("--vllm-version", opts->vllm_version,
+                  "Follow this vLLM version's accounting and defaults, e.g. 0.10.1 or 0.18.1+das.dtk2604 (default: "
+                  "this host's vLLM where its cards are planned, else the newest the data knows)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            auto v = plan::parse_vllm_version(text);
+            return v ? std::string{} : v.error().message;
+          },
+          "X.Y[.Z]"));
+  auto* check_log =
+      sub->add_option("--check-log", r.check_log,
+                      "Hold the plan against a vLLM start-up log: model, settings and version from the log (flags "
+                      "override), line by line; exit 1 where available KV is outside the tolerance")
+          ->check(readable_file());
+  sub->add_flag("--weights-from-log", r.weights_from_log,
+                "With --check-log: take the weights vLLM printed instead of counting them")
+      ->needs(check_log);
+  for (const char* name : {"--count", "--min-concurrency", "--goal", "--emit", "--output"})  // plan-only flags
+    check_log->excludes(sub->get_option(name));
   sub->callback([opts, sub, &runner] {
     auto& a = opts->request.asked;
     opts->request.count = given(sub, "--count", opts->count);
@@ -164,6 +211,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
     if (sub->count("--goal") > 0) a.goal = plan::goal_from_string(opts->goal).value_or(plan::Goal::fewest_cards);
     if (opts->enforce_eager) a.enforce_eager = true;
     if (opts->no_enforce_eager) a.enforce_eager = false;
+    if (sub->count("--vllm-version") > 0) opts->request.vllm_version = opts->vllm_version;
     runner = [opts] { return run_plan(*opts); };
   });
 }

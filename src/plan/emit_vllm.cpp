@@ -110,6 +110,9 @@ Result<std::string> emit_vllm(const Plan& p, const EmitOptions& opt) {
       fmt::format("Launches {} on {} × {} with vLLM. Written by `dcukit plan`.", p.model.name, o->gpus(), c.name));
   s += comment(fmt::format("Plan: {}, --max-model-len {}: {:.1f} full-length requests at once, {} tokens of KV cache.",
                            label(*o), p.settings.max_model_len, o->budget.max_concurrency, o->budget.tokens));
+  if (p.accounting)
+    s += comment(fmt::format("Budgeted the way vLLM {} sizes its KV cache ({}).", p.accounting->version.upstream(),
+                             p.accounting->from));
   if (dcu)
     s += "# The lines follow seed 004's production template (DCU, DTK 26.04) where this plan agrees with it;\n"
          "# each flag's comment below says where it differs and why.\n";

@@ -109,14 +109,20 @@ Budget compute_budget(const ModelConfig& m, const Weights& w, const Cards& cards
   }
   b.one_request_fits = b.max_concurrency >= 1.0;
   // The longest request that fits, in whole blocks, up to the model's own limit.
-  std::int64_t lo = 0, hi = std::max(s.max_model_len, m.max_position_embeddings) / bs;
+  b.longest_fitting_len =
+      longest_fitting_len(b.kv, b.kv_budget, s.block_size, std::max(s.max_model_len, m.max_position_embeddings));
+  return b;
+}
+
+std::int64_t longest_fitting_len(const KvFootprint& kv, double kv_budget, int block_size, std::int64_t limit) {
+  const std::int64_t bs = block_size;
+  std::int64_t lo = 0, hi = limit / bs;
   while (lo < hi) {
     const std::int64_t mid = (lo + hi + 1) / 2;
-    if (b.kv.sequence_bytes(mid * bs, s.block_size) <= b.kv_budget) lo = mid;
+    if (kv.sequence_bytes(mid * bs, block_size) <= kv_budget) lo = mid;
     else hi = mid - 1;
   }
-  b.longest_fitting_len = lo * bs;
-  return b;
+  return lo * bs;
 }
 
 } // namespace dcukit::plan

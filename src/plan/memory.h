@@ -54,6 +54,10 @@ double non_torch_bytes(const Cards& cards, int gpus);
 /// Estimated graph-pool memory (bytes); 0 when enforce_eager.
 double graph_bytes(const Settings& settings);
 
+/// The longest request, in whole blocks and at most `limit` tokens, whose KV fits in `kv_budget`
+/// bytes: what vLLM calls the estimated maximum model length when one request does not fit.
+std::int64_t longest_fitting_len(const KvFootprint& kv, double kv_budget, int block_size, std::int64_t limit);
+
 /// The budget of one GPU of `cards` for `model` at TP × PP with `settings`.
 Budget compute_budget(const ModelConfig& model, const Weights& weights, const Cards& cards, const Settings& settings,
                       int tp, int pp);

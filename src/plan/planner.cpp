@@ -30,11 +30,11 @@ std::string shard_problem(const ModelConfig& m, int tp, int pp) {
 }
 
 std::vector<Option> enumerate(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& s,
-                              const std::vector<KvCacheDtype>& kv_dtypes, int count) {
+                              const std::vector<KvCacheDtype>& kv_dtypes, int count, const BudgetModel& bm) {
   std::vector<Option> out;
   for (const auto& kv : kv_dtypes)
     for (int tp : kTp) {  // every TP is shown; those beyond the cards say so
-      out.push_back(evaluate(m, w, c, s, tp, 1, kv));
+      out.push_back(evaluate(m, w, c, s, tp, 1, kv, bm));
       if (tp > count && out.back().starts())
         out.back().problem = fmt::format("needs {} cards, {} available", tp, count);
     }
@@ -42,7 +42,7 @@ std::vector<Option> enumerate(const ModelConfig& m, const Weights& w, const Card
     for (const auto& kv : kv_dtypes)
       for (int pp : kPp)
         for (int tp : kTp)
-          if (tp * pp <= count) out.push_back(evaluate(m, w, c, s, tp, pp, kv));
+          if (tp * pp <= count) out.push_back(evaluate(m, w, c, s, tp, pp, kv, bm));
   return out;
 }
 
@@ -150,7 +150,8 @@ void recommend(Plan& p, bool kv_asked) {
 
 /// The nearest inputs that start, for a plan where nothing does.
 std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& s,
-                    const std::vector<Option>& tried, const std::vector<KvCacheDtype>& kv_dtypes) {
+                    const std::vector<Option>& tried, const std::vector<KvCacheDtype>& kv_dtypes,
+                    const BudgetModel& bm) {
   std::vector<std::string> ways;
   const Option* longest = nullptr;
   for (const auto& o : tried)
@@ -164,7 +165,7 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
   for (int u = static_cast<int>(std::lround(s.gpu_memory_utilization * 100)) + 1; u <= 95; ++u) {
     Settings more = s;
     more.gpu_memory_utilization = u / 100.0;
-    auto options = enumerate(m, w, c, more, kv_dtypes, c.count);
+    auto options = enumerate(m, w, c, more, kv_dtypes, c.count, bm);
     auto it = std::find_if(options.begin(), options.end(),
                            [&](const Option& o) { return o.starts() && o.gpus() <= c.count; });
     if (it != options.end()) {
@@ -177,7 +178,7 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
     if (count <= c.count) continue;
     Cards more = c;
     more.count = count;
-    auto options = enumerate(m, w, more, s, kv_dtypes, count);
+    auto options = enumerate(m, w, more, s, kv_dtypes, count, bm);
     auto it = std::find_if(options.begin(), options.end(), [](const Option& o) { return o.starts(); });
     if (it != options.end()) {
       const std::string where = c.detected && !c.key.empty() ? fmt::format("--gpu {} --count {}", c.key, count)
@@ -188,7 +189,7 @@ std::string nearest(const ModelConfig& m, const Weights& w, const Cards& c, cons
   }
   const bool fp8_tried = std::any_of(kv_dtypes.begin(), kv_dtypes.end(), [](KvCacheDtype k) { return is_fp8(k); });
   if (c.fp8_kv_cache.effective() == Support::yes && !fp8_tried) {
-    auto options = enumerate(m, w, c, s, {KvCacheDtype::fp8}, c.count);
+    auto options = enumerate(m, w, c, s, {KvCacheDtype::fp8}, c.count, bm);
     auto it = std::find_if(options.begin(), options.end(), [](const Option& o) { return o.starts(); });
     if (it != options.end()) ways.push_back(fmt::format("--kv-cache-dtype fp8 ({})", label(*it)));
   }
@@ -206,8 +207,16 @@ std::string label(const Option& o) {
   return o.pp > 1 ? fmt::format("TP {} × PP {}", o.tp, o.pp) : fmt::format("TP {}", o.tp);
 }
 
+BudgetModel generic_budget_model() {
+  BudgetModel bm;
+  bm.budget = [](const ModelConfig& m, const Weights& w, const Cards& c, const Settings& s, int tp, int pp) {
+    return compute_budget(m, w, c, s, tp, pp);
+  };
+  return bm;
+}
+
 Option evaluate(const ModelConfig& m, const Weights& w, const Cards& c, const Settings& base, int tp, int pp,
-                KvCacheDtype kv_cache_dtype) {
+                KvCacheDtype kv_cache_dtype, const BudgetModel& bm) {
   Option o;
   o.tp = tp;
   o.pp = pp;
@@ -217,7 +226,7 @@ Option evaluate(const ModelConfig& m, const Weights& w, const Cards& c, const Se
   s.kv_cache_dtype = kv_cache_dtype;
   o.problem = shard_problem(m, tp, pp);
   if (!o.problem.empty()) return o;
-  o.budget = compute_budget(m, w, c, s, tp, pp);
+  o.budget = bm.budget(m, w, c, s, tp, pp);
   const auto& b = o.budget;
   if (c.detected && c.free_bytes > 0 && static_cast<double>(c.free_bytes) < b.usable) {
     o.problem = fmt::format(
@@ -242,6 +251,11 @@ Option evaluate(const ModelConfig& m, const Weights& w, const Cards& c, const Se
 }
 
 Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, const Asked& asked) {
+  return make_plan(m, w, c, asked, generic_budget_model());
+}
+
+Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, const Asked& asked,
+                       const BudgetModel& bm) {
   if (c.count < 1 || c.count > kMaxCards)
     return Error{fmt::format("--count {}: pass 1 to {} cards", c.count, kMaxCards)};
   if (asked.min_concurrency < 1)
@@ -257,6 +271,9 @@ Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, c
   p.settings = resolved->settings;
   p.dtype_option = resolved->dtype_option;
   p.warnings = resolved->warnings;
+  p.accounting = bm.vllm;
+  if (bm.defaults)
+    if (auto st = bm.defaults(asked, c, p.settings); !st) return st.error();
   std::vector<KvCacheDtype> kv_dtypes{p.settings.kv_cache_dtype};
   const bool fp8_rows = !asked.kv_cache_dtype && c.fp8_kv_cache.effective() != Support::no;
   if (fp8_rows) kv_dtypes.push_back(KvCacheDtype::fp8);
@@ -267,7 +284,7 @@ Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, c
         "kernel that widens them on the fly (Marlin on NVIDIA); on DCU prefer a "
         "bf16/fp16 or int8/int4 checkpoint{}",
         c.name, c.fp8.source(), c.dcu() ? " (and FP8 weights quantized for CUDA do not carry over: seed 004)" : ""));
-  p.options = enumerate(m, w, c, p.settings, kv_dtypes, c.count);
+  p.options = enumerate(m, w, c, p.settings, kv_dtypes, c.count, bm);
   recommend(p, asked.kv_cache_dtype.has_value());
   if (const Option* o = p.chosen()) {
     p.settings.kv_cache_dtype = o->kv_cache_dtype;  // the script and the tables name the chosen KV dtype
@@ -278,7 +295,7 @@ Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, c
   for (const auto& o : p.options)
     if (o.gpus() <= c.count && o.budget.usable > 0 && (best == nullptr || o.budget.kv_budget > best->budget.kv_budget))
       best = &o;
-  p.nearest = nearest(m, w, c, p.settings, p.options, kv_dtypes);
+  p.nearest = nearest(m, w, c, p.settings, p.options, kv_dtypes, bm);
   p.reason = fmt::format("{} at --max-model-len {} starts on none of the options on {} × {}{}", m.name,
                          p.settings.max_model_len, c.count, c.name,
                          best ? fmt::format(": with {}, {}", label(*best), best->problem) : std::string{});

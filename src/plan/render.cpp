@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.h"
+#include "plan/check_log_render.h"
 #include "plan/flags.h"
 
 namespace dcukit::plan {
@@ -102,6 +103,9 @@ std::string render_summary(const Plan& p) {
                   capability_words("FP8 compute", p.cards.fp8), capability_words("fp8 KV cache", p.cards.fp8_kv_cache));
   if (p.cards.detected && p.cards.free_bytes > 0)
     out += fmt::format("        {} free on the fullest card\n", gib(static_cast<double>(p.cards.free_bytes)));
+  if (p.accounting)
+    out += fmt::format("vllm    {}'s accounting and defaults ({})\n", p.accounting->version.upstream(),
+                       p.accounting->from);
   for (const auto& w : p.warnings) out += fmt::format("warning {}\n", w);
   return out;
 }
@@ -176,10 +180,16 @@ std::string render_text(const Plan& p, bool markdown) {
 }
 
 std::string render_json(const Report& report) {
+  if (report.check) return render_check_json(report.run_info, *report.check);
   const auto& p = report.plan;
   const auto& m = p.model;
   Json j;
   j["run_info"] = Json(core::to_json(report.run_info));
+  if (p.accounting)
+    j["accounting"] = {{"vllm_version", p.accounting->version.upstream()},
+                       {"as_written", p.accounting->version.text},
+                       {"dcu_build", p.accounting->version.dcu},
+                       {"from", p.accounting->from}};
   j["model"] = {{"name", m.name},
                 {"path", m.path},
                 {"architecture", m.architecture},

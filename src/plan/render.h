@@ -18,8 +18,9 @@ core::Table options_table(const Plan& plan);
 core::Table flags_table(const Plan& plan);
 /// Summary, both tables and the verdict as aligned text (markdown = true: Markdown tables).
 std::string render_text(const Plan& plan, bool markdown = false);
-/// The report as a JSON document: run_info first, then everything in the plan (bytes as
-/// integers, ratios as numbers, enums in vLLM's spellings, each setting with its why).
+/// The report as a JSON document: run_info first, then the vLLM accounting followed and
+/// everything in the plan (bytes as integers, ratios as numbers, enums in vLLM's spellings, each
+/// setting with its why); for a checked log, the check (plan/check_log_render.h).
 std::string render_json(const Report& report);
 
 }  // namespace dcukit::plan

@@ -1,7 +1,8 @@
 #pragma once
 // plan's one entry point: from what the user asked (a model directory, cards by name or this
-// host's, engine settings) to a report holding the plan. The CLI parses into a Request and
-// renders the Report; nothing of the pipeline lives in cli/.
+// host's, engine settings, the vLLM version whose accounting to follow) to a report holding the
+// plan, or, given a vLLM start-up log, the plan held against that log line by line. The CLI
+// parses into a Request and renders the Report; nothing of the pipeline lives in cli/.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "core/run_info.h"
 #include "plan/advice.h"
+#include "plan/check_log.h"
 #include "plan/planner.h"
 #include "util/result.h"
 
@@ -32,22 +34,32 @@ struct Request {
   Asked asked;                              ///< the engine settings asked for
   std::string command;                      ///< the command line, recorded in run_info
   std::string python = "python3";           ///< the serving environment's interpreter, for the probe
+  /// The vLLM version whose accounting and defaults to follow; empty: the one the probe finds on
+  /// this host where the cards are detected, else the newest the data knows.
+  std::optional<std::string> vllm_version;
+  /// A vLLM start-up log: check it (model, cards, settings and version from the log, the fields
+  /// above overriding) instead of planning. Empty: plan.
+  std::string check_log;
+  bool weights_from_log = false;  ///< with check_log: vLLM's printed weights instead of plan's count
   /// This host's GPUs; empty: the device registry's. Tests pass fakes.
   std::function<std::vector<device::DetectedDevice>()> detect;
-  /// Asks this host's Python stack (bf16 from the card itself); empty: stack::probe_python with
-  /// `python` and a deadline. Called only for detected cards. Tests pass fakes.
+  /// Asks this host's Python stack (bf16 from the card itself, the vLLM version); empty:
+  /// stack::probe_python with `python` and a deadline. Called only for detected cards. Tests
+  /// pass fakes.
   std::function<Result<stack::PythonStack>()> probe_stack;
 };
 
-/// What plan produced: the report header and the plan.
+/// What plan produced: the report header and the plan, or the check of a log.
 struct Report {
   core::RunInfo run_info;
-  Plan plan;
+  Plan plan;                      ///< the plan; empty when a log was checked
+  std::optional<LogCheck> check;  ///< the log held against the plan, when Request::check_log was set
 };
 
 /// Reads the model, counts its weights, finds the cards (asking this host's own stack where
-/// they are detected) and plans. Every error is bad input and names it; a model that fits
-/// nowhere is a Report whose plan has nothing recommended.
+/// they are detected), chooses the vLLM version whose accounting to follow and plans; or, with
+/// check_log, checks that log. Every error is bad input and names it; a model that fits nowhere
+/// is a Report whose plan has nothing recommended.
 Result<Report> run(const Request& request);
 
 }  // namespace dcukit::plan

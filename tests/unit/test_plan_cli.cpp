@@ -2,49 +2,23 @@
 // parsed, outputs are checked before planning, and the exit codes say what happened.
 #include <gtest/gtest.h>
 
-#include <CLI/CLI.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
-#include "cli/plan.h"
+#include "plan_cli.h"
 #include "tempdir.h"
 
 using dcukit::cli::ExitCode;
 
 namespace {
-struct Run {
-  ExitCode code = ExitCode::ok;
-  std::string out, err;
-};
-
-Run run(std::vector<std::string> args, const std::string& model = "qwen3-32b") {
-  args.insert(args.begin(), {"dcukit", "plan", "--model"});
-  args.insert(args.begin() + 3,
-              model.find('/') == std::string::npos ? std::string(DCUKIT_FIXTURES) + "/models/" + model : model);
-  CLI::App app;
-  dcukit::cli::Runner runner;
-  dcukit::cli::setup_plan(app, runner);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  Run r;
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {  // as the app does: a bad flag value is bad input
-    r.code = ExitCode::bad_input;
-    r.err = e.what();
-    return r;
-  }
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  r.code = runner();
-  std::fflush(stdout);
-  r.out = testing::internal::GetCapturedStdout();
-  r.err = testing::internal::GetCapturedStderr();
-  return r;
+/// `dcukit plan --model MODEL ARGS`; MODEL is a fixture's name or a path.
+testutil::PlanCliRun run(std::vector<std::string> args, const std::string& model = "qwen3-32b") {
+  args.insert(
+      args.begin(),
+      {"--model", model.find('/') == std::string::npos ? std::string(DCUKIT_FIXTURES) + "/models/" + model : model});
+  return testutil::plan_cli(std::move(args));
 }
 }  // namespace
 

@@ -122,7 +122,7 @@ TEST(PlanScript, RunsExactlyTheVllmCommandThePlanSays) {
                                               "--port",
                                               "9000",
                                               "--max-num-batched-tokens",
-                                              "8192",
+                                              "2048",  // vLLM 0.28's default on a card under 70 GiB
                                               "--block-size",
                                               "16"};
   EXPECT_EQ(r.vllm, vllm_args);

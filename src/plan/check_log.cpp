@@ -1,0 +1,375 @@
+#include "plan/check_log.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/units.h"
+#include "plan/vllm_version.h"
+
+namespace dcukit::plan {
+namespace {
+
+using core::kGiB;  // bytes; the arithmetic below is in double
+
+/// The version whose rules a run follows: --vllm-version, else the log's, else the first version
+/// that prints lines of the log's format.
+Result<VllmVersion> run_version(const VllmRun& run, const CheckLogOptions& o, std::string& from) {
+  if (o.vllm_version) {
+    auto v = parse_vllm_version(*o.vllm_version);
+    if (!v) return Error{fmt::format("--vllm-version {}: {}", *o.vllm_version, v.error().message)};
+    from = fmt::format("--vllm-version {}", *o.vllm_version);
+    return v;
+  }
+  std::string skipped;
+  if (!run.settings.version.empty()) {
+    auto v = parse_vllm_version(run.settings.version);
+    if (v) {
+      from = fmt::format("the log (v{})", run.settings.version);
+      return v;
+    }
+    skipped = fmt::format("the log's v{} names no release; ", run.settings.version);
+  }
+  const char* implied = "0.6.5";
+  switch (run.format) {
+    case VllmLogFormat::v0_blocks:
+      implied = "0.6.3";
+      break;
+    case VllmLogFormat::v0_torch_peak:
+      implied = "0.6.4";
+      break;
+    case VllmLogFormat::v0_snapshot:
+      implied = "0.6.5";
+      break;
+    case VllmLogFormat::v1:
+      implied = "0.9.0";
+      break;
+    case VllmLogFormat::unknown:
+      implied = "0.28.0";
+      break;
+  }
+  from =
+      fmt::format("{}inferred from the log's format ({}); pass --vllm-version to say", skipped, to_string(run.format));
+  return parse_vllm_version(implied);
+}
+
+VllmContext run_context(const VllmRun& run, const VllmVersion& version, const Cards& cards) {
+  VllmContext ctx = default_context(vllm_rules(version), cards);
+  ctx.platform = platform_of(cards, run.settings.rocm, run.settings.radeon);
+  if (run.settings.v1)
+    ctx.engine = *run.settings.v1 ? VllmEngine::v1 : VllmEngine::v0;
+  else if (run.format == VllmLogFormat::v1)
+    ctx.engine = VllmEngine::v1;
+  else if (run.format != VllmLogFormat::unknown)
+    ctx.engine = VllmEngine::v0;
+  switch (run.format) {  // the lines printed tell which code measured
+    case VllmLogFormat::v0_blocks:
+      ctx.formula = ProfileFormula::free_delta;
+      break;
+    case VllmLogFormat::v0_torch_peak:
+      ctx.formula = ProfileFormula::torch_peak;
+      break;
+    case VllmLogFormat::v0_snapshot:
+      ctx.formula = ProfileFormula::snapshot;
+      break;
+    default:
+      ctx.formula = ctx.rules.formula(ctx.engine);
+      break;
+  }
+  ctx.sampler = default_sampler(ctx.rules, ctx.engine, ctx.platform);
+  if (ctx.engine == VllmEngine::v1 && run.settings.flashinfer_sampler) {
+    ctx.sampler = *run.settings.flashinfer_sampler ? SamplerKind::flashinfer : SamplerKind::native_sort;
+    ctx.sampler_known = true;
+  }
+  ctx.custom_all_reduce =
+      run.settings.custom_all_reduce.value_or(ctx.platform == VllmPlatform::cuda || ctx.platform == VllmPlatform::dcu);
+  return ctx;
+}
+
+/// The engine flags: the command line first, then the log, then the version's defaults.
+Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, const ModelConfig& m,
+                const CheckLogOptions& o, std::vector<std::string>& notes) {
+  Asked r = o.asked;
+  const auto& s = run.settings;
+  if (!r.gpu_memory_utilization) r.gpu_memory_utilization = s.gpu_memory_utilization.value_or(0.9);
+  if (!r.max_model_len && s.max_model_len) r.max_model_len = s.max_model_len;
+  const auto len = r.max_model_len.value_or(m.max_position_embeddings > 0 ? m.max_position_embeddings : 4096);
+  const auto d = vllm_defaults(ctx, cards, len, s.llm_class, s.chunked_prefill);
+  if (!r.max_num_seqs) r.max_num_seqs = s.max_num_seqs.value_or(d.max_num_seqs);
+  if (!r.max_num_batched_tokens) r.max_num_batched_tokens = s.max_num_batched_tokens.value_or(d.max_num_batched_tokens);
+  if (!o.asked.max_num_seqs && !s.max_num_seqs)
+    notes.push_back(fmt::format("max-num-seqs {}: {}", *r.max_num_seqs, d.why_seqs));
+  if (!o.asked.max_num_batched_tokens && !s.max_num_batched_tokens)
+    notes.push_back(fmt::format("max-num-batched-tokens {}: {}", *r.max_num_batched_tokens, d.why));
+  if (!r.kv_cache_dtype && s.kv_cache_dtype) r.kv_cache_dtype = *s.kv_cache_dtype;
+  if (!r.block_size) r.block_size = s.block_size.value_or(16);
+  if (!r.enforce_eager) r.enforce_eager = s.enforce_eager.value_or(false);
+  if (!r.dtype && s.dtype && (*s.dtype == Dtype::float16 || *s.dtype == Dtype::bfloat16)) r.dtype = *s.dtype;
+  return r;
+}
+
+/// vLLM's available KV per GPU: printed, or the bytes of the blocks it printed (one block short at most).
+std::optional<double> vllm_available(const RunCheck& c, bool& derived) {
+  derived = false;
+  const auto& f = c.run.figures;
+  if (f.available_kv) return *f.available_kv * kGiB;
+  if (!f.gpu_blocks) return std::nullopt;
+  derived = true;
+  const auto& lay = c.plan.layout;
+  const double per_token = c.plan.budget.kv.per_token + c.plan.budget.kv.per_window_token;  // all layers
+  const double block = static_cast<double>(c.settings.block_size) * per_token;
+  return static_cast<double>(*f.gpu_blocks) * (lay.groups > 1 ? block / lay.groups : block);
+}
+
+/// Whether plan's block, token and concurrency rules give what vLLM printed from vLLM's own available KV.
+void reproduce(RunCheck& c, const ModelConfig& m, double vllm_avail, bool derived) {
+  const auto& f = c.run.figures;
+  const double half = derived ? 0 : 0.005 * kGiB;  // printed to 0.01 GiB
+  const auto lo = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail - half);
+  const auto hi = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail + half + (derived ? 1 : 0));
+  std::vector<std::string> parts;
+  bool ok = true;
+  if (f.gpu_blocks) {
+    const bool in = *f.gpu_blocks >= lo.blocks && *f.gpu_blocks <= hi.blocks;
+    ok = ok && in;
+    parts.push_back(fmt::format("blocks {} {} [{}, {}]", *f.gpu_blocks, in ? "in" : "outside", lo.blocks, hi.blocks));
+  }
+  if (f.kv_tokens) {
+    const bool in = *f.kv_tokens >= lo.tokens && *f.kv_tokens <= hi.tokens;
+    ok = ok && in;
+    parts.push_back(fmt::format("tokens {} {} [{}, {}]", *f.kv_tokens, in ? "in" : "outside", lo.tokens, hi.tokens));
+  }
+  if (f.max_concurrency) {
+    const bool in = *f.max_concurrency >= std::floor(lo.max_concurrency * 100) / 100 - 0.005 &&
+                    *f.max_concurrency <= std::ceil(hi.max_concurrency * 100) / 100 + 0.005;
+    ok = ok && in;
+    parts.push_back(fmt::format("concurrency {:.2f}x {} [{:.2f}, {:.2f}]", *f.max_concurrency, in ? "in" : "outside",
+                                lo.max_concurrency, hi.max_concurrency));
+  }
+  c.rules_reproduce = ok && !parts.empty();
+  c.rules_detail = parts.empty() ? "vLLM printed no blocks, tokens or concurrency"
+                                 : fmt::format("from vLLM's {:.2f} GiB: {}", vllm_avail / kGiB, fmt::join(parts, "; "));
+}
+
+void name_uncertain_terms(RunCheck& c) {
+  const auto& b = c.plan.budget;
+  struct Term {
+    std::string name;
+    double plan;
+    std::optional<double> vllm;
+    std::string why;
+  };
+  const auto& f = c.run.figures;
+  std::optional<double> activation = f.activation;
+  if (!activation && f.peak_torch && f.weights) activation = *f.peak_torch - *f.weights;
+  std::string act_why = fmt::format(
+      "the larger of the forward pass over {} tokens ({:.2f} GiB) and the sampler over {} "
+      "requests ({:.2f} GiB, {})",
+      c.settings.max_num_batched_tokens, c.plan.forward / kGiB, c.plan.sampler_rows, c.plan.sampler / kGiB,
+      to_string(c.context.sampler));
+  if (c.context.engine == VllmEngine::v1 && !c.context.sampler_known)
+    act_why += "; the log does not say which sampler ran (FlashInfer's needs 14 bytes a logit, PyTorch's 38)";
+  if (c.context.formula == ProfileFormula::free_delta)
+    act_why += "; 0.6.3 and earlier also count what PyTorch's allocator keeps cached, which plan does not model";
+  std::vector<Term> terms{
+      {"activation", b.activation, activation, act_why},
+      {"non-torch", b.non_torch, f.non_torch,
+       fmt::format("plan's {} figure for {}; vLLM measures it (NCCL/RCCL, BLAS workspaces)",
+                   to_string(c.context.platform),
+                   c.tp * c.pp > 1 ? fmt::format("{} GPUs", c.tp * c.pp) : std::string("one GPU"))},
+      {"weights", b.weights, f.weights, "counted from config.json (or read from the log)"},
+      {"graphs", b.graphs, f.graphs_estimate, "estimated CUDA-graph pools"},
+  };
+  const double residual = c.kv_difference / kGiB;  // plan - vLLM
+  std::stable_sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) {
+    const double da = a.vllm ? std::abs(a.plan / kGiB - *a.vllm) : 0,
+                 db = b.vllm ? std::abs(b.plan / kGiB - *b.vllm) : 0;
+    return da > db;
+  });
+  for (const auto& t : terms) {
+    if (t.vllm) {
+      const double d = t.plan / kGiB - *t.vllm;
+      if (std::abs(d) >= 0.05)
+        c.uncertain.push_back(fmt::format("{}: plan {:.2f} GiB, vLLM {:.2f} GiB ({:+.2f}): {}", t.name, t.plan / kGiB,
+                                          *t.vllm, d, t.why));
+    } else if (t.name == "activation" || t.name == "non-torch" || (t.name == "graphs" && t.plan > 0)) {
+      c.uncertain.push_back(
+          fmt::format("{}: plan estimates {:.2f} GiB, vLLM did not print it: {}", t.name, t.plan / kGiB, t.why));
+    }
+  }
+  if (c.uncertain.empty())
+    c.uncertain.push_back(
+        fmt::format("the terms vLLM printed agree; the {:+.2f} GiB left is outside them "
+                    "(the card total, rounding of the printed GiB)",
+                    residual));
+}
+
+}  // namespace
+
+bool LogCheck::all_within() const {
+  return std::all_of(runs.begin(), runs.end(), [](const RunCheck& r) { return !r.checked || r.within; });
+}
+
+int LogCheck::checked() const {
+  return static_cast<int>(std::count_if(runs.begin(), runs.end(), [](const RunCheck& r) { return r.checked; }));
+}
+
+Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Result<Weights>& weights, const Cards& cards,
+                           const CheckLogOptions& o) {
+  RunCheck c;
+  c.run = run;
+  auto version = run_version(run, o, c.version);
+  if (!version) return version.error();
+  c.version = fmt::format("vLLM {} ({})", version->upstream(), c.version);
+  c.context = run_context(run, *version, cards);
+  c.tp = run.settings.tp.value_or(1);
+  c.pp = run.settings.pp.value_or(1);
+  for (const auto& n : run.ignored) c.notes.push_back(n);
+  auto asked = run_asked(run, c.context, cards, m, o, c.notes);
+  auto resolved = resolve_settings(m, cards, asked);
+  if (!resolved)
+    return Error{fmt::format("{} (the run of lines {}-{})", resolved.error().message, run.first_line, run.last_line)};
+  c.settings = resolved->settings;
+  if (o.weights_from_log || !weights) {
+    if (!run.figures.weights)
+      return Error{
+          fmt::format("plan cannot count this model's weights ({}) and the log printed none; put the "
+                      "*.safetensors next to config.json",
+                      weights ? "--weights-from-log" : weights.error().message)};
+    c.context.weights_per_gpu = *run.figures.weights * kGiB;
+    c.notes.push_back(fmt::format("weights: the {:.4f} GiB vLLM printed ({})", *run.figures.weights,
+                                  o.weights_from_log ? "--weights-from-log" : weights.error().message));
+  }
+  const Weights none{};
+  c.plan = vllm_budget(m, weights ? *weights : none, cards, c.settings, c.tp, c.pp, c.context);
+  for (const auto& n : c.plan.notes) c.notes.push_back(n);
+  const auto& b = c.plan.budget;
+  const auto& f = run.figures;
+  std::optional<double> activation = f.activation;
+  if (!activation && f.peak_torch && f.weights) activation = *f.peak_torch - *f.weights;
+  c.lines.push_back({"card total", f.total, static_cast<double>(cards.total_bytes) / kGiB, true, cards.total_source});
+  c.lines.push_back(
+      {"x utilization",
+       f.usable ? f.usable
+                : (f.total ? std::optional<double>(*f.total * c.settings.gpu_memory_utilization) : std::nullopt),
+       b.usable / kGiB, true, fmt::format("{:.2f}", c.settings.gpu_memory_utilization)});
+  c.lines.push_back({"weights", f.weights, b.weights / kGiB, true, ""});
+  c.lines.push_back(
+      {"activation peak", activation, b.activation / kGiB, true,
+       c.plan.forward >= c.plan.sampler ? "forward pass" : fmt::format("sampler, {}", to_string(c.context.sampler))});
+  c.lines.push_back({"non-torch", f.non_torch, b.non_torch / kGiB, true, std::string(to_string(c.context.platform))});
+  c.lines.push_back({"CUDA graphs in the budget", f.graphs_estimate, b.graphs / kGiB, true,
+                     f.graphs_after ? fmt::format("captured after sizing: {:.2f} GiB", *f.graphs_after) : ""});
+  bool derived = false;
+  const auto avail = vllm_available(c, derived);
+  c.lines.push_back({"available KV per GPU", avail ? std::optional<double>(*avail / kGiB) : std::nullopt,
+                     b.kv_budget / kGiB, true,
+                     derived ? "vLLM's from its # GPU blocks"
+                             : (f.available_kv_max && *f.available_kv_max != *f.available_kv
+                                    ? fmt::format("smallest rank; largest {:.2f}", *f.available_kv_max)
+                                    : "")});
+  c.lines.push_back({"KV blocks",
+                     f.gpu_blocks ? std::optional<double>(static_cast<double>(*f.gpu_blocks)) : std::nullopt,
+                     static_cast<double>(b.blocks), false,
+                     c.plan.layout.groups > 1
+                         ? fmt::format("{} groups of {} layers", c.plan.layout.groups, c.plan.layout.layers_per_group)
+                         : ""});
+  std::optional<double> tokens = f.kv_tokens ? std::optional<double>(static_cast<double>(*f.kv_tokens)) : std::nullopt;
+  if (!tokens && f.gpu_blocks && c.context.engine == VllmEngine::v0)
+    tokens = static_cast<double>(*f.gpu_blocks * c.settings.block_size);
+  c.lines.push_back({"KV tokens", tokens, static_cast<double>(b.tokens), false, ""});
+  c.lines.push_back({"max concurrency", f.max_concurrency, b.max_concurrency, false,
+                     fmt::format("{}-token requests", c.settings.max_model_len)});
+  if (avail) {
+    c.checked = true;
+    c.kv_difference = b.kv_budget - *avail;
+    c.kv_tolerance = std::max(kKvTolerance * *avail, kKvToleranceGiB * kGiB);
+    c.within = std::abs(c.kv_difference) <= c.kv_tolerance;
+    reproduce(c, m, *avail, derived);
+    if (!c.within) name_uncertain_terms(c);
+  }
+  return c;
+}
+
+Result<LogCheck> check_log(const std::string& path, const CheckLogOptions& o) {
+  auto log = read_vllm_log(path);
+  if (!log) return log.error();
+  LogCheck out;
+  out.log = path;
+  std::string model_path = o.model.value_or("");
+  if (model_path.empty())
+    for (const auto& r : log->runs)
+      if (!r.settings.model.empty()) {
+        model_path = r.settings.model;
+        break;
+      }
+  std::error_code ec;
+  if (!o.model && model_path.empty())
+    return Error{
+        fmt::format("--check-log {}: the log names no model; plan reads config.json locally: pass --model DIR", path)};
+  if (!o.model && !std::filesystem::exists(model_path, ec))
+    return Error{
+        fmt::format("--check-log {}: the log names the model '{}', which is not a directory here; plan reads "
+                    "config.json locally: pass --model DIR",
+                    path, model_path)};
+  auto model = load_model_config(model_path);
+  if (!model) return model.error();
+  out.model = model->name;
+  int index = 0;
+  for (const auto& run : log->runs) {
+    ++index;
+    if (!run.figures.has_kv_result()) continue;
+    const int gpus = run.settings.tp.value_or(1) * run.settings.pp.value_or(1);
+    Cards cards;
+    if (o.gpu) {
+      auto named = cards_from_name(*o.gpu, gpus);
+      if (!named) return named.error();
+      cards = *named;
+    } else {
+      cards.name = run.settings.rocm ? "AMD GPU of the log" : "GPU of the log";
+      cards.vendor = run.settings.rocm ? core::Vendor::amd : core::Vendor::nvidia;
+      cards.count = gpus;
+    }
+    if (o.gpu_memory) {
+      cards.total_bytes = *o.gpu_memory;
+      cards.total_source = fmt::format("--gpu-memory {}", o.gpu_memory_text);
+    } else if (run.figures.total) {
+      cards.total_bytes = static_cast<std::uint64_t>(std::llround(*run.figures.total * kGiB));
+      cards.total_source = "total_gpu_memory in the log";
+    }
+    if (cards.total_bytes == 0)
+      return Error{
+          fmt::format("--check-log {}: run {} (lines {}-{}) does not print the card's total memory; pass --gpu "
+                      "NAME or --gpu-memory SIZE (what torch.cuda.mem_get_info reports)",
+                      path, index, run.first_line, run.last_line)};
+    ModelConfig m = *model;
+    if (run.settings.quantization == "fp8" &&
+        m.quant == QuantMethod::none) {  // --quantization fp8 on a 16-bit checkpoint
+      m.quant = QuantMethod::fp8;
+      m.quant_bits = 8;
+      m.quant_name = "fp8";
+    }
+    Result<Weights> weights = count_weights(m);
+    if (m.quant != model->quant) {  // count from config.json: the files on disk hold the 16-bit weights
+      Weights w;
+      w.computed = compute_weights(m);
+      w.total_bytes = static_cast<std::uint64_t>(std::llround(w.computed.total()));
+      w.detail = "computed from config.json with the log's --quantization fp8";
+      weights = w;
+    }
+    auto rc = check_run(run, m, weights, cards, o);
+    if (!rc) return Error{fmt::format("--check-log {}: {}", path, rc.error().message)};
+    rc->index = index;
+    out.runs.push_back(std::move(*rc));
+  }
+  if (out.runs.empty())
+    return Error{
+        fmt::format("--check-log {}: no run prints a KV-cache result (available KV cache memory, # GPU blocks "
+                    "or GPU KV cache size); nothing to check",
+                    path)};
+  return out;
+}
+
+}  // namespace dcukit::plan

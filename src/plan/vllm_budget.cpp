@@ -1,0 +1,247 @@
+#include "plan/vllm_budget.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "core/units.h"
+#include "util/names.h"
+
+namespace dcukit::plan {
+namespace {
+
+using core::kGiB;  // bytes; the arithmetic below is in double
+
+constexpr util::Name<VllmPlatform> kPlatformNames[] = {
+    {VllmPlatform::cuda, "CUDA"},
+    {VllmPlatform::rocm_cdna, "ROCm (Instinct)"},
+    {VllmPlatform::rocm_rdna, "ROCm (Radeon)"},
+    {VllmPlatform::dcu, "DCU (DTK)"},
+};
+
+// Memory outside PyTorch, GiB. vLLM measures it; these are the measurements it printed, each
+// named by the log it came from (../shared/vllm-logs unless a URL is given). docs/plan.md lists them.
+constexpr double kCudaBase = 0.10;         // snapshot accounting at TP 1: T4 0.01 (0.7.2), RTX 3090 0.10 (0.6.6),
+                                           // A100 0.26 (phi-4, ~0.6.5), H100 0.13 (vllm-openai:v0.11.0, DEBUG log)
+constexpr double kCudaNccl = 0.10;         // TP 2 on one A100 node without P2P, 0.10.1.1 (dennislee22 7B same-node log)
+constexpr double kCustomAllReduce = 0.35;  // H100 TP 2 with custom all-reduce, 0.11.0: 0.54 - 0.10 - 0.10
+constexpr double kContext = 0.25;          // 0.6.4 counts the CUDA context: RTX 3090 0.35 (vllm-issue10517) - 0.10
+constexpr double kCdnaBase = 2.20;     // MI300X TP 1, 0.6.3 with hipBLASLt: 2.53 GiB beyond weights - 0.35 activation
+                                       // (lhl-mi300x-llama2-7b-tp1; without hipBLASLt 1.7 GiB less, same log)
+constexpr double kRcclPerRank = 0.70;  // MI300X TP 8, 0.6.3: 5.70 - 0.29 activation - 0.46 base, over 7 peers
+constexpr double kRdnaBase = 0.20;     // W7900, 0.6.4.post2: 0.34 and 0.44 with the context (lhl-w7900 logs)
+constexpr double kDcuExtra = 0.50;     // no DCU start-up log is published; seed 004: the DCU runtime takes more
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+bool contains_ci(std::string_view text, std::string_view what) {
+  std::string low;
+  for (char c : text) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return low.find(what) != std::string::npos;
+}
+
+double non_torch_gib(const VllmContext& ctx, int gpus) {
+  double nt = 0;
+  switch (ctx.platform) {
+    case VllmPlatform::cuda:
+    case VllmPlatform::dcu:
+      nt = kCudaBase + (gpus > 1 ? kCudaNccl + (ctx.custom_all_reduce ? kCustomAllReduce : 0) : 0);
+      if (ctx.platform == VllmPlatform::dcu) nt += kDcuExtra;
+      break;
+    case VllmPlatform::rocm_cdna:
+      nt = kCdnaBase + kRcclPerRank * (gpus - 1);
+      break;
+    case VllmPlatform::rocm_rdna:
+      nt = kRdnaBase + kRcclPerRank * (gpus - 1);
+      break;
+  }
+  if (ctx.formula == ProfileFormula::torch_peak) nt += kContext;
+  return nt;
+}
+
+/// The widest point of the profiling forward pass, in elements a token: the residual stream and
+/// the layer input (2h), the layer's output (h), and the widest intermediate of a layer kind.
+double forward_width(const ModelConfig& m, int tp) {
+  const double h = static_cast<double>(m.hidden_size);
+  const bool any_dense =
+      m.moe_layers.empty() || std::any_of(m.moe_layers.begin(), m.moe_layers.end(), [](bool b) { return !b; });
+  double widest = 0;
+  // Dense MLP (LlamaMLP.forward): gate_up (2I) and the activated product (I) live together.
+  if (any_dense && m.intermediate_size > 0)
+    widest = std::max(widest, 3.0 * static_cast<double>(m.intermediate_size) / tp);
+  // fused_moe: intermediate caches of top-k × (2 I_moe, I_moe) and the top-k outputs of h each.
+  if (m.moe())
+    widest = std::max(widest, static_cast<double>(m.experts_per_token) *
+                                  (3.0 * static_cast<double>(m.moe_intermediate_size) / tp + h));
+  // Attention: q, k, v and the attention output on this rank.
+  const double d = static_cast<double>(m.mla ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.head_dim);
+  const double kv = m.mla ? 0 : static_cast<double>(std::max<std::int64_t>(1, m.num_kv_heads / tp));
+  widest = std::max(widest, (2.0 * static_cast<double>(m.num_heads) / tp + 2.0 * kv) * d);
+  return 3.0 * h + widest;
+}
+
+}  // namespace
+
+std::string_view to_string(VllmPlatform platform) {
+  return util::name_of(kPlatformNames, platform, "?");
+}
+
+VllmPlatform platform_of(const Cards& cards, bool rocm_hint, bool navi_hint) {
+  if (cards.dcu()) return VllmPlatform::dcu;
+  if (cards.vendor == core::Vendor::amd || rocm_hint) {
+    // Every Instinct card has 64 GB or more; an AMD card reporting under 60 GiB is a Radeon.
+    const bool small = cards.total_bytes > 0 && static_cast<double>(cards.total_bytes) < 60.0 * kGiB;
+    if (navi_hint || small || contains_ci(cards.name, "radeon") || contains_ci(cards.name, "w7900"))
+      return VllmPlatform::rocm_rdna;
+    return VllmPlatform::rocm_cdna;
+  }
+  return VllmPlatform::cuda;
+}
+
+SamplerKind default_sampler(const VllmRules& rules, VllmEngine engine, VllmPlatform platform) {
+  // V0 always sorts; FlashInfer is CUDA's only (vLLM's TopKTopPSampler runs forward_native elsewhere).
+  if (engine == VllmEngine::v0 || platform != VllmPlatform::cuda) return SamplerKind::native_sort;
+  return rules.sampler;
+}
+
+VllmContext default_context(const VllmRules& rules, const Cards& cards) {
+  VllmContext ctx;
+  ctx.rules = rules;
+  ctx.engine = rules.engine;
+  ctx.formula = rules.formula(rules.engine);
+  ctx.platform = platform_of(cards);
+  ctx.sampler = default_sampler(rules, ctx.engine, ctx.platform);
+  // vLLM 0.6 disables its custom all-reduce on AMD ("not supported on AMD GPUs" in the MI300X logs).
+  ctx.custom_all_reduce = ctx.platform == VllmPlatform::cuda || ctx.platform == VllmPlatform::dcu;
+  return ctx;
+}
+
+KvLayout vllm_kv_layout(const ModelConfig& m, const Settings& s, int tp, int pp, const VllmContext& ctx,
+                        double available) {
+  KvLayout out;
+  const auto kv = kv_footprint(m, s, tp, pp);
+  const std::int64_t full = cdiv(m.count(LayerKind::full_attention), pp);
+  const std::int64_t window = cdiv(m.count(LayerKind::sliding_attention), pp);
+  const double per_layer = full > 0 ? kv.per_token / static_cast<double>(full)
+                                    : (window > 0 ? kv.per_window_token / static_cast<double>(window) : 0);
+  const std::int64_t bs = s.block_size;
+  const double page = static_cast<double>(bs) * per_layer;
+  if (page <= 0 || available <= 0) return out;
+  const std::int64_t len_blocks = cdiv(s.max_model_len, bs);
+  const bool v1 = ctx.engine == VllmEngine::v1;
+  const bool hybrid = v1 && ctx.rules.hybrid_allocator && full > 0 && window > 0;
+  if (!hybrid) {
+    // One pool: every attention layer keeps a page a block (V0 counts window layers in full).
+    const std::int64_t layers = full + window;
+    out.layers_per_group = layers;
+    out.blocks = static_cast<std::int64_t>(std::floor(available / page / static_cast<double>(layers)));
+    out.tokens = out.blocks * bs;
+    if (v1 && ctx.rules.concurrency == ConcurrencyRule::request_blocks) {
+      const std::int64_t per_request =
+          full > 0 ? len_blocks
+                   : cdiv(std::min(m.sliding_window - 1 + s.max_num_batched_tokens, s.max_model_len), bs) + 1;
+      out.max_concurrency = static_cast<double>(out.blocks) / static_cast<double>(per_request);
+    } else {
+      out.max_concurrency = static_cast<double>(out.tokens) / static_cast<double>(s.max_model_len);
+    }
+    return out;
+  }
+  // Hybrid allocator: layers of each kind in groups of equal size share one pool of blocks.
+  const std::int64_t small = std::min(full, window), large = std::max(full, window);
+  const std::int64_t group = static_cast<double>(large) < 1.25 * static_cast<double>(small) ? large : small;
+  const std::int64_t full_groups = cdiv(full, group), window_groups = cdiv(window, group);
+  out.groups = static_cast<int>(full_groups + window_groups);
+  out.layers_per_group = group;
+  out.blocks = static_cast<std::int64_t>(std::floor(available / page / static_cast<double>(group)));
+  out.tokens = out.blocks / out.groups * bs;
+  const std::int64_t window_blocks =
+      cdiv(std::min(m.sliding_window - 1 + s.max_num_batched_tokens, s.max_model_len), bs) + 1;
+  const std::int64_t per_request = full_groups * len_blocks + window_groups * window_blocks;
+  out.max_concurrency = static_cast<double>(out.blocks) / static_cast<double>(per_request);
+  return out;
+}
+
+VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& cards, const Settings& s, int tp, int pp,
+                       const VllmContext& ctx) {
+  VllmBudget out;
+  auto& b = out.budget;
+  const double act_bytes = s.dtype == Dtype::float32 ? 4.0 : 2.0;
+  const double tokens = static_cast<double>(s.max_num_batched_tokens);
+  b.usable = s.gpu_memory_utilization * static_cast<double>(cards.total_bytes);
+  b.weights = ctx.weights_per_gpu ? *ctx.weights_per_gpu : static_cast<double>(w.per_gpu(m, tp, pp));
+  out.forward = tokens * act_bytes * forward_width(m, tp);
+  const std::int64_t seqs = s.max_num_seqs;
+  out.sampler_rows = ctx.engine == VllmEngine::v1 ? std::min<std::int64_t>(seqs, s.max_num_batched_tokens) : seqs;
+  out.sampler =
+      static_cast<double>(out.sampler_rows) * static_cast<double>(m.vocab_size) * sampler_bytes_per_logit(ctx.sampler) +
+      tokens * static_cast<double>(m.hidden_size) * act_bytes;  // the hidden states stay alive
+  b.activation = std::max(out.forward, out.sampler);            // the forward pass's buffers are freed before sampling
+  b.non_torch = non_torch_gib(ctx, tp * pp) * kGiB;
+  const bool rocm = ctx.platform != VllmPlatform::cuda;
+  const bool graphs_profiled = rocm ? ctx.rules.graphs_profiled_rocm : ctx.rules.graphs_profiled_cuda;
+  b.graphs = (!s.enforce_eager && graphs_profiled && ctx.engine == VllmEngine::v1) ? graph_bytes(s) : 0;
+  if (!s.enforce_eager && !graphs_profiled)
+    out.notes.push_back(
+        "CUDA graphs are captured after the KV cache is sized: their memory comes out of the "
+        "(1 - utilization) headroom, not out of the budget");
+  b.kv_budget = b.usable - b.weights - b.activation - b.non_torch - b.graphs;
+  b.kv = kv_footprint(m, s, tp, pp);
+  b.weights_fit = b.kv_budget > 0;
+  if (!b.weights_fit) return out;
+  if (m.hybrid()) {  // linear-attention state per sequence: count whole requests (page unification not modelled)
+    b.max_concurrency = b.kv_budget / b.kv.sequence_bytes(s.max_model_len, s.block_size);
+    b.tokens =
+        static_cast<std::int64_t>(std::floor(b.max_concurrency * static_cast<double>(s.max_model_len) / s.block_size)) *
+        s.block_size;
+    b.blocks = b.tokens / s.block_size;
+    out.notes.push_back(
+        "linear-attention layers: vLLM pads attention pages to the state page; plan counts whole "
+        "requests instead");
+  } else {
+    out.layout = vllm_kv_layout(m, s, tp, pp, ctx, b.kv_budget);
+    b.blocks = out.layout.blocks;
+    b.tokens = out.layout.tokens;
+    b.max_concurrency = out.layout.max_concurrency;
+  }
+  b.one_request_fits = b.max_concurrency >= 1.0;
+  b.longest_fitting_len =
+      longest_fitting_len(b.kv, b.kv_budget, s.block_size, std::max(s.max_model_len, m.max_position_embeddings));
+  return out;
+}
+
+VllmDefaults vllm_defaults(const VllmContext& ctx, const Cards& cards, std::int64_t max_model_len, bool llm_class,
+                           std::optional<bool> chunked) {
+  VllmDefaults d;
+  const auto version = ctx.rules.version.upstream();
+  if (ctx.engine == VllmEngine::v0) {
+    const bool auto_chunk = ctx.rules.v0_auto_chunk_above > 0 && max_model_len > ctx.rules.v0_auto_chunk_above;
+    d.chunked_prefill = chunked.value_or(auto_chunk);
+    d.why_seqs = fmt::format("vLLM {} (V0) default", version);
+    d.max_num_batched_tokens =
+        d.chunked_prefill ? ctx.rules.v0_chunked_tokens : std::max<std::int64_t>(max_model_len, 2048);
+    d.why = d.chunked_prefill
+                ? fmt::format("vLLM {} (V0) with chunked prefill{}: {} tokens a step", version,
+                              chunked ? "" : fmt::format(" (on above {} tokens)", ctx.rules.v0_auto_chunk_above),
+                              d.max_num_batched_tokens)
+                : fmt::format("vLLM {} (V0) without chunked prefill: max(max-model-len, 2048) = {} tokens", version,
+                              d.max_num_batched_tokens);
+    return d;
+  }
+  const double total_gib = static_cast<double>(cards.total_bytes) / kGiB;
+  const bool big = ctx.rules.v1_big_gpu_by_memory ? total_gib >= 70 && !contains_ci(cards.name, "a100")
+                                                  : contains_ci(cards.name, "h100") || contains_ci(cards.name, "h200");
+  d.max_num_seqs = big ? ctx.rules.v1_big_gpu_seqs : 256;
+  d.max_num_batched_tokens = big ? (llm_class ? 16384 : 8192) : (llm_class ? 8192 : 2048);
+  d.why = fmt::format(
+      "vLLM {} (V1) {} on {}: {} tokens and {} sequences a step", version, llm_class ? "LLM()" : "vllm serve",
+      big ? (ctx.rules.v1_big_gpu_by_memory ? "a card of 70 GiB or more (not A100)" : "H100/H200") : "this card",
+      d.max_num_batched_tokens, d.max_num_seqs);
+  d.why_seqs = d.why;
+  return d;
+}
+
+}  // namespace dcukit::plan

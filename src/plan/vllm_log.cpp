@@ -1,0 +1,324 @@
+#include "plan/vllm_log.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "plan/cards.h"
+#include "plan/vllm_log_text.h"
+#include "util/files.h"
+#include "util/names.h"
+
+namespace dcukit::plan {
+namespace {
+
+using logtext::has;
+using logtext::number_after;
+using logtext::setting;
+
+constexpr std::string_view kVerbatimMarker = "# ---- verbatim log lines below ----";
+
+// The ranges a number of a log must lie in to be taken: what vLLM accepts for a setting, and
+// figures up to 1 PiB (GiB) or 10^15 (blocks, tokens, requests).
+constexpr double kMaxGiB = 1024.0 * 1024.0;
+constexpr double kMaxCount = 1e15;
+constexpr double kMaxLen = 1 << 28;
+constexpr double kMaxSeqs = 1 << 20;
+constexpr double kMaxBlock = 1 << 16;
+
+/// A line that begins a log record, a shell command or a note, rather than continuing a line a
+/// terminal wrapped.
+bool starts_record(std::string_view line) {
+  static constexpr std::array<std::string_view, 22> kStarts{
+      "(",       "INFO",        "WARNING",    "ERROR",   "DEBUG", "Namespace(", "$",       "❯",         "#",
+      "-",       "*",           "`",          "Loading", "GPU",   "Memory",     "Maximum", "Available", "model weights",
+      "PyTorch", "the current", "ValueError", "vllm "};
+  const auto first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return true;
+  if (first > 0) return false;  // wrapped continuations of dennislee22's logs keep their indent
+  return std::any_of(kStarts.begin(), kStarts.end(), [&](std::string_view s) { return line.rfind(s, 0) == 0; });
+}
+
+/// Lines of the log part of `text`: the collector's header dropped, wrapped lines joined, records a
+/// copy-paste ran together split again. Each keeps its 1-based number in the file.
+std::vector<std::pair<int, std::string>> log_lines(std::string_view text) {
+  std::vector<std::pair<int, std::string>> out;
+  const auto marker = text.find(kVerbatimMarker);
+  int number = 0;
+  if (marker != std::string_view::npos)
+    number = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(marker), '\n')) + 1;
+  std::string_view rest = marker == std::string_view::npos ? text : text.substr(marker + kVerbatimMarker.size());
+  if (marker != std::string_view::npos) rest = rest.substr(std::min(rest.size(), rest.find('\n') + 1));
+  std::size_t prev_len = 0;
+  while (!rest.empty()) {
+    const auto nl = rest.find('\n');
+    std::string line(rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!out.empty() && prev_len >= 100 && !line.empty() && !starts_record(line)) {
+      out.back().second += line;
+      prev_len = line.size();
+      continue;
+    }
+    prev_len = line.size();
+    // "...backend.  INFO 05-01 16:09:29 model_runner.py..." (several records on one pasted line)
+    for (auto at = line.find("  INFO "); at != std::string::npos; at = line.find("  INFO ")) {
+      out.emplace_back(number, line.substr(0, at));
+      line = line.substr(at + 2);
+    }
+    out.emplace_back(number, line);
+  }
+  return out;
+}
+
+/// A line that starts an engine: the command, the benchmark's Namespace, the engine config.
+bool starts_run(std::string_view line) {
+  return has(line, "vllm serve ") || has(line, "benchmark_throughput.py") || has(line, "Namespace(") ||
+         has(line, "LLM engine (v") || has(line, "vLLM API server version") || has(line, "LLM(model=");
+}
+
+void read_model(std::string_view line, VllmLogSettings& s) {
+  if (auto m = setting(line, "model"); m && !m->empty() && *m != "None") {
+    s.model = *m;
+    return;
+  }
+  const auto at = line.find("vllm serve ");
+  if (at == std::string_view::npos) return;
+  std::string prev = "serve";
+  std::size_t pos = at + 11;
+  while (pos < line.size()) {
+    while (pos < line.size() && line[pos] == ' ') ++pos;
+    const auto end = std::min(line.size(), line.find(' ', pos));
+    const std::string tok(line.substr(pos, end - pos));
+    const bool flag_value = prev.rfind("-", 0) == 0 && prev.find('=') == std::string::npos &&
+                            prev != "--trust-remote-code" && prev != "--enforce-eager" &&
+                            prev != "--enable-prefix-caching" && prev != "--disable-log-stats";
+    if (!tok.empty() && tok[0] != '-' && tok != "\\" && (prev == "serve" || !flag_value)) {
+      s.model = tok;
+      return;
+    }
+    prev = tok;
+    pos = end;
+  }
+}
+
+/// Takes the numbers of one line into a run, each checked against its range first; one out of
+/// range is listed in the run's `ignored` with the line, never cast.
+struct Taker {
+  VllmRun& run;
+  int line;
+
+  /// `v` into `field` when it lies in [lo, hi]; true when taken.
+  template <class T>
+  bool take(std::optional<T>& field, std::optional<double> v, double lo, double hi, std::string_view what) {
+    if (!v) return false;
+    if (!(*v >= lo && *v <= hi)) {
+      run.ignored.push_back(fmt::format("line {}: {} {} is outside {} to {}; not taken", line, what, *v, lo, hi));
+      return false;
+    }
+    field = static_cast<T>(*v);
+    return true;
+  }
+  /// A figure in GiB.
+  bool gib(std::optional<double>& field, std::optional<double> v, std::string_view what) {
+    return take(field, v, 0, kMaxGiB, what);
+  }
+  /// A count of blocks or tokens.
+  bool count(std::optional<std::int64_t>& field, std::optional<double> v, std::string_view what) {
+    return take(field, v, 0, kMaxCount, what);
+  }
+};
+
+void read_settings(std::string_view line, Taker& t) {
+  using logtext::to_bool;
+  using logtext::to_number;
+  auto& s = t.run.settings;
+  if (auto at = line.find("LLM engine (v"); at != std::string_view::npos) {
+    const auto end = line.find(')', at);
+    s.version = std::string(line.substr(at + 13, end == std::string_view::npos ? 0 : end - at - 13));
+    s.v1 = has(line, "V1 LLM engine");
+  }
+  if (auto at = line.find("vLLM API server version "); at != std::string_view::npos)
+    s.version = std::string(line.substr(at + 24, line.find_first_of(" \r", at + 24) - at - 24));
+  if (has(line, "with config:") || has(line, "non-default args") || has(line, "Namespace(") ||
+      has(line, "vllm serve ") || has(line, "benchmark_throughput.py") || has(line, "LLM(model="))
+    read_model(line, s);
+  if (has(line, "benchmark_throughput.py") || has(line, "LLM(model=") || has(line, "Namespace(backend="))
+    s.llm_class = true;  // the offline LLM class: benchmarks and scripts, not `vllm serve`
+  if (auto v = to_number(setting(line, "tensor_parallel_size")))
+    t.take(s.tp, v, 1, kMaxCards, "tensor_parallel_size");
+  else if (auto n = logtext::number_after(line, " -tp "))
+    t.take(s.tp, n, 1, kMaxCards, "-tp");
+  t.take(s.pp, to_number(setting(line, "pipeline_parallel_size")), 1, kMaxCards, "pipeline_parallel_size");
+  if (!has(line, "Memory profiling results"))
+    t.take(s.gpu_memory_utilization, to_number(setting(line, "gpu_memory_utilization")), 0.001, 1,
+           "gpu_memory_utilization");
+  t.take(s.max_model_len, to_number(setting(line, "max_model_len")), 1, kMaxLen, "max_model_len");
+  t.take(s.max_model_len, to_number(setting(line, "max_seq_len")), 1, kMaxLen, "max_seq_len");
+  t.take(s.max_num_seqs, to_number(setting(line, "max_num_seqs")), 1, kMaxSeqs, "max_num_seqs");
+  t.take(s.max_num_batched_tokens, to_number(setting(line, "max_num_batched_tokens")), 1, kMaxLen,
+         "max_num_batched_tokens");
+  if (!has(line, "compilation_config"))
+    t.take(s.block_size, to_number(setting(line, "block_size")), 1, kMaxBlock, "block_size");
+  if (auto v = setting(line, "kv_cache_dtype"); v && *v != "None") {
+    if (auto k = kv_cache_dtype_from_string(*v))
+      s.kv_cache_dtype = *k;
+    else
+      t.run.ignored.push_back(fmt::format("line {}: kv_cache_dtype {} is not one plan budgets; not taken", t.line, *v));
+  }
+  if (auto v = setting(line, "dtype"); v && *v != "None") {
+    const std::string name = v->rfind("torch.", 0) == 0 ? v->substr(6) : *v;
+    if (auto d = dtype_from_string(name))
+      s.dtype = *d;
+    else
+      t.run.ignored.push_back(fmt::format("line {}: dtype {} is not one plan budgets; not taken", t.line, *v));
+  }
+  if (auto v = setting(line, "quantization"); v && *v != "None") s.quantization = *v;
+  if (auto v = to_bool(setting(line, "enforce_eager"))) s.enforce_eager = *v;
+  if (auto v = to_bool(setting(line, "chunked_prefill_enabled"))) s.chunked_prefill = *v;
+  if (auto v = to_bool(setting(line, "enable_chunked_prefill"))) s.chunked_prefill = *v;
+  if (auto v = to_bool(setting(line, "disable_custom_all_reduce")); v && *v) s.custom_all_reduce = false;
+  if (has(line, "Custom allreduce is disabled") || has(line, "custom all-reduce kernel because"))
+    s.custom_all_reduce = false;
+  if (has(line, "Chunked prefill is enabled with max_num_batched_tokens=")) {
+    s.chunked_prefill = true;
+    t.take(s.max_num_batched_tokens, number_after(line, "max_num_batched_tokens="), 1, kMaxLen,
+           "max_num_batched_tokens");
+  }
+  t.take(s.max_model_len, number_after(line, "Using max model len "), 1, kMaxLen, "max model len");
+  if (has(line, "Using FlashInfer for top-p & top-k sampling")) s.flashinfer_sampler = true;
+  if (has(line, "PyTorch-native implementation of top-p & top-k") || has(line, "FlashInfer is not available"))
+    s.flashinfer_sampler = false;
+  if (has(line, "rocm.py") || has(line, "ROCm") || has(line, "on AMD GPUs") || has(line, "hipBLASLt") ||
+      has(line, "HIPBLASLT") || has(line, "NAVI GPUs"))
+    s.rocm = true;
+  if (has(line, "NAVI GPUs")) s.radeon = true;
+}
+
+void keep_min_max(VllmLogFigures& f, double v) {
+  f.available_kv = f.available_kv ? std::min(*f.available_kv, v) : v;
+  f.available_kv_max = f.available_kv_max ? std::max(*f.available_kv_max, v) : v;
+}
+
+void read_figures(std::string_view line, Taker& t) {
+  auto& run = t.run;
+  auto& f = run.figures;
+  std::optional<double> v;
+  if (t.gib(v, number_after(line, "Loading model weights took "), "weights"))
+    f.weights = std::max(f.weights.value_or(0), *v);
+  if (t.gib(v, number_after(line, "Model loading took "), "weights")) f.weights = std::max(f.weights.value_or(0), *v);
+  if (has(line, "Memory profiling results")) {  // 0.6.4: key=value pairs
+    run.format = VllmLogFormat::v0_torch_peak;
+    t.gib(f.total, logtext::to_number(setting(line, "total_gpu_memory")), "total_gpu_memory");
+    t.gib(f.peak_torch, logtext::to_number(setting(line, "peak_torch_memory")), "peak_torch_memory");
+    t.gib(f.non_torch, logtext::to_number(setting(line, "non_torch_memory")), "non_torch_memory");
+    if (t.gib(v, logtext::to_number(setting(line, "kv_cache_size")), "kv_cache_size")) keep_min_max(f, *v);
+    t.take(run.settings.gpu_memory_utilization, logtext::to_number(setting(line, "gpu_memory_utilization")), 0.001, 1,
+           "gpu_memory_utilization");
+  }
+  if (auto total = number_after(line, "total_gpu_memory (")) {  // 0.6.5+: "total (T) x utilization (U) = Y"
+    run.format = VllmLogFormat::v0_snapshot;
+    t.gib(f.total, total, "total_gpu_memory");
+    if (auto u = number_after(line, "gpu_memory_utilization ("))
+      t.take(run.settings.gpu_memory_utilization, u, 0.001, 1, "gpu_memory_utilization");
+    else if (auto x = number_after(line, ") x "))
+      t.take(run.settings.gpu_memory_utilization, x, 0.001, 1, "gpu_memory_utilization");
+    t.gib(f.usable, number_after(line, " = "), "usable memory");
+  }
+  t.gib(f.weights, number_after(line, "model weights take "), "model weights");
+  if (!t.gib(f.non_torch, number_after(line, "non_torch_memory takes "), "non_torch_memory"))
+    t.gib(f.non_torch, number_after(line, "non_torch_memory "), "non_torch_memory");
+  t.gib(f.activation, number_after(line, "activation peak memory takes "), "activation peak");
+  if (t.gib(v, number_after(line, "reserved for KV Cache is "), "KV cache memory")) keep_min_max(f, *v);
+  if (auto a = number_after(line, "Available KV cache memory: ")) {
+    run.format = VllmLogFormat::v1;
+    if (t.gib(v, a, "available KV cache memory")) keep_min_max(f, *v);
+  }
+  if (auto n = number_after(line, "GPU KV cache size: ")) {
+    run.format = VllmLogFormat::v1;
+    t.count(f.kv_tokens, n, "GPU KV cache size");
+  }
+  for (std::string_view m : {"# GPU blocks: ", "# CUDA blocks: ", "GPU blocks: ", "num_gpu_blocks is: "})
+    if (auto n = number_after(line, m)) {
+      t.count(f.gpu_blocks, n, "GPU blocks");
+      if (run.format == VllmLogFormat::unknown) run.format = VllmLogFormat::v0_blocks;
+      break;
+    }
+  if (auto at = line.find("Maximum concurrency for "); at != std::string_view::npos) {
+    if (!run.settings.max_model_len || run.settings_inherited)  // a sweep reruns with another length
+      t.take(run.settings.max_model_len, logtext::number_at(line, at + 24), 1, kMaxLen, "max model len");
+    if (auto per = line.find("per request: ", at); per != std::string_view::npos)
+      t.take(f.max_concurrency, logtext::number_at(line, per + 13), 0, kMaxCount, "maximum concurrency");
+  }
+  if (auto at = line.find("Graph capturing finished"); at != std::string_view::npos)
+    t.gib(f.graphs_after, number_after(line.substr(at), "took "), "graph memory");
+  t.gib(f.graphs_estimate, number_after(line, "Estimated CUDA graph memory: "), "estimated CUDA graph memory");
+  if (auto at = line.find("Free memory on device ("); at != std::string_view::npos)
+    if (auto slash = line.find('/', at); slash != std::string_view::npos)
+      t.gib(f.total, logtext::number_at(line, slash + 1), "total memory");
+}
+
+constexpr util::Name<VllmLogFormat> kFormatNames[] = {
+    {VllmLogFormat::unknown, "unknown"},
+    {VllmLogFormat::v0_blocks, "V0, # GPU blocks only (0.6.3 and before)"},
+    {VllmLogFormat::v0_torch_peak, "V0, 'Memory profiling results' (0.6.4)"},
+    {VllmLogFormat::v0_snapshot, "V0, 'model weights take ...' (0.6.5 and later)"},
+    {VllmLogFormat::v1, "V1, 'Available KV cache memory'"},
+};
+
+}  // namespace
+
+std::string_view to_string(VllmLogFormat format) {
+  return util::name_of(kFormatNames, format, "?");
+}
+
+Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
+  VllmLog log;
+  log.origin = std::string(origin);
+  VllmRun run;
+  bool any = false;
+  auto flush = [&](bool inherit) {
+    if (run.first_line != 0) log.runs.push_back(run);
+    VllmRun next;
+    if (inherit) {  // a rerun of the same command
+      next.settings = run.settings;
+      next.settings_inherited = true;
+    }
+    run = next;
+  };
+  for (const auto& [number, line] : log_lines(text)) {
+    const bool has_figures = run.figures.has_kv_result() || run.figures.weights;
+    if (starts_run(line) && has_figures)
+      flush(false);
+    else if ((has(line, "model weights took") || has(line, "Model loading took")) && run.figures.has_kv_result())
+      flush(true);
+    Taker taker{run, number};
+    read_settings(line, taker);
+    read_figures(line, taker);
+    const auto& st = run.settings;
+    const bool seen = run.figures.has_kv_result() || run.figures.weights || !st.version.empty() || !st.model.empty() ||
+                      st.tp || st.max_model_len;
+    if (seen) {  // the run spans from its first vLLM line to its last
+      if (run.first_line == 0) run.first_line = number;
+      run.last_line = number;
+      any = true;
+    }
+  }
+  flush(false);
+  if (!any)
+    return Error{
+        fmt::format("{}: no vLLM start-up line found (expected lines such as 'Initializing ... LLM engine', "
+                    "'Loading model weights took', '# GPU blocks' or 'GPU KV cache size'); pass a vLLM log",
+                    origin)};
+  return log;
+}
+
+Result<VllmLog> read_vllm_log(const std::filesystem::path& path) {
+  auto text = util::read_file(path.string(), std::size_t{64} << 20);
+  if (!text) return Error{fmt::format("--check-log {}: {}", path.string(), text.error().message)};
+  return parse_vllm_log(*text, path.string());
+}
+
+}  // namespace dcukit::plan

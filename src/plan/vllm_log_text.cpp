@@ -1,0 +1,107 @@
+#include "plan/vllm_log_text.h"
+
+#include <cctype>
+#include <cstdlib>
+
+namespace dcukit::plan::logtext {
+namespace {
+
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+bool is_ident(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+/// The token starting at `pos`: a quoted string, or everything up to , ) } or whitespace.
+std::string token_at(std::string_view s, std::size_t pos) {
+  while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t')) ++pos;
+  if (pos >= s.size()) return {};
+  if (s[pos] == '\'' || s[pos] == '"') {
+    const char q = s[pos];
+    const auto end = s.find(q, pos + 1);
+    return std::string(s.substr(pos + 1, end == std::string_view::npos ? std::string_view::npos : end - pos - 1));
+  }
+  std::size_t end = pos;
+  while (end < s.size() && s[end] != ',' && s[end] != ')' && s[end] != '}' && s[end] != ' ' && s[end] != '\t') ++end;
+  return std::string(s.substr(pos, end - pos));
+}
+
+/// `key` at `at` is a whole name: not the tail of a longer identifier.
+bool starts_name(std::string_view s, std::size_t at) {
+  return at == 0 || !is_ident(s[at - 1]);
+}
+
+std::optional<std::string> option(std::string_view line, const std::string& flag) {
+  for (auto at = line.find(flag); at != std::string_view::npos; at = line.find(flag, at + 1)) {
+    const auto end = at + flag.size();
+    if (at > 0 && line[at - 1] != ' ' && line[at - 1] != '\t') continue;
+    if (end < line.size() && line[end] == '=') return token_at(line, end + 1);
+    if (end < line.size() && line[end] != ' ') continue;
+    std::string value = token_at(line, end);
+    if (value.empty() || value.rfind("-", 0) == 0) return std::string("True");  // a switch
+    return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> number_at(std::string_view s, std::size_t pos) {
+  while (pos < s.size() && (s[pos] == ' ' || s[pos] == '(' || s[pos] == '=' || s[pos] == ':')) ++pos;
+  std::string digits;
+  bool any = false, dot = false;
+  for (; pos < s.size(); ++pos) {
+    const char c = s[pos];
+    if (is_digit(c)) {
+      digits += c;
+      any = true;
+    } else if (c == ',' && any && !dot && pos + 1 < s.size() && is_digit(s[pos + 1])) {
+      continue;  // thousands separator: "412,944"
+    } else if (c == '.' && any && !dot && pos + 1 < s.size() && is_digit(s[pos + 1])) {
+      digits += c;
+      dot = true;
+    } else {
+      break;
+    }
+  }
+  if (!any) return std::nullopt;
+  return std::strtod(digits.c_str(), nullptr);
+}
+
+std::optional<double> number_after(std::string_view line, std::string_view marker) {
+  const auto at = line.find(marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  return number_at(line, at + marker.size());
+}
+
+std::optional<std::string> setting(std::string_view line, std::string_view key) {
+  const std::string k(key);
+  for (const std::string& quoted : {"'" + k + "': ", "\"" + k + "\": "}) {
+    if (auto at = line.find(quoted); at != std::string_view::npos) return token_at(line, at + quoted.size());
+  }
+  for (auto at = line.find(k + "="); at != std::string_view::npos; at = line.find(k + "=", at + 1)) {
+    if (starts_name(line, at) && (at < 2 || line.substr(at - 2, 2) != "--")) return token_at(line, at + k.size() + 1);
+  }
+  std::string dashed = k;
+  for (auto& c : dashed)
+    if (c == '_') c = '-';
+  if (auto v = option(line, "--" + dashed)) return v;
+  if (dashed != k)
+    if (auto v = option(line, "--" + k)) return v;
+  return std::nullopt;
+}
+
+std::optional<bool> to_bool(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  if (*text == "True" || *text == "true" || *text == "1") return true;
+  if (*text == "False" || *text == "false" || *text == "0") return false;
+  return std::nullopt;
+}
+
+std::optional<double> to_number(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  return number_at(*text, 0);
+}
+
+}  // namespace dcukit::plan::logtext

@@ -1,0 +1,34 @@
+#pragma once
+// Small readers for the text of vLLM log lines: a number after a marker (with thousands commas),
+// and a setting in any of the forms vLLM prints or users type (key=V, 'key': V, --key V).
+// Plain string scanning: engine-config lines run to thousands of characters, where std::regex
+// recurses per character.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dcukit::plan::logtext {
+
+/// The number at or after `pos`, skipping spaces, '(', '=' and ':'; "412,944" reads as 412944.
+std::optional<double> number_at(std::string_view s, std::size_t pos);
+
+/// The number right after the first `marker` in `line`.
+std::optional<double> number_after(std::string_view line, std::string_view marker);
+
+/// The value of setting `key` (snake_case) written as key=V, 'key': V, "key": V, --key V, --key=V
+/// or --key-with-dashes V. Quotes are stripped. A bare --key switch reads as "True".
+std::optional<std::string> setting(std::string_view line, std::string_view key);
+
+/// "True"/"true"/"1" → true, "False"/"false"/"0" → false, else empty.
+std::optional<bool> to_bool(const std::optional<std::string>& text);
+
+/// The number in `text`, or empty.
+std::optional<double> to_number(const std::optional<std::string>& text);
+
+/// True when `line` contains `what`.
+inline bool has(std::string_view line, std::string_view what) {
+  return line.find(what) != std::string_view::npos;
+}
+
+}  // namespace dcukit::plan::logtext
