@@ -9,11 +9,13 @@
 #   DCUKIT_HIPCC               the hipcc to use (found on PATH, $ROCM_PATH/bin, /opt/dtk/bin, /opt/rocm/bin)
 
 set(_gpu_src ${PROJECT_SOURCE_DIR}/src)
-set(_gpu_shared_sources ${_gpu_src}/device/cuda/backend.cu ${_gpu_src}/device/cuda/kernels.cu)
+set(_gpu_shared_sources ${_gpu_src}/device/cuda/backend.cu ${_gpu_src}/device/cuda/device.cu
+                        ${_gpu_src}/device/cuda/kernels.cu)
 set(_gpu_headers
   ${_gpu_src}/device/cuda/common.cuh ${_gpu_src}/device/cuda/kernels.cuh ${_gpu_src}/device/cuda/blas.cuh
+  ${_gpu_src}/device/cuda/device.cuh
   ${_gpu_src}/device/hip/vendor.h ${_gpu_src}/device/hip/rocblas_api.h
-  ${_gpu_src}/device/backend.h ${_gpu_src}/device/types.h ${_gpu_src}/util/result.h)
+  ${_gpu_src}/device/backend.h ${_gpu_src}/device/types.h ${_gpu_src}/util/result.h ${_gpu_src}/util/names.h)
 # Export only the factory: the static CUDA runtime and everything else stay private.
 set(_gpu_version_script ${_gpu_src}/device/cuda/exports.map)
 set(DCUKIT_GPU_BACKEND_LIBS "")

@@ -29,4 +29,4 @@ log "quick suite"; /usr/bin/time -f "quick suite wall %e s" timeout 200 $B bench
 log "full suite"; timeout 300 $B bench -q --suite full --json "$OUT/r/h200.json" --markdown "$OUT/r/h200.md" > "$OUT/r/h200.txt" 2>&1; echo "full rc=$?"; cat "$OUT/r/h200.txt"
 log "plan on this host's card"; timeout 60 $B plan --model tests/fixtures/models/qwen3-8b > "$OUT/r/plan.txt" 2>&1; echo "plan rc=$?"; head -30 "$OUT/r/plan.txt"
 tar -czf "$OUT/results.tar.gz" -C "$OUT" r
-log done
+log "done"

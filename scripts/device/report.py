@@ -2,6 +2,10 @@
 """Writes docs/results/h200.md from one device run's files (scripts/device/h200.sh):
 r/h200.json (full suite), r/torch.json (PyTorch, same run), r/mem-<variant>.json, r/env.txt,
 r/selftest.txt. Usage: report.py RESULTS_DIR OUTPUT.md
+
+dcukit's JSON starts with a run_info object (tool, version, command, time, host, the
+environment that changes results) and keeps parameters typed ("n": 8192); reports written
+before that (the header's fields at the top level, "n": "8192") are read too.
 """
 import json
 import os
@@ -11,15 +15,21 @@ d, out_path = sys.argv[1], sys.argv[2]
 bench = json.load(open(os.path.join(d, "h200.json")))
 torch = json.load(open(os.path.join(d, "torch.json"))) if os.path.exists(os.path.join(d, "torch.json")) else None
 env = open(os.path.join(d, "env.txt")).read() if os.path.exists(os.path.join(d, "env.txt")) else ""
+info = bench.get("run_info", bench)  # older reports kept these fields at the top level
 dev = bench["devices"][0]
 res = dev["results"]
 L = []
 w = L.append
 
 
+def same(a, b):
+    """A parameter as the JSON holds it (a number, or text in older reports) against the one asked for."""
+    return a is not None and str(a) == str(b)
+
+
 def find(bm, **params):
     for m in res:
-        if m["benchmark"] == bm and all(m["params"].get(k) == v for k, v in params.items()):
+        if m["benchmark"] == bm and all(same(m["params"].get(k), v) for k, v in params.items()):
             return m
     return None
 
@@ -29,14 +39,16 @@ def pct(m):
 
 
 w(f"# dcukit bench on {dev['name']}\n")
-w(f"Measured {bench['started_at']} with `{bench['command']}` (dcukit {bench['dcukit_version']}, suite {bench['suite']}), "
+w(f"Measured {info['started_at']} with `{info['command']}` (dcukit {info['dcukit_version']}, suite {bench['suite']}), "
   f"in the same device-tool call as the PyTorch figures below. Raw results with every sample: `h200.json` beside this file.\n")
 w("| what | value |\n| --- | --- |")
 w(f"| card | {dev['name']} ({dev['arch']}), {dev['total_memory'] / 2**30:.1f} GiB, {dev['compute_units']} SMs, L2 {dev['l2_cache_bytes'] / 2**20:.0f} MiB |")
 w(f"| bus | {dev['pci_bus_id']}, PCIe gen {dev['pcie_gen'] or 'not in sysfs'} x{dev['pcie_width'] or '-'}, NUMA node {dev['numa_node']} |")
 for k, v in bench["versions"].items():
     w(f"| {k} | {v} |")
-w(f"| host | {bench['host']['cpu']}, {bench['host']['cpus']} CPUs, {bench['host']['os']}, kernel {bench['host']['kernel']} |")
+w(f"| host | {info['host']['cpu']}, {info['host']['cpus']} CPUs, {info['host']['os']}, kernel {info['host']['kernel']} |")
+for k, v in info.get("environment", {}).items():
+    w(f"| environment | `{k}={v}` |")
 if torch:
     w(f"| PyTorch | {torch['torch']} (CUDA {torch['cuda']}) |")
 w("")
@@ -62,7 +74,7 @@ def torch_rate(op, key, **match):
 w("## Targets (issue: foundation)\n")
 w("| target | measured | verdict |\n| --- | --- | --- |")
 for prec, dt in (("bf16", "bfloat16"), ("fp16", "float16")):
-    ours = rate("gemm", precision=prec, n="8192")
+    ours = rate("gemm", precision=prec, n=8192)
     ev = torch_rate("matmul", "events_tflops", dtype=dt, n=8192)
     seed = torch_rate("matmul", "seed_tflops", dtype=dt, n=8192)
     if ours and ev:
@@ -71,7 +83,7 @@ for prec, dt in (("bf16", "bfloat16"), ("fp16", "float16")):
           f"{seed:.1f} (seed's way) | {'met' if ok else 'not met'}: ×{ours / 1e12 / ev:.3f} |")
 BABEL = {"copy": 4.06e12, "triad": 4.37e12}
 for k in ("copy", "triad"):
-    ours = rate("memory", kernel=k, type="fp64", array_bytes=str(4 << 30))
+    ours = rate("memory", kernel=k, type="fp64", array_bytes=4 << 30)
     if ours:
         above = ours > BABEL[k]
         w(f"| {k} fp64 4 GiB above BabelStream 5.0 on this card ({BABEL[k] / 1e12:.2f} TB/s) | {ours / 1e12:.3f} TB/s | "
@@ -79,12 +91,12 @@ for k in ("copy", "triad"):
         w(f"| {k} at least 0.92 × 4.8 = 4.416 TB/s | {ours / 1e12:.3f} TB/s ({ours / 4.8e12 * 100:.1f}% of 4.8) | "
           f"{'met' if ours >= 4.416e12 else 'not met'} |")
 for direction in ("H2D", "D2H"):
-    ours = rate("transfer", direction=direction, memory="pinned", bytes=str(1 << 30))
+    ours = rate("transfer", direction=direction, memory="pinned", bytes=1 << 30)
     if ours:
         link = 63.0e9
         w(f"| {direction} pinned 1 GiB at least 0.85 × PCIe Gen5 x16 (53.55 GB/s) | {ours / 1e9:.2f} GB/s ({ours / link * 100:.1f}%) | "
           f"{'met' if ours >= 0.85 * link else 'not met'} |")
-mc = rate("memory", kernel="d2d_memcpy", type="fp64", array_bytes=str(4 << 30))
+mc = rate("memory", kernel="d2d_memcpy", type="fp64", array_bytes=4 << 30)
 tc = torch_rate("copy_", "events_bytes_per_s", bytes=4 << 30)
 th = torch_rate("h2d_pinned", "events_bytes_per_s", bytes=1 << 30)
 w("")
@@ -115,19 +127,19 @@ if torch:
     dmap = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float32(tf32)": "tf32", "float64": "fp64"}
     for r in torch["results"]:
         if r["op"] == "matmul":
-            m = find("gemm", precision=dmap[r["dtype"]], n=str(r["n"]))
+            m = find("gemm", precision=dmap[r["dtype"]], n=r["n"])
             ours = m["rate"] / 1e12 if m and m["outcome"] == "ok" else None
             ratio = f"{ours / r['events_tflops']:.3f}" if ours else "-"
             w(f"| a @ b | {r['dtype']} | {r['n']} | {r['seed_tflops']:.1f} TFLOPS | {r['events_tflops']:.1f} TFLOPS | "
               f"{(f'{ours:.1f} TFLOPS' if ours else '-')} | {ratio} |")
         elif r["op"] == "copy_":
-            m = find("memory", kernel="d2d_memcpy", type="fp64", array_bytes=str(r["bytes"]))
+            m = find("memory", kernel="d2d_memcpy", type="fp64", array_bytes=r["bytes"])
             ours = m["rate"] / 1e12 if m and m["outcome"] == "ok" else None
             ratio = f"{ours / (r['events_bytes_per_s'] / 1e12):.3f}" if ours else "-"
             w(f"| copy_ (D2D, read+write) | {r['dtype']} | {r['bytes'] >> 30} GiB | {r['seed_bytes_per_s'] / 1e12:.2f} TB/s | "
               f"{r['events_bytes_per_s'] / 1e12:.2f} TB/s | {(f'{ours:.2f} TB/s' if ours else '-')} | {ratio} |")
         elif r["op"] == "h2d_pinned":
-            m = find("transfer", direction="H2D", memory="pinned", bytes=str(r["bytes"]))
+            m = find("transfer", direction="H2D", memory="pinned", bytes=r["bytes"])
             ours = m["rate"] / 1e9 if m and m["outcome"] == "ok" else None
             ratio = f"{ours / (r['events_bytes_per_s'] / 1e9):.3f}" if ours else "-"
             w(f"| copy_ H2D pinned | uint8 | {r['bytes'] >> 30} GiB | {r['seed_bytes_per_s'] / 1e9:.1f} GB/s | "

@@ -23,7 +23,8 @@ Measurement new_case(const std::string& benchmark, const std::string& name) {
   return m;
 }
 
-Measurement failed_case(const std::string& benchmark, const std::string& name, const std::string& reason, Outcome outcome) {
+Measurement failed_case(const std::string& benchmark, const std::string& name, const std::string& reason,
+                        Outcome outcome) {
   Measurement m = new_case(benchmark, name);
   m.outcome = outcome;
   m.reason = reason;
@@ -37,4 +38,4 @@ Measurement mark_failed(Measurement m, const std::string& why) {
   return m;
 }
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

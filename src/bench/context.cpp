@@ -1,6 +1,7 @@
 #include "bench/context.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 
 namespace dcukit::bench {
 
@@ -23,10 +24,19 @@ double Context::peak(const std::string& key, std::string* why) const {
   return f->value;
 }
 
+std::string describe_stop(const util::StopToken& stop) {
+  const int sig = stop.stop_signal();
+  return sig == SIGINT ? "interrupted by SIGINT" : sig == SIGTERM ? "interrupted by SIGTERM" : "interrupted";
+}
+
+std::string Context::stop_reason() const {
+  return stop ? describe_stop(*stop) : "interrupted";
+}
+
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
     reset();
-    m_b = std::exchange(o.m_b, nullptr);
+    m_d = std::exchange(o.m_d, nullptr);
     m_kind = o.m_kind;
     m_p = std::exchange(o.m_p, nullptr);
     m_bytes = std::exchange(o.m_bytes, 0);
@@ -35,67 +45,76 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
 }
 
 void Buffer::reset() noexcept {
-  if (m_b && m_p) m_b->release(m_kind, m_p);
+  if (m_d && m_p) m_d->release(m_kind, m_p);
   m_p = nullptr;
 }
 
-Result<Buffer> allocate(device::Backend& b, device::MemKind kind, std::size_t bytes) {
-  auto p = b.allocate(kind, bytes);
+Result<Buffer> allocate(device::Device& d, device::MemKind kind, std::size_t bytes) {
+  auto p = d.allocate(kind, bytes);
   if (!p) return p.error();
-  return Buffer(&b, kind, *p, bytes);
+  return Buffer(&d, kind, *p, bytes);
 }
 
 namespace {
 
 // Two events that destroy themselves.
 struct EventPair {
-  device::Backend& b;
-  device::EventHandle start = nullptr, end = nullptr;
+  device::Device& d;
+  device::Event start, end;
   ~EventPair() {
-    if (start) b.destroy_event(start);
-    if (end) b.destroy_event(end);
+    if (start.valid()) d.destroy_event(start);
+    if (end.valid()) d.destroy_event(end);
   }
 };
 
-} // namespace
+// Why the timed loop must end before run i of n, or "" to go on.
+std::string cut_short(const Context& ctx, int i, int runs) {
+  if (ctx.stopped()) return fmt::format("{} after {} of {} timed runs", ctx.stop_reason(), i, runs);
+  if (ctx.deadline.expired()) return fmt::format("deadline passed after {} of {} timed runs (--timeout)", i, runs);
+  return {};
+}
 
-Result<std::vector<double>> time_with_events(Context& ctx, int warmup, int runs, const std::function<Status()>& enqueue) {
-  auto& b = ctx.backend;
-  EventPair ev{b};
-  auto s = b.create_event();
+}  // namespace
+
+Result<std::vector<double>> time_with_events(Context& ctx, int warmup, int runs,
+                                             const std::function<Status()>& enqueue) {
+  auto& d = ctx.device;
+  EventPair ev{d, {}, {}};
+  auto s = d.create_event();
   if (!s) return s.error();
   ev.start = *s;
-  auto e = b.create_event();
+  auto e = d.create_event();
   if (!e) return e.error();
   ev.end = *e;
   for (int i = 0; i < warmup; ++i)
     if (auto st = enqueue(); !st) return st.error();
-  if (auto st = b.synchronize(ctx.deadline.remaining()); !st) return st.error();
+  if (auto st = d.synchronize(ctx.deadline.remaining()); !st) return st.error();
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(runs));
   for (int i = 0; i < runs; ++i) {
-    if (ctx.deadline.expired()) return Error{fmt::format("deadline passed after {} of {} timed runs (--timeout)", i, runs)};
-    if (auto st = b.record(ev.start, 0); !st) return st.error();
+    if (auto why = cut_short(ctx, i, runs); !why.empty()) return Error{why};
+    if (auto st = d.record(ev.start, ctx.stream); !st) return st.error();
     if (auto st = enqueue(); !st) return st.error();
-    if (auto st = b.record(ev.end, 0); !st) return st.error();
-    auto ms = b.elapsed_ms(ev.start, ev.end, ctx.deadline.remaining());
+    if (auto st = d.record(ev.end, ctx.stream); !st) return st.error();
+    auto ms = d.elapsed_ms(ev.start, ev.end, ctx.deadline.remaining());
     if (!ms) return ms.error();
     samples.push_back(*ms);
   }
   return samples;
 }
 
-Result<std::vector<double>> time_with_host_clock(Context& ctx, int warmup, int runs, const std::function<Status()>& enqueue) {
-  auto& b = ctx.backend;
+Result<std::vector<double>> time_with_host_clock(Context& ctx, int warmup, int runs,
+                                                 const std::function<Status()>& enqueue) {
+  auto& d = ctx.device;
   for (int i = 0; i < warmup; ++i)
     if (auto st = enqueue(); !st) return st.error();
-  if (auto st = b.synchronize(ctx.deadline.remaining()); !st) return st.error();
+  if (auto st = d.synchronize(ctx.deadline.remaining()); !st) return st.error();
   std::vector<double> samples;
   for (int i = 0; i < runs; ++i) {
-    if (ctx.deadline.expired()) return Error{fmt::format("deadline passed after {} of {} timed runs (--timeout)", i, runs)};
+    if (auto why = cut_short(ctx, i, runs); !why.empty()) return Error{why};
     const auto t0 = steady_clock::now();
     if (auto st = enqueue(); !st) return st.error();
-    if (auto st = b.synchronize(ctx.deadline.remaining()); !st) return st.error();
+    if (auto st = d.synchronize(ctx.deadline.remaining()); !st) return st.error();
     samples.push_back(duration<double, std::milli>(steady_clock::now() - t0).count());
   }
   return samples;
@@ -111,4 +130,4 @@ void finish(Measurement& m, Context& ctx, const std::string& peak_key, double pe
   if (!why.empty()) m.peak_note = why;
 }
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

@@ -18,4 +18,4 @@ void generate(device::Precision p, std::uint64_t seed, std::size_t count, void* 
 /// Reads element `index` of a GEMM output buffer (output format of p) as double.
 double output_value(device::Precision p, const void* data, std::size_t index);
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

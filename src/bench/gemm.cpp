@@ -1,9 +1,10 @@
 // The GEMM benchmark: C = Aᵀ·B, square N, in every precision the device has, through the
 // vendor BLAS; 2·N³ operations per run; sampled outputs checked against a float64 reference.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 
 #include "bench/benchmark.h"
 #include "bench/data.h"
@@ -17,13 +18,14 @@ using device::MemKind;
 using device::Precision;
 
 std::vector<int> default_sizes(const Context& ctx) {
-  if (ctx.backend.name() == "cpu") return {1024, 2048};
+  if (ctx.on_cpu()) return {1024, 2048};
   if (ctx.options.suite == Suite::full) return {2048, 4096, 8192, 12288};
   return {4096, 8192};
 }
 
 std::vector<Precision> default_precisions() {
-  return {Precision::fp16, Precision::bf16, Precision::fp32, Precision::tf32, Precision::fp64, Precision::int8, Precision::fp8};
+  return {Precision::fp16, Precision::bf16, Precision::fp32, Precision::tf32,
+          Precision::fp64, Precision::int8, Precision::fp8};
 }
 
 // Input sets to rotate through so that repeated runs do not read A and B from cache.
@@ -41,32 +43,49 @@ public:
     const auto sizes = ctx.options.gemm_sizes.empty() ? default_sizes(ctx) : ctx.options.gemm_sizes;
     const auto precisions = ctx.options.precisions.empty() ? default_precisions() : ctx.options.precisions;
     for (auto p : precisions)
-      for (int n : sizes) out.push_back(run_case(ctx, p, n));
+      for (int n : sizes) {
+        if (ctx.stopped()) return;
+        out.push_back(run_case(ctx, p, n));
+      }
+  }
+
+  TableSpec table() const override {
+    return {
+        "GEMM (C = A·B, square N, 2·N³ per run)",
+        {text_column("precision", "precision", true), integer_column("N", "n"),
+         time_column("median ms", &core::Summary::median), time_column("min ms", &core::Summary::min),
+         time_column("max ms", &core::Summary::max), rate_column("TFLOPS", 1e12), percent_column(), status_column()},
+        {"TFLOPS at the median time; int8 rows are TOPS. Each row's output was checked against a float64 "
+         "reference."}};
   }
 
 private:
   Measurement run_case(Context& ctx, Precision p, int n) {
     const std::string name = fmt::format("{} N={}", device::to_string(p), n);
-    auto& b = ctx.backend;
-    const std::vector<std::pair<std::string, std::string>> params = {{"precision", std::string(device::to_string(p))}, {"n", std::to_string(n)}};
-    if (auto why = b.gemm_unsupported(p); !why.empty()) return with_params(failed_case("gemm", name, why, Outcome::skipped), params);
+    auto& b = ctx.device;
+    const std::vector<Param> params = {{"precision", device::to_string(p)}, {"n", n}};
+    if (auto why = b.gemm_unsupported(p); !why.empty())
+      return with_params(failed_case("gemm", name, why, Outcome::skipped), params);
     const std::uint64_t elems = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n);
     const std::uint64_t in_bytes = elems * device::input_size(p), out_bytes = elems * device::output_size(p);
-    const int sets = input_sets(2 * in_bytes, ctx.device.info.l2_cache_bytes);
+    const int sets = input_sets(2 * in_bytes, ctx.info.info.l2_cache_bytes);
     const std::uint64_t need = 2 * in_bytes * static_cast<std::uint64_t>(sets) + out_bytes;
     if (auto mem = b.memory_info(); mem && need > mem->free)
-      return with_params(failed_case("gemm", name, fmt::format("N={} needs {} of device memory; the device has {} free: pass smaller --sizes",
-                                                   n, core::format_bytes(need), core::format_bytes(mem->free))), params);
+      return with_params(
+          failed_case("gemm", name,
+                      fmt::format("N={} needs {} of device memory; the device has {} free: pass smaller --sizes", n,
+                                  core::format_bytes(need), core::format_bytes(mem->free))),
+          params);
     Measurement m = new_case("gemm", name);
     m.params = params;
-    m.params.emplace_back("input_sets", std::to_string(sets));
+    m.params.emplace_back("input_sets", sets);
     ctx.say(fmt::format("gemm {} ...", name));
 
     std::vector<Buffer> a(static_cast<std::size_t>(sets)), bm(static_cast<std::size_t>(sets));
     std::vector<char> host(std::max(in_bytes, out_bytes));
     auto upload = [&](Buffer& dst, std::uint64_t seed) -> Status {
       generate(p, seed, elems, host.data());
-      if (auto st = b.copy(dst.get(), host.data(), in_bytes, 0); !st) return st;
+      if (auto st = b.copy(dst.get(), host.data(), in_bytes, ctx.stream); !st) return st;
       return b.synchronize(ctx.deadline.remaining());
     };
     for (int s = 0; s < sets; ++s) {
@@ -81,12 +100,12 @@ private:
     auto c = allocate(b, MemKind::device, out_bytes);
     if (!c) return mark_failed(m, c.error().message);
     std::memset(host.data(), 0xFF, out_bytes);  // poison: NaN in every float format, -1 in int32
-    if (auto st = b.copy(c->get(), host.data(), out_bytes, 0); !st) return mark_failed(m, st.message());
+    if (auto st = b.copy(c->get(), host.data(), out_bytes, ctx.stream); !st) return mark_failed(m, st.message());
 
     int call = 0;
     auto enqueue = [&]() -> Status {
       const auto s = static_cast<std::size_t>(call++ % sets);
-      return b.gemm({p, n, n, n, a[s].get(), bm[s].get(), c->get()});
+      return b.gemm({p, n, n, n, a[s].get(), bm[s].get(), c->get()}, ctx.stream);
     };
     const int runs = ctx.options.iterations > 0 ? ctx.options.iterations : 30;
     const int warmup = ctx.options.warmup > 0 ? ctx.options.warmup : 5;
@@ -95,30 +114,31 @@ private:
     m.samples_ms = std::move(*samples);
 
     const int last = (call - 1) % sets;
-    if (auto st = b.copy(host.data(), c->get(), out_bytes, 0); !st) return mark_failed(m, st.message());
+    if (auto st = b.copy(host.data(), c->get(), out_bytes, ctx.stream); !st) return mark_failed(m, st.message());
     if (auto st = b.synchronize(ctx.deadline.remaining()); !st) return mark_failed(m, st.message());
     const GemmCheck check = check_gemm(p, n, seed_a(last), seed_b(last), host.data());
     m.check = check.summary;
     m.work = 2.0 * static_cast<double>(n) * n * n;
-    m.rate_unit = p == Precision::int8 ? "OP/s" : "FLOP/s";
+    m.rate_unit = p == Precision::int8 ? RateUnit::op_per_s : RateUnit::flop_per_s;
     if (!check.passed) return mark_failed(m, "wrong result: " + check.summary);
     finish(m, ctx, std::string(device::to_string(p)));
     ctx.say(fmt::format("gemm {}: {}", name, core::format_ops(m.rate, p == Precision::int8)));
     return m;
   }
 
-  static Measurement with_params(Measurement m, std::vector<std::pair<std::string, std::string>> params) {
+  static Measurement with_params(Measurement m, std::vector<Param> params) {
     m.params = std::move(params);
     return m;
   }
 
   static std::uint64_t seed_a(int set) { return 1000 + 2 * static_cast<std::uint64_t>(set); }
   static std::uint64_t seed_b(int set) { return 1001 + 2 * static_cast<std::uint64_t>(set); }
-
 };
 
-} // namespace
+}  // namespace
 
-std::unique_ptr<Benchmark> make_gemm_benchmark() { return std::make_unique<GemmBenchmark>(); }
+std::unique_ptr<Benchmark> make_gemm_benchmark() {
+  return std::make_unique<GemmBenchmark>();
+}
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

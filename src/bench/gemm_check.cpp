@@ -1,7 +1,8 @@
 #include "bench/gemm_check.h"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 #include <vector>
 
 #include "bench/data.h"
@@ -13,13 +14,20 @@ using device::Precision;
 
 double gemm_tolerance(Precision p) {
   switch (p) {
-    case Precision::fp64: return 1e-12;
-    case Precision::fp32: return 1e-5;
-    case Precision::tf32: return 4e-3;
-    case Precision::fp16: return 2e-3;
-    case Precision::bf16: return 1e-2;
-    case Precision::fp8: return 1e-3;
-    case Precision::int8: return 0;
+    case Precision::fp64:
+      return 1e-12;
+    case Precision::fp32:
+      return 1e-5;
+    case Precision::tf32:
+      return 4e-3;
+    case Precision::fp16:
+      return 2e-3;
+    case Precision::bf16:
+      return 1e-2;
+    case Precision::fp8:
+      return 1e-3;
+    case Precision::int8:
+      return 0;
   }
   return 0;
 }
@@ -31,7 +39,8 @@ GemmCheck check_gemm(Precision p, int n, std::uint64_t seed_a, std::uint64_t see
   std::vector<std::pair<int, int>> at = {{0, 0}, {n - 1, 0}, {0, n - 1}, {n - 1, n - 1}};
   for (std::uint64_t s = 0; at.size() < 256; ++s) {
     const std::uint64_t h = core::splitmix64(seed_a * 7919 + s);
-    at.emplace_back(static_cast<int>(h % static_cast<std::uint64_t>(n)), static_cast<int>((h >> 32) % static_cast<std::uint64_t>(n)));
+    at.emplace_back(static_cast<int>(h % static_cast<std::uint64_t>(n)),
+                    static_cast<int>((h >> 32) % static_cast<std::uint64_t>(n)));
   }
   const auto un = static_cast<std::uint64_t>(n);
   bool bad = false;
@@ -44,7 +53,8 @@ GemmCheck check_gemm(Precision p, int n, std::uint64_t seed_a, std::uint64_t see
       ref += prod;
       mag += std::fabs(prod);
     }
-    const double got = output_value(p, c, static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(n));
+    const double got =
+        output_value(p, c, static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(n));
     const double err = std::isfinite(got) ? std::fabs(got - ref) / std::max(mag, 1e-300) : INFINITY;
     if (!(err <= r.tolerance) && !bad) {
       bad = true;
@@ -59,4 +69,4 @@ GemmCheck check_gemm(Precision p, int n, std::uint64_t seed_a, std::uint64_t see
   return r;
 }
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

@@ -10,10 +10,10 @@ namespace dcukit::bench {
 
 struct GemmCheck {
   bool passed = false;
-  double max_error = 0;   ///< |c − ref| / Σ|a·b| over the samples (exact match for int8)
+  double max_error = 0;  ///< |c − ref| / Σ|a·b| over the samples (exact match for int8)
   double tolerance = 0;
   int samples = 0;
-  std::string summary;    ///< "max err 3.1e-04 <= 2.0e-03 over 256 elements"
+  std::string summary;  ///< "max err 3.1e-04 <= 2.0e-03 over 256 elements"
 };
 
 /// The tolerance for p, relative to Σ_k |a_ik·b_kj|: covers input rounding (tf32), fp32
@@ -24,4 +24,4 @@ double gemm_tolerance(device::Precision p);
 /// seeds seed_a and seed_b (see data.h). Never-written elements (still poison) fail.
 GemmCheck check_gemm(device::Precision p, int n, std::uint64_t seed_a, std::uint64_t seed_b, const void* c);
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

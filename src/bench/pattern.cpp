@@ -1,8 +1,9 @@
 #include "bench/pattern.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
-#include <fmt/format.h>
 #include <vector>
 
 #include "core/numeric.h"
@@ -11,7 +12,9 @@
 namespace dcukit::bench {
 namespace {
 
-std::uint64_t word(std::uint64_t seed, std::size_t index) { return core::splitmix64(seed ^ (index * 0x9E3779B97F4A7C15ull)); }
+std::uint64_t word(std::uint64_t seed, std::size_t index) {
+  return core::splitmix64(seed ^ (index * 0x9E3779B97F4A7C15ull));
+}
 
 // First mismatching word in [begin, end) of a buffer whose word 0 is word `offset`.
 long long first_mismatch(const std::uint64_t* p, std::size_t offset, std::size_t count, std::uint64_t seed) {
@@ -20,7 +23,7 @@ long long first_mismatch(const std::uint64_t* p, std::size_t offset, std::size_t
   return -1;
 }
 
-} // namespace
+}  // namespace
 
 void fill_pattern(void* dst, std::size_t bytes, std::uint64_t seed) {
   auto* p = static_cast<std::uint64_t*>(dst);
@@ -36,18 +39,19 @@ bool check_host_pattern(const void* data, std::size_t bytes, std::uint64_t seed,
     const long long at = first_mismatch(p + b, b, e - b, seed);
     if (at >= 0) bad = at;
   });
-  summary = bad < 0 ? fmt::format("all {} bytes match", bytes) : fmt::format("host byte {} differs from what was sent", bad * 8);
+  summary = bad < 0 ? fmt::format("all {} bytes match", bytes)
+                    : fmt::format("host byte {} differs from what was sent", bad * 8);
   return bad < 0;
 }
 
-bool check_device_pattern(device::Backend& b, const void* data, std::size_t bytes, std::uint64_t seed,
-                          std::chrono::milliseconds timeout, std::string& summary) {
+bool check_device_pattern(device::Device& b, device::Stream stream, const void* data, std::size_t bytes,
+                          std::uint64_t seed, std::chrono::milliseconds timeout, std::string& summary) {
   const std::size_t words = bytes / 8, chunk = std::min<std::size_t>(words, 8192);
   std::vector<std::uint64_t> host(chunk);
   constexpr int kChunks = 16;
   for (int i = 0; i < kChunks; ++i) {
     const std::size_t start = words <= chunk ? 0 : (words - chunk) * static_cast<std::size_t>(i) / (kChunks - 1);
-    if (auto st = b.copy(host.data(), static_cast<const std::uint64_t*>(data) + start, chunk * 8, 0); !st) {
+    if (auto st = b.copy(host.data(), static_cast<const std::uint64_t*>(data) + start, chunk * 8, stream); !st) {
       summary = st.message();
       return false;
     }
@@ -64,4 +68,4 @@ bool check_device_pattern(device::Backend& b, const void* data, std::size_t byte
   return true;
 }
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

@@ -17,7 +17,7 @@ void fill_pattern(void* dst, std::size_t bytes, std::uint64_t seed);
 bool check_host_pattern(const void* data, std::size_t bytes, std::uint64_t seed, std::string& summary);
 
 /// Reads back 16 chunks of a device buffer and checks them; sets `summary`.
-bool check_device_pattern(device::Backend& b, const void* data, std::size_t bytes, std::uint64_t seed,
-                          std::chrono::milliseconds timeout, std::string& summary);
+bool check_device_pattern(device::Device& b, device::Stream stream, const void* data, std::size_t bytes,
+                          std::uint64_t seed, std::chrono::milliseconds timeout, std::string& summary);
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

@@ -1,4 +1,5 @@
-// The JSON rendering of a bench Report: every sample, the device's properties, the versions.
+// The JSON rendering of a bench Report: the run_info header first, then every sample, the
+// device's properties and the versions. Parameters keep their types: sizes are numbers.
 #include <nlohmann/json.hpp>
 
 #include "bench/render.h"
@@ -6,19 +7,32 @@
 namespace dcukit::bench {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 json summary_json(const core::Summary& s) {
   return {{"count", s.count}, {"mean", s.mean}, {"median", s.median}, {"stddev", s.stddev}, {"min", s.min},
           {"max", s.max},     {"p90", s.p90},   {"p95", s.p95},       {"p99", s.p99}};
 }
 
+json params_json(const std::vector<Param>& params) {
+  json out = json::object();
+  for (const auto& p : params) std::visit([&](const auto& v) { out[p.key] = v; }, p.value);
+  return out;
+}
+
 json measurement_json(const Measurement& m) {
-  json params = json::object();
-  for (const auto& [k, v] : m.params) params[k] = v;
-  json j = {{"benchmark", m.benchmark}, {"name", m.name},         {"params", params},     {"outcome", to_string(m.outcome)},
-            {"reason", m.reason},       {"work", m.work},         {"rate", m.rate},       {"rate_unit", m.rate_unit},
-            {"time_ms", summary_json(m.time_ms)}, {"samples_ms", m.samples_ms}, {"check", m.check}, {"peak_key", m.peak_key}};
+  json j = {{"benchmark", m.benchmark},
+            {"name", m.name},
+            {"params", params_json(m.params)},
+            {"outcome", to_string(m.outcome)},
+            {"reason", m.reason},
+            {"work", m.work},
+            {"rate", m.rate},
+            {"rate_unit", std::string(to_string(m.rate_unit))},
+            {"time_ms", summary_json(m.time_ms)},
+            {"samples_ms", m.samples_ms},
+            {"check", m.check},
+            {"peak_key", m.peak_key}};
   j["peak"] = m.peak ? json(*m.peak) : json(nullptr);
   const auto pct = m.percent_of_peak();
   j["percent_of_peak"] = pct ? json(*pct) : json(nullptr);
@@ -50,26 +64,24 @@ json device_json(const DeviceReport& d) {
           {"results", results}};
 }
 
-} // namespace
+}  // namespace
 
-nlohmann::json to_json(const Report& r) {
+nlohmann::ordered_json to_json(const Report& r) {
   json versions = json::object();
   for (const auto& [k, v] : r.versions) versions[k] = v;
   json devices = json::array();
   for (const auto& d : r.devices) devices.push_back(device_json(d));
-  return {{"tool", "dcukit bench"},
-          {"dcukit_version", r.dcukit_version},
-          {"command", r.command},
-          {"started_at", r.started_at},
-          {"suite", r.suite},
-          {"ok", r.ok()},
-          {"host", {{"hostname", r.host.hostname}, {"os", r.host.os}, {"kernel", r.host.kernel}, {"cpu", r.host.cpu},
-                    {"cpus", r.host.cpus}, {"numa_nodes", r.host.numa_nodes}, {"memory_bytes", r.host.memory_bytes}}},
-          {"backend", r.backend},
-          {"versions", versions},
-          {"notes", r.notes},
-          {"errors", r.errors},
-          {"devices", devices}};
+  json out;
+  out["run_info"] = json(core::to_json(r.run_info));
+  out["suite"] = r.suite;
+  out["ok"] = r.ok();
+  out["interrupted"] = r.interrupted;
+  out["backend"] = std::string(device::to_string(r.backend));
+  out["versions"] = versions;
+  out["notes"] = r.notes;
+  out["errors"] = r.errors;
+  out["devices"] = devices;
+  return out;
 }
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

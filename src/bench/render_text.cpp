@@ -7,7 +7,8 @@
 namespace dcukit::bench {
 
 std::string render_text(const Report& r) {
-  std::string out = fmt::format("dcukit {} bench ({} suite) on {}, backend {}\n", r.dcukit_version, r.suite, r.host.hostname, r.backend);
+  std::string out = fmt::format("dcukit {} bench ({} suite) on {}, backend {}\n", r.run_info.version, r.suite,
+                                r.run_info.host.hostname, device::to_string(r.backend));
   for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
   for (const auto& d : r.devices) {
     out += "\n";
@@ -19,17 +20,20 @@ std::string render_text(const Report& r) {
 }
 
 std::string render_markdown(const Report& r) {
-  std::string out = fmt::format("# dcukit bench: {}\n\n", r.devices.empty() ? r.backend : r.devices.front().info.name);
-  core::Table about{"Run", {{"what", core::Align::left}, {"value", core::Align::left}}};
-  about.add_row({"command", "`" + r.command + "`"});
-  about.add_row({"started", r.started_at});
-  about.add_row({"dcukit", r.dcukit_version});
+  const auto& info = r.run_info;
+  std::string out = fmt::format("# dcukit bench: {}\n\n", r.devices.empty() ? std::string(device::to_string(r.backend))
+                                                                            : r.devices.front().info.name);
+  core::Table about{"Run", {{"what", core::Align::left}, {"value", core::Align::left}}, {}, {}};
+  about.add_row({"command", "`" + info.command + "`"});
+  about.add_row({"started", info.started_at});
+  about.add_row({"dcukit", info.version});
   about.add_row({"suite", r.suite});
-  about.add_row({"backend", r.backend});
-  about.add_row({"host", fmt::format("{}: {}, kernel {}", r.host.hostname, r.host.os, r.host.kernel)});
-  about.add_row({"CPU", fmt::format("{} ({} logical CPUs, {} NUMA node(s), {} memory)", r.host.cpu, r.host.cpus, r.host.numa_nodes,
-                                    core::format_bytes(r.host.memory_bytes))});
+  about.add_row({"backend", std::string(device::to_string(r.backend))});
+  about.add_row({"host", fmt::format("{}: {}, kernel {}", info.host.hostname, info.host.os, info.host.kernel)});
+  about.add_row({"CPU", fmt::format("{} ({} logical CPUs, {} NUMA node(s), {} memory)", info.host.cpu, info.host.cpus,
+                                    info.host.numa_nodes, core::format_bytes(info.host.memory_bytes))});
   for (const auto& [k, v] : r.versions) about.add_row({k, v});
+  for (const auto& [k, v] : info.environment) about.add_row({"environment", fmt::format("`{}={}`", k, v)});
   out += core::render_markdown(about, 2) + "\n";
   for (const auto& n : r.notes) out += "> " + n + "\n\n";
   for (const auto& d : r.devices) {
@@ -45,4 +49,4 @@ std::string render_markdown(const Report& r) {
   return out;
 }
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

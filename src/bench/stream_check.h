@@ -15,12 +15,12 @@ struct ArrayCheck {
 
 /// Reads back chunks spread over `data` (n elements of fp32/fp64) and checks every element
 /// equals `expected` within the type's rounding.
-ArrayCheck check_array(device::Backend& b, device::Precision t, const void* data, std::size_t n, double expected,
-                       std::chrono::milliseconds timeout);
+ArrayCheck check_array(device::Device& b, device::Stream stream, device::Precision t, const void* data, std::size_t n,
+                       double expected, std::chrono::milliseconds timeout);
 
 /// Replays `iterations` rounds of copy, scale, add, triad on the host from BabelStream's
 /// start values, then checks sampled elements of a, b and c, and the last dot product.
-ArrayCheck check_stream(device::Backend& b, device::Precision t, const void* a, const void* bb, const void* c,
-                        std::size_t n, int iterations, double dot, std::chrono::milliseconds timeout);
+ArrayCheck check_stream(device::Device& b, device::Stream stream, device::Precision t, const void* a, const void* bb,
+                        const void* c, std::size_t n, int iterations, double dot, std::chrono::milliseconds timeout);
 
-} // namespace dcukit::bench
+}  // namespace dcukit::bench

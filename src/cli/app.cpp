@@ -9,6 +9,7 @@
 #include "cli/load.h"
 #include "cli/plan.h"
 #include "cli/port.h"
+#include "cli/telemetry.h"
 
 namespace dcukit::cli {
 namespace {
@@ -29,6 +30,7 @@ int run_app(int argc, char** argv) {
   setup_load(app, runner);
   setup_port(app, runner);
   setup_guard(app, runner);
+  setup_telemetry(app, runner);
   auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");

@@ -1,29 +1,30 @@
-// `dcukit load`: a serving benchmark for OpenAI-compatible endpoints, and `dcukit load compare`.
-// Parsing and output files live here; the engine is dcukit::load.
+// `dcukit load` and `dcukit load compare`: the command line, checked as it is parsed (every
+// number has a range; bad input exits 2 before anything is sent), then load::run and the
+// renderers. The engine is dcukit::load.
 #include "cli/load.h"
 
 #include <fmt/core.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <atomic>
-#include <csignal>
+#include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 
+#include "cli/common.h"
+#include "core/run_info.h"
 #include "core/table.h"
-#include "core/units.h"
 #include "load/compare.h"
-#include "load/report.h"
-#include "load/runner.h"
-#include "util/http.h"
+#include "load/render.h"
+#include "load/run.h"
+#include "serving/url.h"
+#include "util/signals.h"
 
 namespace dcukit::cli {
 namespace {
 
 /// The command line of `dcukit load`, as typed.
-struct LoadCliOptions {
+struct LoadArgs {
   std::string url, endpoint = "/v1/completions", model, api_key_env = "OPENAI_API_KEY";
   std::vector<std::string> headers;
   bool insecure = false;
@@ -36,229 +37,299 @@ struct LoadCliOptions {
   std::string extra_body;
   std::size_t num_prompts = 0;
   double duration_s = 0;
-  std::string concurrency, request_rate;
+  std::vector<int> concurrency;
+  std::vector<double> rates;
   double burstiness = 1;
   int max_concurrency = 0;
   int threads = 0;
   std::size_t warmup = 0;
   std::uint64_t seed = 0;
   double wait_ready_s = 0;
+  bool no_trial = false;
   std::string slo, metrics_url, json_path, csv_path;
+  bool metrics_auth = false, save_detailed = false;
+  std::vector<std::string> metadata, percentile_metrics;
+  std::vector<double> metric_percentiles;
   bool quiet = false, markdown = false;
   std::string compare_a, compare_b;
 };
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) {
-  g_interrupted.store(true);
+constexpr const char* kCommand = "load";
+constexpr double kMaxPromptTokensHeld = 2e8;  // token ids held in memory at once (800 MB)
+
+/// A whole number in [lo, hi]: "2.9", "inf", "nan" and "1e3" are refused with the range.
+CLI::Validator whole_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        const bool digits = !text.empty() &&
+                            text.find_first_not_of("0123456789", text[0] == '-' ? 1 : 0) == std::string::npos &&
+                            text != "-";
+        if (!digits) return fmt::format("'{}' is not a whole number", text);
+        errno = 0;
+        const long long v = std::strtoll(text.c_str(), nullptr, 10);
+        if (errno == ERANGE || v < lo || v > hi) return fmt::format("{} is outside {} to {}", text, lo, hi);
+        return {};
+      },
+      fmt::format("INT in [{}, {}]", lo, hi));
 }
 
-Result<std::vector<double>> parse_list(const std::string& text, const char* flag) {
-  std::vector<double> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const auto comma = text.find(',', pos);
-    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (item == "inf") {
-      out.push_back(std::numeric_limits<double>::infinity());
-    } else {
-      auto v = core::parse_number(item);
-      if (!v || *v <= 0)
-        return Error{fmt::format("{} {}: '{}' is not a positive number; pass e.g. {} 1,8,32", flag, text, item, flag)};
-      out.push_back(*v);
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return out;
+/// A request rate: a number in [0.001, 1e6] requests/s, or "inf" (all at once, vLLM's default).
+CLI::Validator rate_in() {
+  const CLI::Validator number = number_in(1e-3, 1e6);
+  return CLI::Validator(
+      [number](std::string& text) -> std::string {
+        if (text == "inf") return {};
+        std::string copy = text;
+        const std::string why = number(copy);
+        return why.empty() ? why : why + " (requests/s; or inf)";
+      },
+      "RATE in [0.001, 1e6] or inf");
+}
+
+bool has_line_break(const std::string& s) {
+  return s.find_first_of("\r\n") != std::string::npos;
 }
 
 Result<load::Slo> parse_slo(const std::string& text) {
+  auto kv = parse_key_values(text, "--slo");
+  if (!kv) return kv.error();
   load::Slo slo;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const auto comma = text.find(',', pos);
-    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    const auto eq = item.find_first_of("=:");
-    auto v = eq == std::string::npos ? Result<double>(Error{""}) : core::parse_number(item.substr(eq + 1));
-    const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
-    if (!v || *v <= 0)
-      return Error{
-          fmt::format("--slo {}: '{}' needs a positive number of ms, e.g. --slo ttft=500,tpot=50", text, item)};
+  for (const auto& [key, value] : *kv) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (end == value.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0 || v > 1e9)
+      return Error{fmt::format("--slo {}: '{}' needs a positive number of ms, e.g. --slo ttft=500,tpot=50", text, key)};
     if (key == "ttft")
-      slo.ttft_ms = *v;
+      slo.ttft_ms = v;
     else if (key == "tpot")
-      slo.tpot_ms = *v;
+      slo.tpot_ms = v;
     else if (key == "e2e" || key == "e2el")
-      slo.e2e_ms = *v;
+      slo.e2e_ms = v;
     else
       return Error{fmt::format("--slo {}: unknown '{}'; the keys are ttft, tpot and e2e", text, key)};
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
   }
   return slo;
 }
 
-Status write_file(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    fmt::print("{}", text);
-    return {};
+/// Turns the command line into the run's request; errors are bad input.
+Result<load::Request> to_request(const LoadArgs& a) {
+  if (a.url.empty()) return Error{"--url is required, e.g. --url http://127.0.0.1:8000"};
+  const std::string scheme = serving::scheme_of(a.url);
+  if (scheme != "http" && scheme != "https")
+    return Error{fmt::format("--url {}: use an http or https URL, e.g. --url http://127.0.0.1:8000",
+                             serving::redact_credentials(a.url))};
+  load::Request q;
+  q.url = a.url;
+  q.endpoint = a.endpoint.empty() || a.endpoint.front() != '/' ? "/" + a.endpoint : a.endpoint;
+  q.model = a.model;
+  for (const auto& h : a.headers) {
+    if (h.find(':') == std::string::npos || has_line_break(h))
+      return Error{fmt::format("--header '{}' needs the form 'Name: value' on one line", h)};
+    q.headers.push_back(h);
   }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) return Error{"cannot write " + path};
-  return {};
-}
-
-/// Turns the command line into the engine's options; errors are bad input.
-Result<load::LoadOptions> to_options(const LoadCliOptions& c) {
-  if (c.url.empty()) return Error{"--url is required, e.g. --url http://127.0.0.1:8000"};
-  load::LoadOptions o;
-  o.base_url = util::url_origin(c.url);
-  o.endpoint = c.endpoint.empty() || c.endpoint.front() != '/' ? "/" + c.endpoint : c.endpoint;
-  o.model = c.model;
-  for (const auto& h : c.headers) {
-    if (h.find(':') == std::string::npos) return Error{fmt::format("--header '{}' needs the form 'Name: value'", h)};
-    o.engine.headers.push_back(h);
+  if (const char* key = std::getenv(a.api_key_env.c_str()); key && *key) {
+    if (has_line_break(key))
+      return Error{
+          fmt::format("the API key in ${} holds a line break (it would add headers to every request); "
+                      "remove it",
+                      a.api_key_env)};
+    q.api_key = key;
   }
-  if (const char* key = std::getenv(c.api_key_env.c_str()); key && *key) {
-    o.engine.headers.push_back(std::string("Authorization: Bearer ") + key);
-  }
-  o.engine.tls.insecure = c.insecure;
-  if (!c.cacert.empty()) {
-    if (!std::ifstream(c.cacert).good())
-      return Error{fmt::format("--cacert {}: no such readable file; pass a PEM file of CA certificates", c.cacert)};
-    o.engine.tls.ca_file = c.cacert;
-  }
-  o.engine.timeout = std::chrono::milliseconds(static_cast<long long>(c.timeout_s * 1000));
-  o.engine.threads = c.threads;
-  o.engine.request.stream = !c.no_stream;
-  o.engine.request.include_usage = !c.no_usage;
-  o.engine.request.continuous_usage = c.continuous_usage;
-  if (c.continuous_usage && c.no_usage) return Error{"--continuous-usage needs usage; drop --no-usage"};
-  o.engine.request.ignore_eos = !c.no_ignore_eos;
-  o.engine.request.min_tokens = c.min_tokens;
-  o.engine.request.temperature = c.temperature;
-  if (!c.extra_body.empty()) {
-    auto j = nlohmann::json::parse(c.extra_body, nullptr, false);
+  q.tls.insecure = a.insecure;
+  q.tls.ca_file = a.cacert;
+  q.timeout = std::chrono::milliseconds(static_cast<long long>(std::llround(a.timeout_s * 1000)));
+  q.threads = a.threads;
+  q.body.stream = !a.no_stream;
+  q.body.include_usage = !a.no_usage;
+  q.body.continuous_usage = a.continuous_usage;
+  if (a.continuous_usage && (a.no_usage || a.no_stream))
+    return Error{"--continuous-usage needs streamed usage; drop --no-usage and --no-stream"};
+  q.body.ignore_eos = !a.no_ignore_eos;
+  q.body.min_tokens = a.min_tokens;
+  q.body.temperature = a.temperature;
+  if (!a.extra_body.empty()) {
+    auto j = nlohmann::json::parse(a.extra_body, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return Error{"--extra-body must be a JSON object, e.g. '{\"top_k\": 1}'"};
-    o.engine.request.extra_body = std::move(j);
+    q.body.extra_body = std::move(j);
   }
-  auto& w = o.workload;
-  if (c.dataset == "random")
-    w.kind = load::DatasetKind::random;
-  else if (c.dataset == "sharegpt")
-    w.kind = load::DatasetKind::sharegpt;
-  else if (c.dataset == "jsonl")
-    w.kind = load::DatasetKind::jsonl;
-  else
-    return Error{"--dataset " + c.dataset + ": use random, sharegpt or jsonl"};
-  if (w.kind != load::DatasetKind::random && c.dataset_path.empty())
-    return Error{"--dataset " + c.dataset + " needs --dataset-path"};
-  w.path = c.dataset_path;
-  w.input_len = c.input_len;
-  w.prefix_len = c.prefix_len;
-  w.output_len = c.output_len >= 0 ? c.output_len : (w.kind == load::DatasetKind::random ? 128 : 0);
-  w.output_len_max = c.output_len_max;
-  if (c.prompt_mode == "text")
-    w.token_ids = false;
-  else if (c.prompt_mode == "ids" || c.prompt_mode == "auto")
-    w.token_ids = true;
-  else
-    return Error{"--prompt " + c.prompt_mode + ": use ids, text or auto"};
-  if (c.prompt_mode == "ids" && c.endpoint.find("chat") != std::string::npos)
-    return Error{"--prompt ids needs /v1/completions; chat takes text"};
-  w.seed = c.seed;
-  o.num_prompts = c.num_prompts;
-  if (o.num_prompts == 0 && c.duration_s <= 0) o.num_prompts = 200;
-  o.duration_s = c.duration_s;
-  if (!c.request_rate.empty()) {
-    auto r = parse_list(c.request_rate, "--request-rate");
-    if (!r) return r.error();
-    o.rates = *r;
-  }
-  auto conc = parse_list(c.concurrency.empty() ? "1" : c.concurrency, "--concurrency");
-  if (!conc) return conc.error();
-  for (double v : *conc) o.concurrencies.push_back(static_cast<int>(v));
-  o.burstiness = c.burstiness;
-  if (c.burstiness <= 0) return Error{"--burstiness must be positive (1 is a Poisson process)"};
-  o.max_concurrency = c.max_concurrency;
-  o.warmup = c.warmup;
-  o.seed = c.seed;
-  o.wait_ready_s = c.wait_ready_s;
-  if (!c.slo.empty()) {
-    auto s = parse_slo(c.slo);
+  auto& w = q.workload;
+  w.kind = *load::dataset_from_string(a.dataset);  // CLI11 checked the name
+  if (w.kind != load::DatasetKind::random && a.dataset_path.empty())
+    return Error{"--dataset " + a.dataset + " needs --dataset-path FILE"};
+  w.path = a.dataset_path;
+  w.input_len = a.input_len;
+  w.prefix_len = a.prefix_len;
+  if (w.prefix_len > w.input_len)
+    return Error{fmt::format("--prefix-len {} is longer than --input-len {}", a.prefix_len, a.input_len)};
+  w.output_len = a.output_len >= 0 ? a.output_len : (w.kind == load::DatasetKind::random ? 128 : 0);
+  if (w.kind == load::DatasetKind::random && w.output_len == 0)
+    return Error{"--output-len 0 keeps a file's lengths; random prompts need a length, e.g. --output-len 128"};
+  w.output_len_max = a.output_len_max;
+  w.seed = a.seed;
+  const bool chat = q.endpoint.find("chat") != std::string::npos;
+  q.prompts = a.prompt_mode == "ids"    ? load::PromptMode::ids
+              : a.prompt_mode == "text" ? load::PromptMode::text
+                                        : load::PromptMode::automatic;
+  if (q.prompts == load::PromptMode::ids && chat) return Error{"--prompt ids needs /v1/completions; chat takes text"};
+  q.num_prompts = a.num_prompts;
+  if (q.num_prompts == 0 && a.duration_s <= 0) q.num_prompts = 200;
+  q.duration_s = a.duration_s;
+  const double held = static_cast<double>(std::max<std::size_t>(q.num_prompts, 1000)) * a.input_len;
+  if (w.kind == load::DatasetKind::random && held > kMaxPromptTokensHeld)
+    return Error{
+        fmt::format("-n {} prompts of --input-len {} would hold {:.0f} million tokens in memory; lower -n "
+                    "or --input-len (at most {:.0f} million)",
+                    q.num_prompts, a.input_len, held / 1e6, kMaxPromptTokensHeld / 1e6)};
+  q.rates = a.rates;
+  q.concurrencies = a.concurrency;
+  q.max_concurrency = a.max_concurrency;
+  if (!a.concurrency.empty() && a.max_concurrency > 0 && a.rates.empty())
+    return Error{
+        "-c runs a closed loop at that concurrency; --max-concurrency caps an open loop (-r). Pass one of "
+        "them (--max-concurrency alone means -r inf, as in vLLM)"};
+  if (!a.concurrency.empty() && !a.rates.empty())
+    return Error{"-c (closed loop) and -r (open loop) exclude each other; cap an open loop with --max-concurrency"};
+  q.burstiness = a.burstiness;
+  q.warmup = a.warmup;
+  q.seed = a.seed;
+  q.wait_ready_s = a.wait_ready_s;
+  q.trial = !a.no_trial;
+  if (!a.slo.empty()) {
+    auto s = parse_slo(a.slo);
     if (!s) return s.error();
-    o.slo = *s;
+    q.slo = *s;
+    if (q.slo.tpot_ms > 0 && a.no_stream)
+      return Error{"--slo tpot needs streamed replies: --no-stream has no time per output token"};
   }
-  o.metrics_url = c.metrics_url;
-  o.progress = !c.quiet && isatty(STDERR_FILENO);
-  return o;
+  q.metrics_url = a.metrics_url;
+  q.metrics_auth = a.metrics_auth;
+  const auto reserved = load::reserved_keys();
+  for (const auto& item : a.metadata) {
+    auto kv = parse_key_values(item, "--metadata");
+    if (!kv) return kv.error();
+    for (const auto& [k, v] : *kv) {
+      if (std::find(reserved.begin(), reserved.end(), k) != reserved.end())
+        return Error{fmt::format("--metadata {}: '{}' is a field of the results; choose another key", item, k)};
+      for (const auto& [k0, v0] : q.metadata)
+        if (k0 == k) return Error{fmt::format("--metadata: '{}' is given twice", k)};
+      q.metadata.emplace_back(k, v);
+    }
+  }
+  q.percentile_metrics = a.percentile_metrics;
+  if (q.percentile_metrics.empty())
+    for (const auto& m : load::kLatencyMetrics) q.percentile_metrics.emplace_back(m.key);
+  q.metric_percentiles = a.metric_percentiles.empty() ? std::vector<double>{90, 95, 99, 99.9} : a.metric_percentiles;
+  q.save_detailed = a.save_detailed;
+  q.run_info = core::collect_run_info("dcukit load", serving::redact_credentials(command_line()));
+  return q;
 }
 
-ExitCode run_load(const LoadCliOptions& c) {
-  auto opts = to_options(c);
-  if (!opts) {
-    fmt::print(stderr, "dcukit load: {}\n", opts.error().message);
+/// Live progress on a terminal; "\033[K" only where the terminal takes escapes.
+void print_progress(const std::string& label, const load::Progress& p) {
+  static const bool plain = std::getenv("NO_COLOR") != nullptr || [] {
+    const char* term = std::getenv("TERM");
+    return term == nullptr || std::string(term) == "dumb";
+  }();
+  const std::string line = fmt::format("{}: {} issued, {} ok, {} failed, {} in flight, {:.1f} s", label, p.issued,
+                                       p.completed, p.failed, p.in_flight, p.elapsed_s);
+  if (plain)
+    fmt::print(stderr, "\r{:<100}", line);
+  else
+    fmt::print(stderr, "\r\033[K{}", line);
+}
+
+/// "6 of 200 requests failed (http_status 6); the first: HTTP 400: ..."
+std::string failure_summary(const load::Report& r) {
+  std::size_t total = 0;
+  std::map<load::ErrorClass, std::size_t> by_class;
+  std::string first;
+  for (const auto& l : r.levels) {
+    total += l.num_prompts;
+    for (const auto& [c, n] : l.errors_by_class) by_class[c] += n;
+    for (const auto& q : l.records.requests)
+      if (!q.ok() && first.empty()) first = q.error_message;
+  }
+  std::string classes;
+  for (const auto& [c, n] : by_class)
+    classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", load::to_string(c), n);
+  return fmt::format("{} of {} requests failed ({}); the first: {}", r.failed_requests(), total, classes, first);
+}
+
+ExitCode run_load(const LoadArgs& a) {
+  auto request = to_request(a);
+  if (!request) {
+    print_error(kCommand, request.error().message);
     return ExitCode::bad_input;
   }
-  g_interrupted.store(false);
-  opts->interrupt = &g_interrupted;
-  // Ctrl-C, or a supervisor's SIGTERM, stops the run and still writes what was measured.
-  auto previous_int = std::signal(SIGINT, on_sigint);
-  auto previous_term = std::signal(SIGTERM, on_sigint);
-  auto report = load::run_load_test(std::move(*opts));
-  std::signal(SIGINT, previous_int);
-  std::signal(SIGTERM, previous_term);
-  if (!report) {
-    fmt::print(stderr, "dcukit load: {}\n", report.error().message);
-    return ExitCode::failed;
+  const OutputFile json_out{"--json", a.json_path == "-" ? "" : a.json_path};
+  const OutputFile csv_out{"--csv", a.csv_path};
+  if (Status s = check_outputs({json_out, csv_out}); !s) {
+    print_error(kCommand, s.message());
+    return ExitCode::bad_input;
   }
-  if (c.json_path != "-" && !c.quiet) {
-    for (const auto& t : load::report_tables(*report))
-      fmt::print("{}\n", c.markdown ? core::render_markdown(t) : core::render_text(t));
+  auto& stop = util::StopToken::process();
+  request->stop = &stop;
+  const bool progress = !a.quiet && isatty(STDERR_FILENO);
+  bool progress_open = false;
+  if (progress) {
+    request->on_progress = [&progress_open](const std::string& label, const load::Progress& p) {
+      print_progress(label, p);
+      progress_open = true;
+    };
   }
-  if (!c.json_path.empty()) {
-    if (Status s = write_file(c.json_path, load::report_json(*report)); !s) {
-      fmt::print(stderr, "dcukit load: {}\n", s.message());
-      return ExitCode::failed;
+  request->on_notice = [&a, &progress_open](const std::string& line) {
+    if (a.quiet) return;
+    if (progress_open) fmt::print(stderr, "\n");
+    progress_open = false;
+    fmt::print(stderr, "dcukit load: {}\n", line);
+  };
+  // Each level's progress line ends when the next begins; the last is closed here.
+  const load::Report report = load::run(std::move(*request));
+  if (progress_open) fmt::print(stderr, "\n");
+  if (report.levels.empty()) {
+    if (report.problem) print_error(kCommand, report.problem->message);
+    if (report.interrupted) {
+      print_error(kCommand, "stopped (Ctrl-C or SIGTERM) before anything was measured");
+      return ExitCode::interrupted;
     }
+    return report.problem && report.problem->kind == load::ProblemKind::bad_input ? ExitCode::bad_input
+                                                                                  : ExitCode::failed;
   }
-  if (!c.csv_path.empty()) {
-    if (Status s = write_file(c.csv_path, load::report_csv(*report)); !s) {
-      fmt::print(stderr, "dcukit load: {}\n", s.message());
-      return ExitCode::failed;
-    }
+  if (a.json_path != "-" && !a.quiet) {
+    for (const auto& t : load::report_tables(report))
+      fmt::print("{}\n", a.markdown ? core::render_markdown(t) : core::render_text(t));
   }
-  if (g_interrupted.load()) return ExitCode::interrupted;
-  for (const auto& l : report->levels) {
-    if (l.completed == 0) {
-      fmt::print(stderr, "dcukit load: {}: no request succeeded; see the errors above\n", l.label);
-      return ExitCode::failed;
-    }
-  }
+  bool written = true;
+  if (a.json_path == "-")
+    fmt::print("{}", load::report_json(report));
+  else
+    written = write_output(kCommand, json_out, load::report_json(report));
+  written = write_output(kCommand, csv_out, load::report_csv(report)) && written;
+  // What went wrong goes last, after the tables, whichever of stdout and stderr is redirected.
+  std::fflush(stdout);
+  if (report.problem)
+    print_error(kCommand,
+                fmt::format("{}; the {} level{} measured before it are in the results", report.problem->message,
+                            report.levels.size(), report.levels.size() == 1 ? "" : "s"));
+  if (report.failed_requests() > 0) print_error(kCommand, failure_summary(report));
+  if (report.interrupted) return ExitCode::interrupted;
+  if (report.problem && report.problem->kind == load::ProblemKind::bad_input) return ExitCode::bad_input;
+  if (report.problem || report.failed_requests() > 0 || !written) return ExitCode::failed;
   return ExitCode::ok;
 }
 
-ExitCode run_compare(const LoadCliOptions& c) {
-  auto tables = load::compare_files(c.compare_a, c.compare_b);
+ExitCode run_compare(const LoadArgs& a) {
+  auto tables = load::compare_files(a.compare_a, a.compare_b);
   if (!tables) {
-    fmt::print(stderr, "dcukit load compare: {}\n", tables.error().message);
+    print_error("load compare", tables.error().message);
     return ExitCode::bad_input;
   }
-  for (const auto& t : *tables) fmt::print("{}\n", c.markdown ? core::render_markdown(t) : core::render_text(t));
+  for (const auto& t : *tables) fmt::print("{}\n", a.markdown ? core::render_markdown(t) : core::render_text(t));
   return ExitCode::ok;
 }
 
-}  // namespace
-
-void setup_load(CLI::App& app, Runner& runner) {
-  auto opts = std::make_shared<LoadCliOptions>();
-  auto* sub = app.add_subcommand(
-      "load", "Benchmark an OpenAI-compatible server (vLLM, SGLang, ...): TTFT, TPOT, ITL, throughput, goodput");
-  auto& o = *opts;
-  sub->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  sub->add_option("--url", o.url, "Server base URL, e.g. http://127.0.0.1:8000");
+void add_target_options(CLI::App* sub, LoadArgs& o) {
+  sub->add_option("--url", o.url, "Server base URL, e.g. http://127.0.0.1:8000 (user:password@ is sent, never shown)");
   sub->add_option("--endpoint", o.endpoint, "API path: /v1/completions or /v1/chat/completions")->capture_default_str();
   sub->add_option("--model", o.model, "Model name (default: the first /v1/models lists)");
   sub->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key (sent as a Bearer token)")
@@ -266,56 +337,124 @@ void setup_load(CLI::App& app, Runner& runner) {
   sub->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--insecure", o.insecure, "Skip TLS certificate verification");
-  sub->add_option("--cacert", o.cacert, "PEM file of CA certificates to trust for https (a private CA)");
-  sub->add_option("--timeout", o.timeout_s, "Per-request deadline in seconds (a stream that never ends fails here)")
+  sub->add_option("--cacert", o.cacert, "PEM file of CA certificates to trust for https (a private CA)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--timeout", o.timeout_s, "Deadline of every request, in seconds (a stream that never ends fails)")
+      ->check(number_in(0.001, 7 * 86400))
       ->capture_default_str();
-  sub->add_option("--dataset", o.dataset, "random, sharegpt or jsonl")->capture_default_str();
+  sub->add_option("--wait-ready", o.wait_ready_s, "Poll /health then /v1/models for up to this many seconds first")
+      ->check(number_in(0.001, 86400));
+  sub->add_flag("--no-trial", o.no_trial,
+                "Send the load without one trial request first (the trial stops a run whose first request fails)");
+  sub->add_option("--metrics-url", o.metrics_url,
+                  "The server's Prometheus /metrics (vLLM, SGLang, llama.cpp --metrics, TGI): its counters per level");
+  sub->add_flag("--metrics-auth", o.metrics_auth,
+                "Also send the API key and -H headers to a --metrics-url on another host (never sent there otherwise)");
+}
+
+void add_workload_options(CLI::App* sub, LoadArgs& o) {
+  sub->add_option("--dataset", o.dataset, "random, sharegpt or jsonl")
+      ->check(CLI::IsMember({"random", "sharegpt", "jsonl"}))
+      ->capture_default_str();
   sub->add_option("--dataset-path", o.dataset_path,
-                  "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)");
+                  "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)")
+      ->check(CLI::ExistingFile);
   sub->add_option("--input-len", o.input_len, "random: prompt length in tokens, shared prefix included")
+      ->check(whole_in(1, 1'000'000))
       ->capture_default_str();
   sub->add_option("--output-len", o.output_len,
-                  "max_tokens (default 128; files: overrides their lengths, 0 keeps them)");
-  sub->add_option("--output-len-max", o.output_len_max, "random: draw max_tokens uniformly from [--output-len, this]");
-  sub->add_option("--prefix-len", o.prefix_len, "random: tokens shared by every prompt");
+                  "max_tokens (default 128; files: overrides their lengths, 0 keeps them)")
+      ->check(whole_in(0, 1'000'000));
+  sub->add_option("--output-len-max", o.output_len_max, "random: draw max_tokens uniformly from [--output-len, this]")
+      ->check(whole_in(0, 1'000'000));
+  sub->add_option("--prefix-len", o.prefix_len, "random: tokens shared by every prompt")->check(whole_in(0, 1'000'000));
   sub->add_option("--prompt", o.prompt_mode,
-                  "random prompts as token ids (completions) or text calibrated by /tokenize: ids, text, auto")
+                  "random prompts: ids (token ids), text (calibrated to the server's count) or auto (ids, and text "
+                  "where the server refuses ids or on chat)")
+      ->check(CLI::IsMember({"auto", "ids", "text"}))
       ->capture_default_str();
   sub->add_flag("--no-ignore-eos", o.no_ignore_eos, "Do not send ignore_eos (outputs may end before max_tokens)");
   sub->add_flag("--min-tokens", o.min_tokens, "Also send min_tokens = max_tokens");
-  sub->add_flag("--no-stream", o.no_stream, "Non-streaming requests (TTFT is then the whole response)");
+  sub->add_flag("--no-stream", o.no_stream, "Non-streaming requests (TTFT is then the whole response; no TPOT)");
   sub->add_flag("--no-usage", o.no_usage, "Do not ask for stream_options.include_usage");
   sub->add_flag(
       "--continuous-usage", o.continuous_usage,
       "Ask for usage in every chunk (vLLM's continuous_usage_stats): exact tokens per chunk for per-token ITL");
-  sub->add_option("--temperature", o.temperature, "Sampling temperature")->capture_default_str();
-  sub->add_option("--extra-body", o.extra_body, "JSON object merged into every request body");
-  sub->add_option("-n,--num-prompts", o.num_prompts, "Requests per level (default 200 unless --duration)");
-  sub->add_option("--duration", o.duration_s, "Stop issuing after this many seconds per level");
-  sub->add_option("-c,--concurrency", o.concurrency, "Closed loop: requests in flight; a list sweeps: 1,8,32");
-  sub->add_option("-r,--request-rate", o.request_rate,
-                  "Open loop: requests/s (inf = all at once); a list sweeps: 1,2,4");
-  sub->add_option("--burstiness", o.burstiness, "Open loop: gamma shape of the gaps (1 = Poisson)")
+  sub->add_option("--temperature", o.temperature, "Sampling temperature")
+      ->check(number_in(0, 100))
       ->capture_default_str();
-  sub->add_option("--max-concurrency", o.max_concurrency, "Open loop: cap on requests in flight");
+  sub->add_option("--extra-body", o.extra_body, "JSON object merged into every request body");
+  sub->add_option("--seed", o.seed, "Seed for prompts and gaps")->capture_default_str();
+}
+
+void add_shape_options(CLI::App* sub, LoadArgs& o) {
+  sub->add_option("-n,--num-prompts", o.num_prompts, "Requests per level (default 200 unless --duration)")
+      ->check(whole_in(1, 10'000'000));
+  sub->add_option("--duration", o.duration_s, "Stop issuing after this many seconds per level")
+      ->check(number_in(0.001, 30 * 86400));
+  sub->add_option("-c,--concurrency", o.concurrency, "Closed loop: requests in flight; a list sweeps: 1,8,32")
+      ->delimiter(',')
+      ->check(whole_in(1, 100'000));
+  sub->add_option("-r,--request-rate", o.rates, "Open loop: requests/s (inf = all at once); a list sweeps: 1,2,4")
+      ->delimiter(',')
+      ->check(rate_in());
+  sub->add_option("--burstiness", o.burstiness, "Open loop: gamma shape of the gaps (1 = Poisson)")
+      ->check(number_in(0.001, 1000))
+      ->capture_default_str();
+  sub->add_option("--max-concurrency", o.max_concurrency,
+                  "At most this many requests in flight; alone it means -r inf with this cap, as in vLLM")
+      ->check(whole_in(1, 100'000));
   sub->add_option("--threads", o.threads,
                   "Event-loop threads for the streams (0 = one for every 256 streams, at most half the CPUs)")
-      ->check(CLI::Range(0, 256))
+      ->check(whole_in(0, 256))
       ->capture_default_str();
-  sub->add_option("--warmup", o.warmup, "Requests sent first and left out of the figures");
-  sub->add_option("--seed", o.seed, "Seed for prompts and gaps")->capture_default_str();
-  sub->add_option("--wait-ready", o.wait_ready_s, "Poll /health then /v1/models for up to this many seconds first");
+  sub->add_option("--warmup", o.warmup, "Requests sent first and left out of the figures")
+      ->check(whole_in(0, 1'000'000));
+}
+
+void add_output_options(CLI::App* sub, LoadArgs& o) {
   sub->add_option("--slo", o.slo, "Goodput SLOs in ms: ttft=500,tpot=50,e2e=10000");
-  sub->add_option("--metrics-url", o.metrics_url, "vLLM /metrics URL: report the change in its counters per level");
-  sub->add_option("--json", o.json_path,
-                  "Write the result (vllm bench serve's fields + per-request detail); - for stdout");
+  sub->add_option("--json", o.json_path, "Write the result (vllm bench serve's fields); - for stdout");
   sub->add_option("--csv", o.csv_path, "Write one CSV row per level");
+  sub->add_flag("--save-detailed", o.save_detailed,
+                "Also write each request's detail in the JSON (vLLM's input_lens, output_lens, ttfts, itls, "
+                "generated_texts, errors, and dcukit's requests)");
+  sub->add_option("--metadata", o.metadata, "KEY=VALUE pairs recorded in the JSON (repeatable, or a,b lists)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::vector<std::string> stems;
+  for (const auto& m : load::kLatencyMetrics) stems.emplace_back(m.key);
+  sub->add_option("--percentile-metrics", o.percentile_metrics,
+                  "Metrics reported, as vLLM names them: ttft,tpot,itl,e2el (and ttft_sched, send_lag, itl_token, "
+                  "e2el_sched; default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(stems));
+  sub->add_option("--metric-percentiles", o.metric_percentiles, "Percentiles of each metric (default 90,95,99,99.9)")
+      ->delimiter(',')
+      ->check(number_in(0, 100));
   sub->add_flag("--markdown", o.markdown, "Print tables as Markdown");
   sub->add_flag("-q,--quiet", o.quiet, "No progress and no tables");
-  auto* cmp = sub->add_subcommand("compare", "Show two --json results side by side with the change in each metric");
-  cmp->add_option("a", o.compare_a, "Baseline result JSON")->required();
-  cmp->add_option("b", o.compare_b, "New result JSON")->required();
-  cmp->add_flag("--markdown", o.markdown, "Print tables as Markdown");
+}
+
+}  // namespace
+
+void setup_load(CLI::App& app, Runner& runner) {
+  auto opts = std::make_shared<LoadArgs>();
+  auto* sub = app.add_subcommand(
+      "load",
+      "Benchmark an OpenAI-compatible server (vLLM, SGLang, llama.cpp, TGI, ...): TTFT, TPOT, ITL, throughput, "
+      "goodput");
+  sub->footer(
+      "Exit status: 0 when every request succeeded; 1 when any request failed (the results are still written) or "
+      "the run could not finish; 2 for bad input; 130 when stopped by Ctrl-C or SIGTERM (what was measured is "
+      "written).");
+  add_target_options(sub, *opts);
+  add_workload_options(sub, *opts);
+  add_shape_options(sub, *opts);
+  add_output_options(sub, *opts);
+  auto* cmp = sub->add_subcommand("compare", "Show two --json results side by side, level by level, with the change");
+  cmp->add_option("a", opts->compare_a, "Baseline result JSON")->required()->check(CLI::ExistingFile);
+  cmp->add_option("b", opts->compare_b, "New result JSON")->required()->check(CLI::ExistingFile);
+  cmp->add_flag("--markdown", opts->markdown, "Print tables as Markdown");
   cmp->callback([&runner, opts] { runner = [opts] { return run_compare(*opts); }; });
   sub->callback([&runner, opts, cmp] {
     if (cmp->parsed()) return;

@@ -64,7 +64,11 @@ DeviceSpec parse_device(const json& d) {
   DeviceSpec s;
   s.key = d.at("key").get<std::string>();
   s.display_name = d.value("display_name", s.key);
-  s.vendor = d.value("vendor", "");
+  const std::string vendor = d.at("vendor").get<std::string>();
+  const auto v = parse_vendor(vendor);
+  if (!v || *v == Vendor::cpu)
+    throw std::invalid_argument(fmt::format("device {}: vendor '{}' is not nvidia, amd or hygon", s.key, vendor));
+  s.vendor = *v;
   s.arch = d.value("arch", "");
   s.name_patterns = d.value("names", std::vector<std::string>{});
   s.pci_ids = d.value("pci_ids", std::vector<std::string>{});

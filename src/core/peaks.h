@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/vendor.h"
 #include "util/result.h"
 
 namespace dcukit::core {
@@ -44,7 +45,7 @@ struct Capability {
 struct DeviceSpec {
   std::string key;           ///< "bw1000", "h200-sxm": what --gpu takes
   std::string display_name;  ///< "Hygon BW1000"
-  std::string vendor;        ///< "nvidia", "amd" or "hygon"
+  Vendor vendor = Vendor::nvidia;  ///< nvidia, amd or hygon
   std::string arch;          ///< "gfx936", "sm_90"
   std::vector<std::string> name_patterns;  ///< ECMAScript regexes on the runtime's name
   std::vector<std::string> pci_ids;        ///< "10de:2335" (vendor:device, lower case hex)
@@ -61,7 +62,7 @@ struct DeviceSpec {
   /// The figure for key, or nullptr when none is published.
   const PeakFigure* peak(std::string_view key) const;
   /// True for Hygon DCUs: they get DCU advice (HIP_VISIBLE_DEVICES, eager mode, headroom).
-  bool is_dcu() const { return vendor == "hygon"; }
+  bool is_dcu() const { return vendor == Vendor::hygon; }
 };
 
 /// All known devices.

@@ -1,8 +1,9 @@
 #include "device/registry.h"
 
-#include <cstdlib>
 #include <fmt/format.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include "device/cpu/cpu_backend.h"
 #include "util/sysfs.h"
@@ -38,9 +39,10 @@ std::vector<std::string> search_dirs() {
 }
 
 // Tries each folder, then the loader's own path; keeps every loader message for the report.
-BackendSlot load_gpu_backend(const std::string& name) {
+BackendSlot load_gpu_backend(BackendKind kind) {
   BackendSlot slot;
-  slot.name = name;
+  slot.kind = kind;
+  const std::string name(to_string(kind));
   const std::string file = "libdcukit_" + name + ".so";
   std::vector<std::string> tried;
   std::vector<std::string> candidates;
@@ -68,62 +70,85 @@ BackendSlot load_gpu_backend(const std::string& name) {
     }
     slot.backend.reset(backend);
     slot.lib = std::move(lib);
+    if (slot.backend->kind() != kind) {
+      slot.error = fmt::format("{} made a {} backend, not {}", path, to_string(slot.backend->kind()), name);
+      slot.backend.reset();
+      return slot;
+    }
     slot.device_count = slot.backend->device_count();
     return slot;
   }
-  slot.error = fmt::format("{} not found (this build has no {} backend, or it was not installed beside dcukit)", file, name);
+  slot.error =
+      fmt::format("{} not found (this build has no {} backend, or it was not installed beside dcukit)", file, name);
   return slot;
 }
 
-} // namespace
+}  // namespace
 
 Registry Registry::load() {
   Registry r;
-  r.m_slots.push_back(load_gpu_backend("cuda"));
-  r.m_slots.push_back(load_gpu_backend("hip"));
+  r.m_slots.push_back(load_gpu_backend(BackendKind::cuda));
+  r.m_slots.push_back(load_gpu_backend(BackendKind::hip));
   BackendSlot cpu;
-  cpu.name = "cpu";
+  cpu.kind = BackendKind::cpu;
   cpu.backend = std::make_unique<cpu::CpuBackend>();
   cpu.device_count = cpu.backend->device_count();
   r.m_slots.push_back(std::move(cpu));
   return r;
 }
 
-BackendSlot* Registry::find(const std::string& name) {
+Registry Registry::of(std::vector<BackendSlot> slots) {
+  Registry r;
+  r.m_slots = std::move(slots);
+  return r;
+}
+
+BackendSlot* Registry::find(BackendKind kind) {
   for (auto& s : m_slots)
-    if (s.name == name) return &s;
+    if (s.kind == kind) return &s;
   return nullptr;
 }
 
 BackendSlot* Registry::default_slot() {
   for (auto& s : m_slots)
-    if (s.name != "cpu" && s.loaded() && s.device_count > 0) return &s;
-  return find("cpu");
+    if (s.kind != BackendKind::cpu && s.loaded() && s.device_count > 0) return &s;
+  return find(BackendKind::cpu);
 }
 
-DetectedDevice describe_device(Backend& backend, int index) {
+DetectedDevice describe_device(Backend& backend, int index, Device* opened) {
   DetectedDevice d;
-  d.backend = backend.name();
+  d.backend = backend.kind();
   if (auto info = backend.device_info(index)) d.info = *info;
-  if (backend.select(index))
-    if (auto mem = backend.memory_info()) d.memory = *mem;
+  if (opened)
+    if (auto mem = opened->memory_info()) d.memory = *mem;
   const auto link = util::read_pci_link(d.info.pci_bus_id);
   d.numa_node = link.numa_node;
   d.pcie_gen = core::pcie_gen_from_speed(link.current_speed);
   d.pcie_width = link.current_width;
   d.pci_id = link.vendor_device;
   d.spec = core::PeakTable::builtin().match(d.info.name, d.pci_id, d.info.arch);
+  if (d.spec)
+    d.vendor = d.spec->vendor;
+  else if (auto v = core::vendor_of_pci_id(d.pci_id))
+    d.vendor = *v;
+  else
+    d.vendor = d.backend == BackendKind::cpu   ? core::Vendor::cpu
+               : d.backend == BackendKind::hip ? core::Vendor::amd
+                                               : core::Vendor::nvidia;
   return d;
 }
 
 std::vector<DetectedDevice> detect_gpus(Registry& registry) {
   std::vector<DetectedDevice> out;
   for (auto& slot : registry.slots()) {
-    if (slot.name == "cpu" || !slot.loaded()) continue;
-    for (int i = 0; i < slot.device_count; ++i)
-      if (slot.backend->device_info(i)) out.push_back(describe_device(*slot.backend, i));
+    if (slot.kind == BackendKind::cpu || !slot.loaded()) continue;
+    for (int i = 0; i < slot.device_count; ++i) {
+      if (!slot.backend->device_info(i)) continue;
+      auto device = slot.backend->open(i);
+      out.push_back(describe_device(*slot.backend, i, device ? device->get() : nullptr));
+    }
   }
   return out;
 }
 
-} // namespace dcukit::device
+}  // namespace dcukit::device

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/peaks.h"
+#include "core/vendor.h"
 #include "device/backend.h"
 #include "util/dynlib.h"
 
@@ -14,9 +15,9 @@ namespace dcukit::device {
 
 /// One backend as the loader found it.
 struct BackendSlot {
-  std::string name;                  ///< "cpu", "cuda", "hip"
-  std::string library;               ///< the shared library tried; empty for cpu
-  std::string error;                 ///< why it is not usable; empty when loaded
+  BackendKind kind = BackendKind::cpu;
+  std::string library;  ///< the shared library tried; empty for cpu
+  std::string error;    ///< why it is not usable; empty when loaded
   int device_count = 0;
   util::DynLib lib;                  ///< declared before backend: members die in reverse order,
                                      ///< so the library is unloaded after the backend is destroyed
@@ -33,8 +34,11 @@ public:
   static Registry load();
 
   std::vector<BackendSlot>& slots() { return m_slots; }
-  /// The slot by name, or nullptr.
-  BackendSlot* find(const std::string& name);
+  /// A registry of the given slots instead of the loaded ones (tests: a fake backend).
+  static Registry of(std::vector<BackendSlot> slots);
+
+  /// The slot of a kind, or nullptr.
+  BackendSlot* find(BackendKind kind);
   /// The first GPU backend with a device, else the CPU backend.
   BackendSlot* default_slot();
 
@@ -44,20 +48,22 @@ private:
 
 /// A GPU of this host, with what dcukit knows of it beyond the backend.
 struct DetectedDevice {
-  std::string backend;                      ///< "cuda" or "hip"
+  BackendKind backend = BackendKind::cuda;
+  core::Vendor vendor = core::Vendor::nvidia;  ///< from the peak data, else the PCI id, else the backend
   DeviceInfo info;
-  MemInfo memory;                           ///< free and total when detected
-  int numa_node = -1;                       ///< from sysfs; -1 unknown
-  int pcie_gen = 0, pcie_width = 0;         ///< current link, from sysfs; 0 unknown
-  std::string pci_id;                       ///< "10de:2335" from sysfs, empty if unknown
-  const core::DeviceSpec* spec = nullptr;   ///< matched published data, or null
+  MemInfo memory;                          ///< free and total when detected
+  int numa_node = -1;                      ///< from sysfs; -1 unknown
+  int pcie_gen = 0, pcie_width = 0;        ///< current link, from sysfs; 0 unknown
+  std::string pci_id;                      ///< "10de:2335" from sysfs, empty if unknown
+  const core::DeviceSpec* spec = nullptr;  ///< matched published data, or null
 };
 
-/// What the backend, sysfs and the peak data say about device `index` of `backend` (which
-/// this selects as the current device, to read its free memory).
-DetectedDevice describe_device(Backend& backend, int index);
+/// What the backend, sysfs and the peak data say about device `index` of `backend`; `opened`
+/// is that device opened, to read its free memory, or null when it could not be opened.
+DetectedDevice describe_device(Backend& backend, int index, Device* opened);
 
-/// The GPUs of this host (none on a host without a GPU backend that has devices).
+/// The GPUs of this host (none on a host without a GPU backend that has devices). Opens each
+/// device for a moment, to read its free memory.
 std::vector<DetectedDevice> detect_gpus(Registry& registry);
 
-} // namespace dcukit::device
+}  // namespace dcukit::device

@@ -8,7 +8,26 @@
 #include <string>
 #include <string_view>
 
+#include "util/names.h"
+
 namespace dcukit::device {
+
+/// Which runtime a backend drives: the host's own cores, CUDA, or HIP (ROCm, or DTK on Hygon).
+enum class BackendKind { cpu, cuda, hip };
+
+/// The one table between BackendKind and its name (--backend, reports, libdcukit_<name>.so).
+inline constexpr util::Name<BackendKind> kBackendKindNames[] = {
+    {BackendKind::cpu, "cpu"}, {BackendKind::cuda, "cuda"}, {BackendKind::hip, "hip"}};
+
+/// "cpu", "cuda", "hip".
+constexpr std::string_view to_string(BackendKind k) {
+  return util::name_of(kBackendKindNames, k);
+}
+
+/// The kind named `name` in kBackendKindNames, or nullopt.
+constexpr std::optional<BackendKind> parse_backend_kind(std::string_view name) {
+  return util::value_of(kBackendKindNames, name);
+}
 
 /// GEMM precisions. tf32 takes fp32 data and computes in the matrix units' fp32 mode;
 /// fp8 is E4M3 (OCP, NVIDIA's) inputs; int8 accumulates in int32.
@@ -18,33 +37,35 @@ inline constexpr std::array<Precision, 7> kAllPrecisions = {Precision::fp64, Pre
                                                             Precision::fp16, Precision::bf16, Precision::fp8,
                                                             Precision::int8};
 
-/// "fp16", "bf16", ...: the names users type and reports print.
+/// The one table between Precision and the names users type and reports print.
+inline constexpr util::Name<Precision> kPrecisionNames[] = {
+    {Precision::fp64, "fp64"}, {Precision::fp32, "fp32"}, {Precision::tf32, "tf32"}, {Precision::fp16, "fp16"},
+    {Precision::bf16, "bf16"}, {Precision::fp8, "fp8"},   {Precision::int8, "int8"}};
+
+/// "fp16", "bf16", ...
 constexpr std::string_view to_string(Precision p) {
-  switch (p) {
-    case Precision::fp64: return "fp64";
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
-    case Precision::fp8: return "fp8";
-    case Precision::int8: return "int8";
-  }
-  return "?";
+  return util::name_of(kPrecisionNames, p);
 }
 
-inline std::optional<Precision> parse_precision(std::string_view s) {
-  for (auto p : kAllPrecisions)
-    if (to_string(p) == s) return p;
-  return std::nullopt;
+/// The precision named `s`, or nullopt.
+constexpr std::optional<Precision> parse_precision(std::string_view s) {
+  return util::value_of(kPrecisionNames, s);
 }
 
 /// Bytes of one input element of A or B.
 constexpr std::size_t input_size(Precision p) {
   switch (p) {
-    case Precision::fp64: return 8;
-    case Precision::fp32: case Precision::tf32: return 4;
-    case Precision::fp16: case Precision::bf16: return 2;
-    case Precision::fp8: case Precision::int8: return 1;
+    case Precision::fp64:
+      return 8;
+    case Precision::fp32:
+    case Precision::tf32:
+      return 4;
+    case Precision::fp16:
+    case Precision::bf16:
+      return 2;
+    case Precision::fp8:
+    case Precision::int8:
+      return 1;
   }
   return 0;
 }
@@ -53,9 +74,13 @@ constexpr std::size_t input_size(Precision p) {
 /// fp8 writes fp32, int8 writes int32.
 constexpr std::size_t output_size(Precision p) {
   switch (p) {
-    case Precision::fp64: return 8;
-    case Precision::fp16: case Precision::bf16: return 2;
-    default: return 4;
+    case Precision::fp64:
+      return 8;
+    case Precision::fp16:
+    case Precision::bf16:
+      return 2;
+    default:
+      return 4;
   }
 }
 
@@ -69,15 +94,16 @@ enum class StreamOp { copy, scale, add, triad, dot };
 inline constexpr std::array<StreamOp, 5> kAllStreamOps = {StreamOp::copy, StreamOp::scale, StreamOp::add,
                                                           StreamOp::triad, StreamOp::dot};
 
+/// The one table between StreamOp and its name.
+inline constexpr util::Name<StreamOp> kStreamOpNames[] = {{StreamOp::copy, "copy"},
+                                                          {StreamOp::scale, "scale"},
+                                                          {StreamOp::add, "add"},
+                                                          {StreamOp::triad, "triad"},
+                                                          {StreamOp::dot, "dot"}};
+
+/// "copy", "scale", "add", "triad", "dot".
 constexpr std::string_view to_string(StreamOp op) {
-  switch (op) {
-    case StreamOp::copy: return "copy";
-    case StreamOp::scale: return "scale";
-    case StreamOp::add: return "add";
-    case StreamOp::triad: return "triad";
-    case StreamOp::dot: return "dot";
-  }
-  return "?";
+  return util::name_of(kStreamOpNames, op);
 }
 
 /// Arrays each op touches, counted as bytes read plus written (BabelStream's weights 2,2,3,3,2).
@@ -89,19 +115,19 @@ constexpr int arrays_touched(StreamOp op) {
 /// dcukit fills PCIe and NUMA facts from sysfs using pci_bus_id.
 struct DeviceInfo {
   int index = 0;
-  std::string name;             ///< as the runtime names it: "NVIDIA H200", "BW", "Z100"
-  std::string arch;             ///< "sm_90", "gfx936", or the CPU model
-  std::string pci_bus_id;       ///< "0000:55:00.0" (lower case), empty where none
+  std::string name;        ///< as the runtime names it: "NVIDIA H200", "BW", "Z100"
+  std::string arch;        ///< "sm_90", "gfx936", or the CPU model
+  std::string pci_bus_id;  ///< "0000:55:00.0" (lower case), empty where none
   std::uint64_t total_memory = 0;
-  int compute_units = 0;        ///< SMs or CUs (cores on the CPU backend)
-  int warp_size = 0;            ///< 32 on NVIDIA, 64 on DCU and CDNA
-  int clock_mhz = 0;            ///< max core clock
+  int compute_units = 0;  ///< SMs or CUs (cores on the CPU backend)
+  int warp_size = 0;      ///< 32 on NVIDIA, 64 on DCU and CDNA
+  int clock_mhz = 0;      ///< max core clock
   int memory_clock_mhz = 0;
   int memory_bus_width_bits = 0;
   std::uint64_t l2_cache_bytes = 0;  ///< last-level cache: decides when GEMM inputs rotate
 };
 
-/// Free and total memory of the current device, in bytes.
+/// Free and total memory of a device, in bytes.
 struct MemInfo {
   std::uint64_t free = 0;
   std::uint64_t total = 0;
@@ -118,4 +144,4 @@ struct GemmArgs {
   void* c = nullptr;        ///< m×n, output_size(precision) per element
 };
 
-} // namespace dcukit::device
+}  // namespace dcukit::device

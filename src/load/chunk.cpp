@@ -1,5 +1,6 @@
 #include "load/chunk.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace dcukit::load {
@@ -7,10 +8,12 @@ namespace {
 
 using nlohmann::json;
 
-std::size_t string_bytes(const json& obj, const char* key) {
+std::size_t add_string(const json& obj, const char* key, std::string* text) {
   const auto it = obj.find(key);
   if (it == obj.end() || !it->is_string()) return 0;
-  return it->get_ref<const std::string&>().size();
+  const auto& s = it->get_ref<const std::string&>();
+  if (text) text->append(s);
+  return s.size();
 }
 
 std::string message_of(const json& err) {
@@ -22,7 +25,25 @@ std::string message_of(const json& err) {
   return err.dump();
 }
 
-ChunkInfo read_object(const json& j) {
+/// usage.<key> as a token count: absent is 0; a whole number in range is itself; anything else
+/// (null, a string, a fraction, a negative or huge number) is an Error naming the value.
+Result<int> token_count(const json& usage, const char* key) {
+  const auto it = usage.find(key);
+  if (it == usage.end()) return 0;
+  const json& v = *it;
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxTokenCount))
+    return static_cast<int>(v.get<std::uint64_t>());
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= kMaxTokenCount)
+    return static_cast<int>(v.get<std::int64_t>());
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d >= 0 && d <= static_cast<double>(kMaxTokenCount) && d == std::floor(d))
+      return static_cast<int>(d);
+  }
+  return Error{std::string("usage.") + key + " is " + v.dump().substr(0, 40) + ", not a token count"};
+}
+
+Result<ChunkInfo> read_object(const json& j, std::string* text) {
   ChunkInfo info;
   if (!j.is_object()) return info;
   if (const auto e = j.find("error"); e != j.end() && !e->is_null()) {
@@ -30,20 +51,24 @@ ChunkInfo read_object(const json& j) {
     info.error_message = message_of(*e);
   }
   if (const auto u = j.find("usage"); u != j.end() && u->is_object()) {
+    auto prompt = token_count(*u, "prompt_tokens");
+    if (!prompt) return prompt.error();
+    auto completion = token_count(*u, "completion_tokens");
+    if (!completion) return completion.error();
     info.has_usage = true;
-    info.prompt_tokens = u->value("prompt_tokens", 0);
-    info.completion_tokens = u->value("completion_tokens", 0);
+    info.prompt_tokens = *prompt;
+    info.completion_tokens = *completion;
   }
   const auto choices = j.find("choices");
   if (choices == j.end() || !choices->is_array()) return info;
   for (const auto& c : *choices) {
     if (!c.is_object()) continue;
-    info.content_bytes += string_bytes(c, "text");
+    info.content_bytes += add_string(c, "text", text);
     for (const char* holder : {"delta", "message"}) {
       const auto d = c.find(holder);
       if (d == c.end() || !d->is_object()) continue;
-      info.content_bytes += string_bytes(*d, "content");
-      info.reasoning_bytes += string_bytes(*d, "reasoning_content") + string_bytes(*d, "reasoning");
+      info.reasoning_bytes += add_string(*d, "reasoning_content", text) + add_string(*d, "reasoning", text);
+      info.content_bytes += add_string(*d, "content", text);
     }
     const auto f = c.find("finish_reason");
     if (f != c.end() && !f->is_null()) info.finished = true;
@@ -53,21 +78,19 @@ ChunkInfo read_object(const json& j) {
 
 }  // namespace
 
-Result<ChunkInfo> parse_chunk(std::string_view data) {
+Result<ChunkInfo> parse_chunk(std::string_view data, std::string* text) {
   if (data == "[DONE]") {
     ChunkInfo info;
     info.done = true;
     return info;
   }
   json j = json::parse(data.begin(), data.end(), nullptr, false);
-  if (j.is_discarded()) {
-    return Error{"not JSON: " + std::string(data.substr(0, 120))};
-  }
-  return read_object(j);
+  if (j.is_discarded()) return Error{"not JSON: " + std::string(data.substr(0, 120))};
+  return read_object(j, text);
 }
 
-Result<ChunkInfo> parse_response(std::string_view body) {
-  return parse_chunk(body);
+Result<ChunkInfo> parse_response(std::string_view body, std::string* text) {
+  return parse_chunk(body, text);
 }
 
 std::string error_text(std::string_view body) {

@@ -2,34 +2,134 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "util/files.h"
 
 namespace dcukit::load {
 namespace {
 
 using nlohmann::json;
 
-Result<std::vector<json>> load_runs(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{"cannot open " + path};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json j = json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error{path + " is not a JSON object (a dcukit load --json file)"};
-  if (j.contains("runs") && j["runs"].is_array()) return j["runs"].get<std::vector<json>>();
-  return std::vector<json>{j};
+/// A result file: its header (run_info, settings) and its levels.
+struct RunFile {
+  std::string path;
+  json header;
+  std::vector<json> levels;
+};
+
+Result<RunFile> load_runs(const std::string& path) {
+  auto text = util::read_file(path, std::size_t{1} << 30);
+  if (!text) return text.error();
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return Error{path + " is not a JSON object (a dcukit load --json or vllm bench serve result file)"};
+  RunFile f{path, j, {}};
+  if (j.contains("runs") && j["runs"].is_array())
+    f.levels = j["runs"].get<std::vector<json>>();
+  else
+    f.levels = {j};
+  for (const auto& l : f.levels) {
+    if (!l.is_object() || !l.contains("completed") || !l["completed"].is_number())
+      return Error{path +
+                   " holds no load results (a level without a \"completed\" count); pass files written by "
+                   "dcukit load --json or vllm bench serve --save-result"};
+  }
+  if (f.levels.empty()) return Error{path + " has no levels (\"runs\" is empty)"};
+  return f;
 }
 
 std::string cell(const json& j, const std::string& key) {
-  if (!j.contains(key) || j[key].is_null()) return "-";
+  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return "-";
   const json& v = j[key];
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
   if (v.is_number()) return fmt::format("{:.2f}", v.get<double>());
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
+}
+
+/// The load a level ran at, as a key and a label: "closed c=4", "rate 2 cap 8".
+std::string level_key(const json& l) {
+  const std::string shape = l.contains("load_shape") && l["load_shape"].is_string()
+                                ? l["load_shape"].get<std::string>()
+                                : (l.contains("request_rate") && cell(l, "request_rate") != "inf" ? "open" : "");
+  const std::string cap = cell(l, "max_concurrency");
+  if (shape == "closed") return "concurrency " + cap;
+  const std::string rate = cell(l, "request_rate");
+  return "rate " + rate + (cap == "-" ? "" : ", at most " + cap + " in flight");
+}
+
+/// The settings compared between runs: where they differ, the figures may not be comparable.
+const char* const kSettings[] = {
+    "model_id",    "backend", "endpoint",   "dataset", "input_len", "output_len",   "prompts",
+    "num_prompts", "stream",  "burstiness", "url",     "seed",      "tokenizer_id", "prompt_tokens_counted_by"};
+
+core::Table differences(const RunFile& a, const RunFile& b) {
+  core::Table t;
+  t.title = "What differs between A (" + a.path + ") and B (" + b.path + ")";
+  t.columns = {{"setting", core::Align::left}, {"A", core::Align::left}, {"B", core::Align::left}};
+  const json& x = a.levels.front();
+  const json& y = b.levels.front();
+  std::vector<std::string> keys(std::begin(kSettings), std::end(kSettings));
+  // --metadata keys, and any other string field the two files do not share in value.
+  for (const auto& item : x.items())
+    if (item.value().is_string() && std::find(keys.begin(), keys.end(), item.key()) == keys.end() &&
+        item.key() != "date" && item.key() != "label" && item.key() != "first_error" && item.key() != "request_rate" &&
+        item.key() != "load_shape" && item.key() != "problem")
+      keys.push_back(item.key());
+  for (const auto& k : keys) {
+    const std::string va = cell(x, k), vb = cell(y, k);
+    if (va != vb) t.add_row({k, va, vb});
+  }
+  const auto host = [](const RunFile& f, const char* key) {
+    const json& ri = f.header.contains("run_info") ? f.header["run_info"] : json();
+    if (!ri.is_object()) return std::string("-");
+    if (std::string(key) == "dcukit_version") return cell(ri, key);
+    return ri.contains("host") ? cell(ri["host"], key) : std::string("-");
+  };
+  for (const char* k : {"dcukit_version", "hostname", "cpu"})
+    if (host(a, k) != host(b, k)) t.add_row({k, host(a, k), host(b, k)});
+  if (t.rows.empty())
+    t.notes.push_back("The two runs used the same model, endpoint, dataset, lengths and host.");
+  else
+    t.notes.push_back("The figures below compare runs that differ in these settings.");
+  return t;
+}
+
+std::vector<std::string> metric_keys() {
+  std::vector<std::string> keys = {"completed",
+                                   "failed",
+                                   "duration",
+                                   "request_throughput",
+                                   "request_goodput",
+                                   "output_throughput",
+                                   "total_token_throughput",
+                                   "max_output_tokens_per_s"};
+  for (const char* m : {"ttft", "tpot", "itl", "e2el"})
+    for (const char* s : {"mean", "median", "p99"}) keys.push_back(fmt::format("{}_{}_ms", s, m));
+  for (const char* k : {"median_ttft_sched_ms", "p99_send_lag_ms", "server_preemptions", "server_kv_cache_usage_peak"})
+    keys.emplace_back(k);
+  return keys;
+}
+
+core::Table level_table(const std::string& label, const json& x, const json& y) {
+  core::Table t;
+  t.title = label;
+  t.columns = {{"metric", core::Align::left}, {"A"}, {"B"}, {"change"}, {"change %"}};
+  for (const auto& k : metric_keys()) {
+    if (!x.contains(k) && !y.contains(k)) continue;
+    std::string change = "-", pct = "-";
+    if (x.contains(k) && y.contains(k) && x[k].is_number() && y[k].is_number()) {
+      const double va = x[k].get<double>(), vb = y[k].get<double>();
+      change = fmt::format("{:+.2f}", vb - va);
+      if (va != 0) pct = fmt::format("{:+.1f}%", (vb - va) / std::fabs(va) * 100.0);
+    }
+    t.add_row({k, cell(x, k), cell(y, k), change, pct});
+  }
+  t.notes.push_back("Latencies (ms): lower is better; throughputs and goodput: higher is better.");
+  return t;
 }
 
 }  // namespace
@@ -39,43 +139,32 @@ Result<std::vector<core::Table>> compare_files(const std::string& a_path, const 
   if (!a) return a.error();
   auto b = load_runs(b_path);
   if (!b) return b.error();
-  if (a->size() != b->size()) {
-    return Error{fmt::format("{} has {} levels and {} has {}; compare runs with the same sweep", a_path, a->size(),
-                             b_path, b->size())};
-  }
-  std::vector<std::string> keys = {"completed",
-                                   "failed",
-                                   "duration",
-                                   "request_throughput",
-                                   "request_goodput",
-                                   "output_throughput",
-                                   "total_token_throughput",
-                                   "max_output_tokens_per_s"};
-  for (const char* m : {"ttft", "tpot", "itl", "e2el"}) {
-    for (const char* s : {"mean", "median", "p99"}) keys.push_back(fmt::format("{}_{}_ms", s, m));
-  }
-  for (const char* k : {"median_ttft_sched_ms", "p99_send_lag_ms", "server_preemptions", "server_kv_cache_usage_peak"})
-    keys.push_back(k);
-  std::vector<core::Table> tables;
-  for (std::size_t i = 0; i < a->size(); ++i) {
-    const json& x = (*a)[i];
-    const json& y = (*b)[i];
-    core::Table t;
-    t.title = fmt::format("{} vs {}{}", a_path, b_path, x.contains("label") ? " (" + cell(x, "label") + ")" : "");
-    t.columns = {{"metric", core::Align::left}, {"A"}, {"B"}, {"change"}, {"change %"}};
-    for (const auto& k : keys) {
-      if (!x.contains(k) && !y.contains(k)) continue;
-      std::string change = "-", pct = "-";
-      if (x.contains(k) && y.contains(k) && x[k].is_number() && y[k].is_number()) {
-        const double va = x[k].get<double>(), vb = y[k].get<double>();
-        change = fmt::format("{:+.2f}", vb - va);
-        if (va != 0) pct = fmt::format("{:+.1f}%", (vb - va) / std::fabs(va) * 100.0);
-      }
-      t.add_row({k, cell(x, k), cell(y, k), change, pct});
+  std::vector<core::Table> tables{differences(*a, *b)};
+  std::vector<std::string> only_a, only_b;
+  std::vector<bool> used(b->levels.size(), false);
+  for (const auto& x : a->levels) {
+    const std::string key = level_key(x);
+    std::size_t j = 0;
+    while (j < b->levels.size() && (used[j] || level_key(b->levels[j]) != key)) ++j;
+    if (j == b->levels.size()) {
+      only_a.push_back(key);
+      continue;
     }
-    t.notes.push_back("Latencies (ms): lower is better; throughputs and goodput: higher is better.");
-    tables.push_back(std::move(t));
+    used[j] = true;
+    tables.push_back(level_table(key, x, b->levels[j]));
   }
+  for (std::size_t j = 0; j < b->levels.size(); ++j)
+    if (!used[j]) only_b.push_back(level_key(b->levels[j]));
+  const auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+    return s;
+  };
+  if (tables.size() == 1)
+    return Error{fmt::format("{} ({}) and {} ({}) share no load level; compare runs of the same concurrency or rate",
+                             a_path, join(only_a), b_path, join(only_b))};
+  if (!only_a.empty()) tables.front().notes.push_back("Only in A, not compared: " + join(only_a));
+  if (!only_b.empty()) tables.front().notes.push_back("Only in B, not compared: " + join(only_b));
   return tables;
 }
 

@@ -65,7 +65,7 @@ Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadSha
   const int total_cap = shape.kind == ShapeKind::closed ? std::max(1, shape.concurrency) : shape.concurrency;
   std::vector<ShardPlan> plans(n);
   for (std::size_t i = 0; i < n; ++i) plans[i] = ShardPlan{i, n, shard_cap(total_cap, n, i)};
-  RunShared shared(Clock::now(), m_stop);
+  RunShared shared(Clock::now(), m_stop, m_config.stop);
   std::vector<std::optional<Result<RunRecords>>> results(n);
   std::mutex mu;
   std::condition_variable cv;
@@ -121,6 +121,7 @@ Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadSha
             [](const RequestRecord& a, const RequestRecord& b) { return a.index < b.index; });
   for (const auto& r : out.requests) out.duration_ms = std::max(out.duration_ms, r.done_ms);
   out.peak_in_flight = shared.peak_in_flight.load();
+  out.cancelled = shared.stop_asked();
   out.event_loops = static_cast<int>(n);
   return out;
 }

@@ -10,21 +10,27 @@
 #include <string>
 #include <vector>
 
-#include "util/result.h"
-#include "load/request.h"
+#include "load/body.h"
 #include "load/types.h"
 #include "util/http.h"
+#include "util/result.h"
+
+namespace dcukit::util {
+class StopToken;
+}
 
 namespace dcukit::load {
 
 /// Where and how requests are sent.
 struct EngineConfig {
   std::string url;  ///< the full endpoint, e.g. http://h:8000/v1/completions
-  RequestOptions request;
+  BodyOptions body;
   std::vector<std::string> headers;                             ///< extra "Name: value" lines (the API key included)
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  ///< per request, start to end
   util::Tls tls;                                                ///< how https peers are checked
-  int threads = 0;  ///< event-loop threads (0: one for every kStreamsPerShard streams, see shard_count)
+  int threads = 0;         ///< event-loop threads (0: one for every kStreamsPerShard streams, see shard_count)
+  bool keep_text = false;  ///< keep each reply's text (--save-detailed)
+  const util::StopToken* stop = nullptr;  ///< the user's stop (SIGINT, SIGTERM): requests in flight are cancelled
 };
 
 /// A snapshot for live progress, taken a few times a second.
@@ -48,12 +54,12 @@ public:
   Engine& operator=(const Engine&) = delete;
 
   /// Sends prompts (cycled when the shape asks for more requests than there are prompts) under
-  /// shape and returns when every issued request has finished or timed out. Fails only when the
-  /// engine itself cannot run (epoll, curl); failed requests are data in the records.
+  /// shape and returns when every issued request has finished or timed out, or the stop token
+  /// fired (the requests in flight are then recorded as cancelled). Fails only when the engine
+  /// itself cannot run (epoll, curl); failed requests are data in the records.
   Result<RunRecords> run(const std::vector<Prompt>& prompts, const LoadShape& shape, const ProgressFn& progress = {});
 
-  /// Asks a running run() to stop issuing and abandon requests in flight (from a signal
-  /// handler's flag poller or another thread).
+  /// Asks a running run() to stop issuing and cancel the requests in flight (another thread).
   void request_stop() { m_stop.store(true); }
 
 private:

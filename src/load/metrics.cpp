@@ -1,8 +1,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
-#include "load/result.h"
+#include "load/report.h"
 
 namespace dcukit::load {
 
@@ -33,20 +34,39 @@ std::vector<int> tokens_per_chunk(const RequestRecord& r) {
   return k;
 }
 
-LevelResult summarize_level(RunRecords records, const Slo& slo) {
-  LevelResult out;
+namespace {
+
+MetricStats stats(const std::vector<double>& samples, const std::vector<double>& percentiles) {
+  MetricStats m;
+  m.summary = core::summarize(samples);
+  for (double q : percentiles) m.percentiles.push_back(core::percentile(samples, q));
+  return m;
+}
+
+}  // namespace
+
+std::size_t Report::failed_requests() const {
+  std::size_t n = 0;
+  for (const auto& l : levels) n += l.failed;
+  return n;
+}
+
+LevelReport summarize_level(RunRecords records, const Slo& slo, const std::vector<double>& percentiles) {
+  LevelReport out;
   std::vector<double> ttft, ttft_s, lag, tpot, itl, itl_tok, e2el, e2el_s;
   std::map<long long, double> tokens_by_second;
   for (const RequestRecord& r : records.requests) {
     lag.push_back(r.sent_ms - r.scheduled_ms);
     if (!r.ok()) {
       ++out.failed;
-      ++out.errors_by_class[std::string(error_class_name(r.error))];
+      ++out.errors_by_class[r.error];
       if (r.error == ErrorClass::http_status) ++out.http_status_counts[r.http_status];
       continue;
     }
     ++out.completed;
     if (!r.usage_reported) ++out.usage_missing;
+    if (r.truncated()) ++out.truncated_prompts;
+    if (!r.chunk_tokens.empty()) ++out.exact_chunk_tokens;
     out.total_input_tokens += r.input_tokens;
     out.total_output_tokens += r.output_tokens;
     const double t1 = r.first_token_ms - r.sent_ms;
@@ -55,10 +75,12 @@ LevelResult summarize_level(RunRecords records, const Slo& slo) {
     ttft_s.push_back(r.first_token_ms - r.scheduled_ms);
     e2el.push_back(e2);
     e2el_s.push_back(r.last_token_ms - r.scheduled_ms);
-    double req_tpot = 0;
-    if (r.output_tokens > 1) {
+    // A reply read whole (--no-stream, or a server that ignored "stream") has one arrival: its
+    // time per token is unknown, not zero.
+    std::optional<double> req_tpot;
+    if (r.streamed && r.output_tokens > 1) {
       req_tpot = (e2 - t1) / (r.output_tokens - 1);
-      tpot.push_back(req_tpot);
+      tpot.push_back(*req_tpot);
     }
     const std::vector<int> k = tokens_per_chunk(r);
     for (std::size_t i = 0; i < r.chunk_ms.size(); ++i) {
@@ -69,13 +91,17 @@ LevelResult summarize_level(RunRecords records, const Slo& slo) {
       for (int j = 0; j < k[i]; ++j) itl_tok.push_back(gap / k[i]);
     }
     const bool good = (slo.ttft_ms <= 0 || r.first_token_ms - r.scheduled_ms <= slo.ttft_ms) &&
-                      (slo.tpot_ms <= 0 || req_tpot <= slo.tpot_ms) &&
+                      // one token has no TPOT (vLLM counts it as met); a reply read whole cannot meet one
+                      (slo.tpot_ms <= 0 || (r.streamed && (!req_tpot || *req_tpot <= slo.tpot_ms))) &&
                       (slo.e2e_ms <= 0 || r.last_token_ms - r.scheduled_ms <= slo.e2e_ms);
     if (good) ++out.good_requests;
   }
+  for (const RequestRecord& r : records.requests)
+    if (r.ok() && !r.streamed) ++out.unstreamed;
   out.num_prompts = records.requests.size();
   out.duration_s = records.duration_ms / 1000.0;
   out.max_concurrent_requests = records.peak_in_flight;
+  out.cancelled = records.cancelled;
   for (const auto& [sec, n] : tokens_by_second) out.max_output_tokens_per_s = std::max(out.max_output_tokens_per_s, n);
   if (out.duration_s > 0) {
     out.request_throughput = out.completed / out.duration_s;
@@ -85,14 +111,14 @@ LevelResult summarize_level(RunRecords records, const Slo& slo) {
   } else if (slo.any()) {
     out.request_goodput = 0.0;
   }
-  out.lat.ttft = core::summarize(ttft);
-  out.lat.ttft_sched = core::summarize(ttft_s);
-  out.lat.send_lag = core::summarize(lag);
-  out.lat.tpot = core::summarize(tpot);
-  out.lat.itl = core::summarize(itl);
-  out.lat.itl_token = core::summarize(itl_tok);
-  out.lat.e2el = core::summarize(e2el);
-  out.lat.e2el_sched = core::summarize(e2el_s);
+  out.lat.ttft = stats(ttft, percentiles);
+  out.lat.ttft_sched = stats(ttft_s, percentiles);
+  out.lat.send_lag = stats(lag, percentiles);
+  out.lat.tpot = stats(tpot, percentiles);
+  out.lat.itl = stats(itl, percentiles);
+  out.lat.itl_token = stats(itl_tok, percentiles);
+  out.lat.e2el = stats(e2el, percentiles);
+  out.lat.e2el_sched = stats(e2el_s, percentiles);
   out.records = std::move(records);
   return out;
 }

@@ -34,13 +34,14 @@ constexpr auto kNever = Clock::time_point::max();
 }  // namespace
 
 /// What outlives one run: the multi handle (and so its connection cache), the descriptors and
-/// the pool of idle transfers.
+/// the pool of idle exchanges.
 struct Shard::State {
   UniqueFd epoll{epoll_create1(EPOLL_CLOEXEC)};
   UniqueFd timer{timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)};
-  std::vector<std::unique_ptr<Transfer>> idle;
+  std::vector<std::unique_ptr<Exchange>> idle;
   Clock::time_point curl_deadline = kNever;  // when curl wants CURL_SOCKET_TIMEOUT
   bool timer_added = false;
+  int stop_fd = -1;                          // the stop token's descriptor, once added to the epoll set
   util::CurlMulti multi{curl_multi_init()};  // last: cleaned up first, while the rest lives
 
   /// CURLMOPT_SOCKETFUNCTION: keeps curl's sockets in the epoll set.
@@ -77,16 +78,16 @@ int Shard::State::on_timer(CURLM*, long timeout_ms, void* userp) {
 namespace {
 
 std::size_t write_cb(char* data, std::size_t size, std::size_t n, void* user) {
-  return static_cast<Transfer*>(user)->on_bytes(data, size * n);
+  return static_cast<Exchange*>(user)->on_bytes(data, size * n);
 }
 
 std::size_t read_cb(char* buffer, std::size_t size, std::size_t n, void* user) {
-  return static_cast<Transfer*>(user)->on_read(buffer, size * n);
+  return static_cast<Exchange*>(user)->on_read(buffer, size * n);
 }
 
 int seek_cb(void* user, curl_off_t offset, int origin) {
   if (origin != SEEK_SET || offset < 0) return CURL_SEEKFUNC_CANTSEEK;
-  return static_cast<Transfer*>(user)->on_seek(static_cast<std::size_t>(offset)) ? CURL_SEEKFUNC_OK
+  return static_cast<Exchange*>(user)->on_seek(static_cast<std::size_t>(offset)) ? CURL_SEEKFUNC_OK
                                                                                  : CURL_SEEKFUNC_FAIL;
 }
 
@@ -106,7 +107,7 @@ public:
     for (const auto& h : config.headers) m_headers.add(h);
     m_headers.add("Content-Type: application/json");
     m_headers.add("Expect:");  // no 100-continue round trip
-    if (config.request.stream) m_headers.add("Accept: text/event-stream");
+    if (config.body.stream) m_headers.add("Accept: text/event-stream");
     // An open loop's shard sends requests plan.index, plan.index + plan.count, ...: it draws
     // the same schedule as every other shard and skips to its own slots.
     m_next_index = plan.index;
@@ -114,7 +115,7 @@ public:
   }
 
   ~Loop() {
-    for (Transfer* t : m_active) {
+    for (Exchange* t : m_active) {
       curl_multi_remove_handle(m_state.multi.get(), t->easy());
       delete t;
     }
@@ -148,7 +149,7 @@ private:
   Clock::time_point m_t0, m_next_send;
   std::size_t m_next_index = 0;            // open loop: the next request this shard sends
   bool m_exhausted = false;                // closed loop: the run's request count is used up
-  std::unordered_set<Transfer*> m_active;  // owned while in curl's hands
+  std::unordered_set<Exchange*> m_active;  // owned while in curl's hands
   std::size_t m_in_flight = 0;
   RunRecords m_out;
 };
@@ -192,18 +193,19 @@ void Loop::issue(Clock::time_point now) {
 }
 
 void Loop::send(std::size_t index, Clock::time_point scheduled, Clock::time_point now) {
-  std::unique_ptr<Transfer> t;
+  std::unique_ptr<Exchange> t;
   if (m_state.idle.empty()) {
-    t = std::make_unique<Transfer>();
+    t = std::make_unique<Exchange>();
   } else {
     t = std::move(m_state.idle.back());
     m_state.idle.pop_back();
   }
   const Prompt& prompt = m_prompts[index % m_prompts.size()];
-  t->reset(index, build_body(prompt, m_config.request), m_config.request.stream, m_t0);
+  t->reset(index, build_body(prompt, m_config.body), m_config.body.stream, m_config.keep_text, m_t0);
   RequestRecord& rec = t->record();
   rec.scheduled_ms = ms(scheduled);
   rec.input_tokens = prompt.input_tokens;
+  rec.known_input_tokens = prompt.input_tokens;
   CURL* h = t->easy();
   curl_easy_setopt(h, CURLOPT_URL, m_config.url.c_str());
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -237,9 +239,9 @@ void Loop::reap() {
     if (msg->msg != CURLMSG_DONE) continue;
     CURL* h = msg->easy_handle;
     const CURLcode code = msg->data.result;
-    Transfer* raw = nullptr;
+    Exchange* raw = nullptr;
     curl_easy_getinfo(h, CURLINFO_PRIVATE, &raw);
-    std::unique_ptr<Transfer> t(raw);
+    std::unique_ptr<Exchange> t(raw);
     m_active.erase(raw);
     curl_multi_remove_handle(m_state.multi.get(), h);
     t->complete(code, t->error_buffer());
@@ -253,16 +255,22 @@ void Loop::reap() {
   }
 }
 
+// The run was stopped: by the user (Ctrl-C, SIGTERM), or because another loop failed. The
+// requests in flight are recorded as cancelled, with what they had received so far dropped.
 void Loop::abandon_all() {
-  for (Transfer* raw : m_active) {
-    std::unique_ptr<Transfer> t(raw);
+  const bool by_user = m_shared.stop_asked();
+  for (Exchange* raw : m_active) {
+    std::unique_ptr<Exchange> t(raw);
     curl_multi_remove_handle(m_state.multi.get(), t->easy());
     RequestRecord& rec = t->record();
     rec.done_ms = ms(Clock::now());
-    rec.error = ErrorClass::timeout;
-    rec.error_message = "interrupted before it finished";
+    rec.error = ErrorClass::cancelled;
+    rec.error_message = by_user ? "cancelled: the run was stopped (Ctrl-C or SIGTERM) before it finished"
+                                : "cancelled: another event loop of the client failed";
+    rec.chunk_tokens.clear();
     m_shared.finished(false);
     m_out.requests.push_back(std::move(rec));
+    m_state.idle.push_back(std::move(t));
   }
   m_active.clear();
   m_in_flight = 0;
@@ -299,6 +307,7 @@ void Loop::dispatch(const epoll_event& e, int* running) {
     (void)!::read(fd, &expirations, sizeof expirations);
     return;
   }
+  if (fd == m_state.stop_fd) return;  // the loop sees the stop at its top
   int mask = 0;
   if (e.events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) mask |= CURL_CSELECT_IN;
   if (e.events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
@@ -322,6 +331,13 @@ Result<RunRecords> Loop::run() {
     tev.data.fd = m_state.timer.get();
     epoll_ctl(m_state.epoll.get(), EPOLL_CTL_ADD, m_state.timer.get(), &tev);
     m_state.timer_added = true;
+  }
+  // A stop (Ctrl-C, SIGTERM) wakes the loop at once, not at its next 250 ms tick.
+  if (m_shared.token && m_shared.token->fd() >= 0 && m_state.stop_fd != m_shared.token->fd()) {
+    epoll_event sev{};
+    sev.events = EPOLLIN;
+    sev.data.fd = m_shared.token->fd();
+    if (epoll_ctl(m_state.epoll.get(), EPOLL_CTL_ADD, sev.data.fd, &sev) == 0) m_state.stop_fd = sev.data.fd;
   }
 
   std::vector<epoll_event> events(1024);

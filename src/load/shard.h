@@ -8,24 +8,29 @@
 #include <memory>
 #include <vector>
 
-#include "util/result.h"
 #include "load/engine.h"
-#include "load/transfer.h"
+#include "load/exchange.h"
+#include "util/result.h"
+#include "util/signals.h"
 
 namespace dcukit::load {
 
 /// What the shards of one run share. Counters are relaxed atomics: progress reads them a few
 /// times a second, and peak_in_flight is the only figure taken from them.
 struct RunShared {
-  RunShared(Clock::time_point start, const std::atomic<bool>& stop_flag) : t0(start), stop(stop_flag) {}
+  RunShared(Clock::time_point start, const std::atomic<bool>& stop_flag, const util::StopToken* stop_token)
+      : t0(start), stop(stop_flag), token(stop_token) {}
   Clock::time_point t0;              ///< every record's times count from here
-  const std::atomic<bool>& stop;     ///< the user's stop (Engine::request_stop)
+  const std::atomic<bool>& stop;     ///< a stop asked by the program (Engine::request_stop)
+  const util::StopToken* token;      ///< the user's stop (SIGINT, SIGTERM); may be null
   std::atomic<bool> abort{false};    ///< a shard failed: the others stop too
   std::atomic<std::size_t> next{0};  ///< closed loops claim request numbers here
   std::atomic<std::size_t> issued{0}, completed{0}, failed{0};
   std::atomic<int> in_flight{0}, peak_in_flight{0};
 
-  bool stopping() const { return stop.load(std::memory_order_relaxed) || abort.load(std::memory_order_relaxed); }
+  /// The user or the program asked to stop.
+  bool stop_asked() const { return stop.load(std::memory_order_relaxed) || (token && token->stop_requested()); }
+  bool stopping() const { return stop_asked() || abort.load(std::memory_order_relaxed); }
   /// Counts a request handed to curl and raises the peak.
   void started();
   /// Counts a request finished (ok or not).
@@ -53,7 +58,7 @@ inline constexpr int kStreamsPerShard = 256;
 int shard_cap(int total, std::size_t count, std::size_t index);
 
 /// The persistent part of one event loop: the multi handle (and so its connection cache), the
-/// epoll and timer descriptors and the pool of idle transfers. Connections persist across runs,
+/// epoll and timer descriptors and the pool of idle exchanges. Connections persist across runs,
 /// so a warm-up leaves them open for the levels after it.
 class Shard {
 public:

@@ -4,6 +4,7 @@
 // the metrics and renderers read them.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,18 +19,21 @@ enum class ErrorClass {
   none,
   http_status,   ///< the server answered with a status other than 200
   timeout,       ///< the request ran past --timeout (a stream that never ends lands here)
+  cancelled,     ///< the user stopped the run (Ctrl-C, SIGTERM) before it finished
   protocol,      ///< the bytes were not a valid OpenAI stream or response
   dropped,       ///< the connection closed before the response was complete
   stream_error,  ///< a 200 stream carried `data: {"error": ...}`
   connect,       ///< no connection could be made
 };
 
-/// The key used in JSON and tables: "http_status", "timeout", ...
-std::string_view error_class_name(ErrorClass c);
+/// The key used in JSON and tables: "http_status", "timeout", ... (one table both ways).
+std::string_view to_string(ErrorClass c);
+/// The class named `name`, or nullopt.
+std::optional<ErrorClass> error_class_from_string(std::string_view name);
 /// All classes that are failures, in a stable order.
-inline constexpr ErrorClass kFailureClasses[] = {ErrorClass::http_status,  ErrorClass::timeout,
-                                                 ErrorClass::protocol,     ErrorClass::dropped,
-                                                 ErrorClass::stream_error, ErrorClass::connect};
+inline constexpr ErrorClass kFailureClasses[] = {ErrorClass::http_status, ErrorClass::timeout, ErrorClass::cancelled,
+                                                 ErrorClass::protocol,    ErrorClass::dropped, ErrorClass::stream_error,
+                                                 ErrorClass::connect};
 
 /// One request's input: a text prompt or (completions only) token ids, and its output budget.
 struct Prompt {
@@ -44,6 +48,9 @@ enum class ShapeKind {
   closed,  ///< a fixed number of requests in flight; each completion starts the next
   open,    ///< requests start at scheduled times, whatever is in flight
 };
+
+/// "closed" or "open".
+std::string_view to_string(ShapeKind k);
 
 /// One load level: the pacing plus the bounds that end it.
 struct LoadShape {
@@ -63,10 +70,13 @@ struct RequestRecord {
   double sent_ms = 0;                       ///< when it was handed to the transport
   double first_token_ms = -1;               ///< first chunk with non-empty content or reasoning (-1: none)
   double last_token_ms = -1;                ///< last such chunk
-  double done_ms = 0;                       ///< when the transfer finished (after [DONE])
+  double done_ms = 0;                       ///< when the exchange finished (after [DONE])
   int input_tokens = 0;                     ///< from the server's usage, else the prompt's known length
+  int known_input_tokens = 0;               ///< the prompt's length as dcukit made or counted it (0: unknown)
   int output_tokens = 0;                    ///< from the server's usage, else the number of content chunks
   bool usage_reported = false;              ///< the server sent usage (stream_options.include_usage)
+  bool streamed = true;                     ///< the reply was an event stream (false: --no-stream, or a plain
+                                            ///< JSON body the server sent instead of a stream)
   std::vector<double> chunk_ms;             ///< arrival of each content chunk
   std::vector<std::uint32_t> chunk_bytes;   ///< its content and reasoning bytes
   std::vector<std::uint32_t> chunk_tokens;  ///< its tokens, when every content chunk carried usage; else empty
@@ -74,8 +84,13 @@ struct RequestRecord {
   ErrorClass error = ErrorClass::none;
   long http_status = 0;
   std::string error_message;
+  std::string text;  ///< the generated text, kept only with --save-detailed
 
   bool ok() const { return error == ErrorClass::none; }
+  /// The server counted fewer prompt tokens than were sent: it cut the prompt.
+  bool truncated() const {
+    return ok() && usage_reported && known_input_tokens > 0 && input_tokens < known_input_tokens;
+  }
 };
 
 /// All requests of one load level, in issue order, and what the engine saw while running.
@@ -83,7 +98,8 @@ struct RunRecords {
   std::vector<RequestRecord> requests;
   double duration_ms = 0;  ///< from the start to the last completion
   int peak_in_flight = 0;
-  int event_loops = 1;  ///< client threads the streams were spread over
+  int event_loops = 1;     ///< client threads the streams were spread over
+  bool cancelled = false;  ///< the user stopped the level before it ended
 };
 
 }  // namespace dcukit::load

@@ -1,12 +1,13 @@
 #include "load/workload.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 
-#include "util/http.h"
+#include "util/files.h"
 
 namespace dcukit::load {
 namespace {
@@ -19,6 +20,27 @@ constexpr const char* kWords[] = {"the",   "of",    "and",  "to",    "in",    "i
                                   "if",    "more",  "when", "will",  "would", "who",  "so",   "no",   "time",  "day",
                                   "water", "light", "city", "house", "world", "river"};
 
+constexpr std::pair<DatasetKind, std::string_view> kDatasetNames[] = {
+    {DatasetKind::random, "random"}, {DatasetKind::sharegpt, "sharegpt"}, {DatasetKind::jsonl, "jsonl"}};
+
+// vLLM's ShareGPT filter (benchmarks' is_valid_sequence): at least 4 tokens of prompt and of
+// answer; without a known context length, at most 1024 prompt and 2048 total tokens.
+constexpr int kMinLen = 4, kMaxPromptLen = 1024, kMaxTotalLen = 2048;
+// Conversations sampled when neither -n nor a count bounds them (a --duration run).
+constexpr std::size_t kDefaultSampled = 1000;
+
+Workload bad_input(std::string message) {
+  Workload w;
+  w.problem = Problem{ProblemKind::bad_input, std::move(message)};
+  return w;
+}
+
+Workload failed(std::string message) {
+  Workload w;
+  w.problem = Problem{ProblemKind::failed, std::move(message)};
+  return w;
+}
+
 std::string random_words(std::mt19937_64& rng, int n) {
   std::uniform_int_distribution<std::size_t> pick(0, std::size(kWords) - 1);
   std::string s;
@@ -30,19 +52,17 @@ std::string random_words(std::mt19937_64& rng, int n) {
 }
 
 int pick_output(const WorkloadSpec& spec, std::mt19937_64& rng) {
-  if (spec.output_len_max > spec.output_len) {
+  if (spec.output_len_max > spec.output_len)
     return std::uniform_int_distribution<int>(spec.output_len, spec.output_len_max)(rng);
-  }
   return spec.output_len;
 }
 
-Result<std::vector<Prompt>> random_prompts(const WorkloadSpec& spec, const TokenizeEndpoint& tok) {
-  if (spec.input_len < 1) return Error{"--input-len must be at least 1"};
-  if (spec.prefix_len < 0 || spec.prefix_len > spec.input_len) {
-    return Error{"--prefix-len " + std::to_string(spec.prefix_len) + " must be between 0 and --input-len"};
-  }
+Workload random_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
+  if (spec.input_len < 1) return bad_input(fmt::format("--input-len {} must be at least 1", spec.input_len));
+  if (spec.prefix_len < 0 || spec.prefix_len > spec.input_len)
+    return bad_input(fmt::format("--prefix-len {} must be between 0 and --input-len", spec.prefix_len));
   std::mt19937_64 rng(spec.seed);
-  std::vector<Prompt> out;
+  Workload w;
   const std::size_t n = std::max<std::size_t>(1, spec.count);
   if (spec.token_ids) {
     std::uniform_int_distribution<std::int32_t> id(1000, 20000);
@@ -54,161 +74,198 @@ Result<std::vector<Prompt>> random_prompts(const WorkloadSpec& spec, const Token
       while (static_cast<int>(p.token_ids.size()) < spec.input_len) p.token_ids.push_back(id(rng));
       p.input_tokens = spec.input_len;
       p.max_tokens = pick_output(spec, rng);
-      out.push_back(std::move(p));
+      w.prompts.push_back(std::move(p));
     }
-    return out;
+    return w;
   }
+  if (!counter) return failed("text prompts need a way to count tokens");
   std::string prefix;
   if (spec.prefix_len > 0) {
-    auto pre = calibrated_text(tok, spec.prefix_len, "", spec.seed ^ 0x9e3779b97f4a7c15ULL);
-    if (!pre) return pre.error();
+    auto pre = calibrated_text(*counter, spec.prefix_len, "", spec.seed ^ 0x9e3779b97f4a7c15ULL);
+    if (!pre) return failed(pre.error().message);
     prefix = *pre + " ";
   }
   for (std::size_t i = 0; i < n; ++i) {
-    auto text = calibrated_text(tok, spec.input_len, prefix, spec.seed + i + 1);
-    if (!text) return text.error();
+    auto text = calibrated_text(*counter, spec.input_len, prefix, spec.seed + i + 1);
+    if (!text) {
+      const bool too_short = text.error().message.find("as short as") != std::string::npos;
+      return too_short ? bad_input(text.error().message) : failed(text.error().message);
+    }
     Prompt p;
     p.text = std::move(*text);
     p.input_tokens = spec.input_len;
     p.max_tokens = pick_output(spec, rng);
-    out.push_back(std::move(p));
+    w.prompts.push_back(std::move(p));
   }
-  return out;
+  return w;
 }
 
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot open " + path + "; check --dataset-path"};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Result<std::vector<Prompt>> sharegpt_prompts(const WorkloadSpec& spec, const TokenizeEndpoint& tok) {
-  auto text = read_file(spec.path);
-  if (!text) return text.error();
+Workload sharegpt_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
+  auto text = util::read_file(spec.path);
+  if (!text) return bad_input(text.error().message + "; check --dataset-path");
   const auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_array()) return Error{spec.path + " is not a ShareGPT JSON array"};
+  if (j.is_discarded() || !j.is_array())
+    return bad_input(spec.path + " is not a ShareGPT JSON array (of {\"conversations\": [...]})");
   std::vector<std::pair<std::string, std::string>> convs;
   for (const auto& item : j) {
+    if (!item.is_object()) continue;
     const auto c = item.find("conversations");
     if (c == item.end() || !c->is_array() || c->size() < 2) continue;
     const auto& q = (*c)[0];
     const auto& a = (*c)[1];
-    if (!q.contains("value") || !a.contains("value") || !q["value"].is_string() || !a["value"].is_string()) continue;
+    if (!q.is_object() || !a.is_object() || !q.contains("value") || !a.contains("value") || !q["value"].is_string() ||
+        !a["value"].is_string())
+      continue;
     convs.emplace_back(q["value"].get<std::string>(), a["value"].get<std::string>());
   }
-  if (convs.empty()) return Error{spec.path + " has no conversation with two turns"};
+  if (convs.empty()) return bad_input(spec.path + " has no conversation with two turns");
+  if (!counter) return failed("ShareGPT prompts need a way to count tokens");
   std::mt19937_64 rng(spec.seed);
   std::shuffle(convs.begin(), convs.end(), rng);
-  if (spec.count > 0 && convs.size() > spec.count) convs.resize(spec.count);
-  std::vector<Prompt> out;
+  const bool fixed_output = spec.output_len > 0;
+  const std::size_t wanted = spec.count > 0 ? spec.count : kDefaultSampled;
+  const std::optional<int> context = counter->max_model_len();
+  Workload w;
+  std::size_t short_prompt = 0, short_answer = 0, too_long = 0, seen = 0;
   for (auto& [q, a] : convs) {
+    if (w.prompts.size() >= wanted) break;
+    ++seen;
+    if (q.empty() || (!fixed_output && a.empty())) {
+      ++(q.empty() ? short_prompt : short_answer);
+      continue;
+    }
+    auto prompt_len = counter->count(q);
+    if (!prompt_len) return failed("counting the tokens of " + spec.path + "'s prompts: " + prompt_len.error().message);
+    int output_len = spec.output_len;
+    if (!fixed_output) {
+      if (!counter->counts_plain_text())
+        return bad_input(fmt::format(
+            "--dataset sharegpt takes each request's max_tokens from the length of the dataset's answer, and this "
+            "server can count only whole chat prompts ({}); pass --output-len N",
+            to_string(*counter->kind())));
+      auto n = counter->count(a);
+      if (!n) return failed("counting the tokens of " + spec.path + "'s answers: " + n.error().message);
+      output_len = *n;
+    }
+    if (*prompt_len < kMinLen) {
+      ++short_prompt;
+      continue;
+    }
+    if (!fixed_output && output_len < kMinLen) {
+      ++short_answer;
+      continue;
+    }
+    if (context ? *prompt_len + output_len > *context
+                : (*prompt_len > kMaxPromptLen || *prompt_len + output_len > kMaxTotalLen)) {
+      ++too_long;
+      continue;
+    }
     Prompt p;
     p.text = std::move(q);
-    if (spec.output_len > 0) {
-      p.max_tokens = spec.output_len;
-    } else {
-      auto n = count_tokens(tok, a);
-      p.max_tokens = n ? std::max(1, *n) : std::max<int>(1, static_cast<int>(a.size() / 4));
-    }
-    out.push_back(std::move(p));
+    p.input_tokens = *prompt_len;
+    p.max_tokens = output_len;
+    w.prompts.push_back(std::move(p));
   }
-  return out;
+  const std::string limit = context ? fmt::format("over the model's context of {} tokens", *context)
+                                    : fmt::format("over {} prompt or {} total tokens", kMaxPromptLen, kMaxTotalLen);
+  if (w.prompts.empty())
+    return bad_input(
+        fmt::format("{}: none of the {} conversations read passes vLLM's filter ({} with a prompt and {} "
+                    "with an answer under {} tokens, {} {})",
+                    spec.path, seen, short_prompt, short_answer, kMinLen, too_long, limit));
+  if (short_prompt + short_answer + too_long > 0)
+    w.notes.push_back(fmt::format(
+        "ShareGPT: {} of {} conversations read were left out as vLLM leaves them out: {} with a prompt and {} with "
+        "an answer under {} tokens, {} {}",
+        short_prompt + short_answer + too_long, seen, short_prompt, short_answer, kMinLen, too_long, limit));
+  if (w.prompts.size() < wanted && spec.count > 0)
+    w.notes.push_back(fmt::format("ShareGPT: only {} conversations of {} pass the filter; they are sent in turn",
+                                  w.prompts.size(), convs.size()));
+  return w;
 }
 
-Result<std::vector<Prompt>> jsonl_prompts(const WorkloadSpec& spec) {
+Workload jsonl_prompts(const WorkloadSpec& spec) {
   std::ifstream in(spec.path);
-  if (!in) return Error{"cannot open " + spec.path + "; check --dataset-path"};
-  std::vector<Prompt> out;
+  if (!in) return bad_input("cannot open " + spec.path + "; check --dataset-path");
+  Workload w;
   std::string line;
   std::size_t line_no = 0;
-  while (std::getline(in, line) && (spec.count == 0 || out.size() < spec.count)) {
+  while (std::getline(in, line) && (spec.count == 0 || w.prompts.size() < spec.count)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-      return Error{spec.path + ":" + std::to_string(line_no) + " is not a JSON object"};
+    const std::string where = fmt::format("{}:{}", spec.path, line_no);
+    if (j.is_discarded() || !j.is_object()) return bad_input(where + " is not a JSON object");
     Prompt p;
     for (const char* key : {"prompt", "text"}) {
       if (j.contains(key) && j[key].is_string()) p.text = j[key].get<std::string>();
     }
-    if (p.text.empty()) return Error{spec.path + ":" + std::to_string(line_no) + " has no \"prompt\" string"};
+    if (p.text.empty()) return bad_input(where + " has no \"prompt\" string");
     for (const char* key : {"output_len", "max_tokens", "output_tokens"}) {
-      if (j.contains(key) && j[key].is_number_integer()) p.max_tokens = j[key].get<int>();
+      if (!j.contains(key)) continue;
+      const auto& v = j[key];
+      if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 10'000'000)
+        return bad_input(
+            fmt::format("{}: \"{}\" is {}, not a token count from 1 to 10000000", where, key, v.dump().substr(0, 40)));
+      p.max_tokens = static_cast<int>(v.get<long long>());
     }
     if (spec.output_len > 0) p.max_tokens = spec.output_len;
-    out.push_back(std::move(p));
+    w.prompts.push_back(std::move(p));
   }
-  if (out.empty()) return Error{spec.path + " has no prompts"};
-  return out;
+  if (w.prompts.empty()) return bad_input(spec.path + " has no prompts");
+  return w;
 }
 
 }  // namespace
 
-Result<int> count_tokens(const TokenizeEndpoint& endpoint, const std::string& text) {
-  nlohmann::json body;
-  body["model"] = endpoint.model;
-  if (endpoint.chat) {
-    body["messages"] = nlohmann::json::array({{{"role", "user"}, {"content", text}}});
-  } else {
-    body["prompt"] = text;
-  }
-  util::HttpRequest req;
-  req.url = endpoint.url;
-  req.method = "POST";
-  req.body = body.dump();
-  req.headers = endpoint.headers;
-  req.headers.push_back("Content-Type: application/json");
-  req.tls = endpoint.tls;
-  auto r = util::http_request(req);
-  if (!r) return r.error();
-  if (r->status != 200) return Error{"POST " + endpoint.url + " answered HTTP " + std::to_string(r->status)};
-  const auto j = nlohmann::json::parse(r->body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error{"POST " + endpoint.url + " did not answer JSON"};
-  if (j.contains("count") && j["count"].is_number_integer()) return j["count"].get<int>();
-  if (j.contains("tokens") && j["tokens"].is_array()) return static_cast<int>(j["tokens"].size());
-  return Error{"POST " + endpoint.url + " answered without \"count\" or \"tokens\""};
+std::string_view to_string(DatasetKind k) {
+  for (const auto& [d, name] : kDatasetNames)
+    if (d == k) return name;
+  return "?";
 }
 
-Result<std::string> calibrated_text(const TokenizeEndpoint& endpoint, int target, const std::string& prefix,
-                                    std::uint64_t seed) {
+std::optional<DatasetKind> dataset_from_string(std::string_view name) {
+  for (const auto& [d, n] : kDatasetNames)
+    if (n == name) return d;
+  return std::nullopt;
+}
+
+Result<std::string> calibrated_text(TokenCounter& counter, int target, const std::string& prefix, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  int words = std::max(1, target - (prefix.empty() ? 0 : 0));
-  std::string body = random_words(rng, words);
+  std::string body = random_words(rng, std::max(1, target));
   int last = -1;
   for (int round = 0; round < 24; ++round) {
-    auto n = count_tokens(endpoint, prefix + body);
-    if (!n) return Error{n.error().message + "; text prompts need the server's /tokenize (or use token ids)"};
+    auto n = counter.count(prefix + body);
+    if (!n) return n.error();
     last = *n;
     if (*n == target) return prefix + body;
     const int diff = target - *n;
     if (diff > 0) {
       body += ' ';
       body += random_words(rng, diff);
-    } else {
-      // Drop -diff words from the end (at least one).
-      int drop = -diff;
-      while (drop-- > 0 && body.find(' ') != std::string::npos) body.erase(body.rfind(' '));
-      if (body.find(' ') == std::string::npos && *n > target)
-        return Error{"cannot make a prompt as short as " + std::to_string(target) +
-                     " tokens (the template alone is longer)"};
+      continue;
     }
+    if (body.find(' ') == std::string::npos)
+      return Error{
+          fmt::format("cannot make a prompt as short as {} tokens: one word already counts {} (the chat "
+                      "template and start token included); raise --input-len to at least {}",
+                      target, *n, *n)};
+    // Drop -diff words from the end (at least one, never the last one).
+    for (int drop = -diff; drop > 0 && body.find(' ') != std::string::npos; --drop) body.erase(body.rfind(' '));
   }
-  return Error{"could not calibrate a prompt of " + std::to_string(target) + " tokens through " + endpoint.url +
-               " (last try: " + std::to_string(last) + "); use token-id prompts on /v1/completions"};
+  return Error{fmt::format("could not make a prompt of exactly {} tokens in 24 tries (the last had {})", target, last)};
 }
 
-Result<std::vector<Prompt>> make_prompts(const WorkloadSpec& spec, const TokenizeEndpoint& tokenize) {
+Workload make_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
   switch (spec.kind) {
     case DatasetKind::random:
-      return random_prompts(spec, tokenize);
+      return random_prompts(spec, counter);
     case DatasetKind::sharegpt:
-      return sharegpt_prompts(spec, tokenize);
+      return sharegpt_prompts(spec, counter);
     case DatasetKind::jsonl:
       return jsonl_prompts(spec);
   }
-  return Error{"unknown dataset"};
+  return bad_input("unknown dataset");
 }
 
 }  // namespace dcukit::load

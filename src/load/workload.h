@@ -1,18 +1,25 @@
 #pragma once
 // Where prompts come from: synthetic prompts of an exact token length (token ids, or text
-// calibrated against the server's /tokenize), ShareGPT conversations, or a JSONL file.
+// calibrated against the server's own token count), ShareGPT conversations (filtered as vLLM
+// filters them), or a JSONL file.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "util/result.h"
+#include "load/report.h"
+#include "load/tokenizer.h"
 #include "load/types.h"
-#include "util/http.h"
 
 namespace dcukit::load {
 
 /// Which dataset.
 enum class DatasetKind { random, sharegpt, jsonl };
+
+/// "random", "sharegpt", "jsonl" (one table both ways).
+std::string_view to_string(DatasetKind k);
+/// The dataset named `name`, or nullopt.
+std::optional<DatasetKind> dataset_from_string(std::string_view name);
 
 /// How to build the prompts of a run.
 struct WorkloadSpec {
@@ -27,24 +34,20 @@ struct WorkloadSpec {
   std::uint64_t seed = 0;
 };
 
-/// Reaches the server's /tokenize for text calibration and output lengths.
-struct TokenizeEndpoint {
-  std::string url;  ///< e.g. http://h:8000/tokenize
-  std::string model;
-  bool chat = false;  ///< count with the chat template (messages), as the server will
-  std::vector<std::string> headers;
-  util::Tls tls;
+/// The prompts, what the user should know about how they were made, or why they could not be.
+struct Workload {
+  std::vector<Prompt> prompts;
+  std::vector<std::string> notes;
+  std::optional<Problem> problem;  ///< set when no prompts could be made
 };
 
-/// Makes the prompts. Errors name the file or the length that could not be reached.
-Result<std::vector<Prompt>> make_prompts(const WorkloadSpec& spec, const TokenizeEndpoint& tokenize);
+/// Makes the prompts. `counter` counts text prompts (random text, ShareGPT); it may be null
+/// for token ids and JSONL. A missing or malformed file, or a length that cannot be made, is a
+/// bad-input problem; a server that cannot count tokens is a failure.
+Workload make_prompts(const WorkloadSpec& spec, TokenCounter* counter);
 
-/// Counts text's tokens through /tokenize.
-Result<int> count_tokens(const TokenizeEndpoint& endpoint, const std::string& text);
-
-/// Text of exactly target tokens as the server counts them (prefix first, if given), found by
-/// adjusting a word sequence over a few /tokenize calls.
-Result<std::string> calibrated_text(const TokenizeEndpoint& endpoint, int target, const std::string& prefix,
-                                    std::uint64_t seed);
+/// Text of exactly `target` tokens as the counter counts it (prefix first, if given), found by
+/// adjusting a word sequence over a few counts.
+Result<std::string> calibrated_text(TokenCounter& counter, int target, const std::string& prefix, std::uint64_t seed);
 
 }  // namespace dcukit::load

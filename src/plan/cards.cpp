@@ -36,14 +36,11 @@ std::size_t distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-constexpr Name<Vendor> kVendorNames[] = {
-    {Vendor::unknown, "unknown"}, {Vendor::nvidia, "nvidia"}, {Vendor::amd, "amd"}, {Vendor::hygon, "hygon"}};
-
 Cards from_spec(const core::DeviceSpec& spec) {
   Cards c;
   c.name = spec.display_name;
   c.key = spec.key;
-  c.vendor = vendor_from_string(spec.vendor);
+  c.vendor = spec.vendor;
   c.arch = spec.arch;
   c.bf16.published = spec.bf16;
   c.fp8.published = spec.fp8;
@@ -68,14 +65,6 @@ const core::DeviceSpec* find_device(std::string_view name) {
 }
 
 }  // namespace
-
-std::string_view to_string(Vendor vendor) {
-  return name_of(kVendorNames, vendor, "unknown");
-}
-
-Vendor vendor_from_string(std::string_view text) {
-  return value_of(kVendorNames, text).value_or(Vendor::unknown);
-}
 
 std::string_view to_string(Decider decider) {
   switch (decider) {
@@ -180,7 +169,7 @@ Result<Cards> cards_from_detected(const std::vector<device::DetectedDevice>& dev
   if (spec)
     c = from_spec(*spec);
   else
-    c.name = first.info.name, c.vendor = first.backend == "hip" ? Vendor::amd : Vendor::nvidia;
+    c.name = first.info.name, c.vendor = first.backend == device::BackendKind::hip ? core::Vendor::amd : core::Vendor::nvidia;
   if (!arch.empty()) c.arch = arch;  // the runtime's ISA, over the peak data's
   c.detected = true;
   c.count = n;
@@ -194,7 +183,7 @@ Result<Cards> cards_from_detected(const std::vector<device::DetectedDevice>& dev
     c.indices.push_back(d.info.index);
     c.numa_nodes.push_back(d.numa_node);
   }
-  c.total_source = fmt::format("detected on this host ({} backend)", first.backend);
+  c.total_source = fmt::format("detected on this host ({} backend)", device::to_string(first.backend));
   return c;
 }
 

@@ -20,14 +20,6 @@ struct PythonStack;
 
 namespace dcukit::plan {
 
-/// Who made the card. (A plan-local enum until device/ has one for every capability.)
-enum class Vendor { unknown, nvidia, amd, hygon };
-
-/// "unknown", "nvidia", "amd", "hygon": the spellings of data/peaks.json.
-std::string_view to_string(Vendor vendor);
-/// The inverse of to_string; Vendor::unknown for any other text.
-Vendor vendor_from_string(std::string_view text);
-
 /// Who decided what plan acts on for one capability.
 enum class Decider {
   this_host,       ///< the card's own answer on this host (the Python stack's probe)
@@ -58,7 +50,7 @@ struct CardCapability {
 struct Cards {
   std::string name;  ///< "Hygon BW1000"
   std::string key;   ///< "bw1000"; empty for a card the peak data does not know
-  Vendor vendor = Vendor::unknown;
+  core::Vendor vendor = core::Vendor::nvidia;  ///< from the peak data or the backend that found it
   std::string arch;             ///< the ISA ("gfx936"); from the runtime when detected
   CardCapability bf16;          ///< bf16 arithmetic
   CardCapability fp8;           ///< FP8 compute units (FP8 weights run natively)
@@ -73,9 +65,9 @@ struct Cards {
   bool detected = false;         ///< true when read from this host
 
   /// Hygon DCUs get DCU advice: HIP_VISIBLE_DEVICES, the toolkit's env.sh, eager mode, headroom.
-  bool dcu() const { return vendor == Vendor::hygon; }
+  bool dcu() const { return vendor == core::Vendor::hygon; }
   /// AMD and Hygon run vLLM through HIP.
-  bool hip() const { return vendor == Vendor::hygon || vendor == Vendor::amd; }
+  bool hip() const { return core::runs_hip(vendor); }
 };
 
 /// The most cards a plan considers (and the largest --count); beyond it, a plan would be an

@@ -19,7 +19,11 @@ Result<std::vector<std::string>> list_models(const Endpoint& server, std::chrono
   if (!r) return r.error();
   const std::string where = server.base_url + "/v1/models";
   if (r->status != 200) return Error{fmt::format("{} answered HTTP {}", where, r->status)};
-  const auto j = nlohmann::json::parse(r->body, nullptr, false);
+  return parse_models(r->body, where);
+}
+
+Result<std::vector<std::string>> parse_models(const std::string& body, const std::string& where) {
+  const auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Error{where + " did not answer a JSON object"};
   const auto data = j.find("data");
   if (data == j.end() || !data->is_array()) return Error{where + " answered without a \"data\" array"};
@@ -31,6 +35,42 @@ Result<std::vector<std::string>> list_models(const Endpoint& server, std::chrono
     ids.push_back(id->get<std::string>());
   }
   return ids;
+}
+
+namespace {
+
+/// A positive whole number below 2^31 at j[key], or nullopt.
+std::optional<int> positive_int(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  const auto v = it->get<long long>();
+  if (v <= 0 || v > 0x7fffffff) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+nlohmann::json get_json(const Endpoint& server, const std::string& path, std::chrono::milliseconds timeout) {
+  auto r = get(server, path, timeout);
+  if (!r || r->status != 200) return nullptr;
+  auto j = nlohmann::json::parse(r->body, nullptr, false);
+  return j.is_discarded() ? nlohmann::json(nullptr) : j;
+}
+
+}  // namespace
+
+std::optional<int> context_length(const Endpoint& server, const std::string& model, std::chrono::milliseconds timeout) {
+  const auto models = get_json(server, "/v1/models", timeout);
+  if (models.is_object() && models.contains("data") && models["data"].is_array()) {
+    for (const auto& m : models["data"]) {
+      if (!m.is_object() || !m.contains("id") || m["id"] != model) continue;
+      if (auto n = positive_int(m, "max_model_len")) return n;
+    }
+  }
+  const auto props = get_json(server, "/props", timeout);
+  if (props.is_object() && props.contains("default_generation_settings"))
+    if (auto n = positive_int(props["default_generation_settings"], "n_ctx")) return n;
+  if (auto n = positive_int(get_json(server, "/info", timeout), "max_total_tokens")) return n;
+  return std::nullopt;
 }
 
 Status wait_ready(const Endpoint& server, std::chrono::milliseconds budget, const util::StopToken* stop) {

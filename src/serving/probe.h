@@ -4,6 +4,7 @@
 // request; a reply of any shape becomes a value or an Error, never a crash. load, guard,
 // patrol and doctor all probe through here.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ Result<util::HttpResponse> get(const Endpoint& server, const std::string& path, 
 /// The model ids /v1/models lists, in order. An Error names what was wrong with the reply
 /// (not JSON, no "data" array, an id that is not a string).
 Result<std::vector<std::string>> list_models(const Endpoint& server, std::chrono::milliseconds timeout);
+
+/// The model ids in a /v1/models reply body, in order; `where` names the reply in errors. For a
+/// caller that tells "the server is down" (a failed get) from "its reply is wrong" (this).
+Result<std::vector<std::string>> parse_models(const std::string& body, const std::string& where);
+
+/// The context length of `model` as the server states it, in tokens: vLLM's and SGLang's
+/// /v1/models (max_model_len), llama.cpp's /props (default_generation_settings.n_ctx, per
+/// slot), TGI's /info (max_total_tokens). nullopt when none of them says (never a guess).
+std::optional<int> context_length(const Endpoint& server, const std::string& model, std::chrono::milliseconds timeout);
 
 /// Polls /health until it answers 200, then /v1/models, every 250 ms until `budget` has passed
 /// or `stop` is requested. The error says which step failed last, and why.

@@ -6,22 +6,40 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 
 namespace dcukit::util {
 
+namespace {
+
+// CLOCK_MONOTONIC in nanoseconds; clock_gettime is async-signal-safe.
+long long monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+}  // namespace
+
 void on_stop_signal(int sig) {
   auto& t = StopToken::process();
+  const long long now = monotonic_ns();
+  long long unset = 0;
+  t.m_stop_ns.compare_exchange_strong(unset, now);  // first, so that a repeat on another thread sees it
   int expected = 0;
   if (t.m_signal.compare_exchange_strong(expected, sig)) {
     const char byte = 1;
     (void)!write(t.m_pipe[1], &byte, 1);
+    return;
   }
-  // The next SIGINT or SIGTERM takes the default action: the process ends.
+  // The same stop delivered twice (timeout(1) signals the child, then its process group).
+  if (now - t.m_stop_ns.load() < std::chrono::nanoseconds(StopToken::kRepeatWindow).count()) return;
+  // A later signal: the user insists. End now with this signal's default action.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
-  sigaction(SIGINT, &dfl, nullptr);
-  sigaction(SIGTERM, &dfl, nullptr);
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);  // pending until this handler returns, then the default action ends the process
 }
 
 void on_hangup(int) {
@@ -57,6 +75,8 @@ StopToken& StopToken::process() {
 
 void StopToken::request_stop() {
   int expected = 0;
+  long long unset = 0;
+  m_stop_ns.compare_exchange_strong(unset, monotonic_ns());
   if (m_signal.compare_exchange_strong(expected, -1)) {
     const char byte = 1;
     (void)!write(m_pipe[1], &byte, 1);
@@ -81,6 +101,7 @@ void StopToken::reset() {
   while (read(m_pipe[0], buf, sizeof buf) > 0) {
   }
   m_signal.store(0);
+  m_stop_ns.store(0);
   install(SIGINT, on_stop_signal);
   install(SIGTERM, on_stop_signal);
 }

@@ -2,7 +2,9 @@
 // One stop token for the whole process: SIGINT and SIGTERM both request a stop, so that every
 // long-running command (bench, load, guard, telemetry --watch) ends the same way whichever
 // signal it gets: stop measuring, write what was measured, exit. A second signal of either kind
-// ends the process at once (the default action), for a user whose first Ctrl-C did not help.
+// ends the process at once (the default action), for a user whose first Ctrl-C did not help;
+// one that comes within kRepeatWindow of the first is the same stop sent twice (coreutils'
+// `timeout` signals the child and then its whole process group) and is ignored.
 // SIGHUP is counted separately (guard reloads its options on it).
 #include <atomic>
 #include <chrono>
@@ -11,6 +13,9 @@ namespace dcukit::util {
 
 class StopToken {
 public:
+  /// A second SIGINT/SIGTERM this soon after the first is a repeat of it, not a user insisting.
+  static constexpr std::chrono::milliseconds kRepeatWindow{500};
+
   /// The process's token; installs the SIGINT/SIGTERM/SIGHUP handlers on first use.
   static StopToken& process();
 
@@ -37,6 +42,7 @@ private:
   friend void on_hangup(int sig);
 
   std::atomic<int> m_signal{0};
+  std::atomic<long long> m_stop_ns{0};  ///< CLOCK_MONOTONIC time of the stop request
   std::atomic<unsigned> m_hangups{0};
   int m_pipe[2] = {-1, -1};
 };

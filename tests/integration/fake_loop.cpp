@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fake_dialects.h"
 #include "fake_protocol.h"
 
 namespace fake {
@@ -30,7 +31,8 @@ struct Conn {
   std::uint64_t gen = 0;
   std::string in, out;
   bool want_write = false;
-  bool busy = false;  // a response is in progress
+  bool busy = false;         // a response is in progress
+  bool close_after = false;  // close once the reply's last bytes are written
   fake::GenRequest req;
   fake::Modes modes;
   Clock::time_point start;
@@ -39,7 +41,7 @@ struct Conn {
   std::deque<std::string> pieces;  // framed bytes waiting for PIECE timers
 };
 
-enum class Action { chunk, piece, full };
+enum class Action { chunk, piece, full, close };
 
 struct Timer {
   Clock::time_point at;
@@ -76,6 +78,7 @@ private:
   void write_raw(Conn& c, const std::string& bytes);
   void flush(Conn& c);
   void close_conn(Conn& c);
+  void reply_done(Conn& c);
   void schedule(Conn& c, Clock::time_point at, Action a, int arg) { m_timers.push(Timer{at, c.fd, c.gen, a, arg}); }
   std::string metrics_text() const;
 
@@ -139,6 +142,17 @@ void Loop::flush(Conn& c) {
   }
 }
 
+// A reply is complete (its bytes written or queued). With --close-after-reply the connection
+// closes a moment after they are out, with no "Connection: close" header and without reading
+// what came meanwhile, as llama.cpp's server does after a streamed reply: a client that reuses
+// the connection at once has sent its next request into a connection about to die.
+void Loop::reply_done(Conn& c) {
+  c.busy = false;
+  if (!m_cfg.close_after_reply) return;
+  c.close_after = true;
+  schedule(c, Clock::now() + ms(2), Action::close, 0);
+}
+
 void Loop::close_conn(Conn& c) {
   const int fd = c.fd;
   if (c.busy && c.req.stream) add(m_counts.active, -1);
@@ -149,7 +163,8 @@ void Loop::close_conn(Conn& c) {
 
 void Loop::respond(Conn& c, int status, const std::string& type, const std::string& body) {
   const char* reason = status == 200 ? "OK" : status < 500 ? "Client Error" : "Server Error";
-  write_raw(c, "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
+  write_raw(c, "HTTP/1.1 " + std::to_string(status) + " " + reason +
+                   "\r\nKeep-Alive: timeout=5, max=100\r\nContent-Type: " + type +
                    "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
 }
 
@@ -168,7 +183,7 @@ void Loop::on_readable(Conn& c) {
     if (errno == EINTR) continue;
     break;
   }
-  while (!c.busy) {
+  while (!c.busy && !c.close_after) {
     const auto end = c.in.find("\r\n\r\n");
     if (end == std::string::npos) return;
     const std::string head = c.in.substr(0, end);
@@ -209,23 +224,22 @@ void Loop::handle(Conn& c, const std::string& method, const std::string& path, c
     const bool ready = now - m_shared.boot >= ms(m_cfg.ready_after_ms);
     return respond(c, ready ? 200 : 503, "text/plain", ready ? "" : "starting");
   }
-  if (path == "/metrics") return respond(c, 200, "text/plain; version=0.0.4", metrics_text());
+  if (path == "/metrics") {
+    if (m_cfg.metrics_auth_status != 0 && headers.count("authorization"))
+      return respond(c, m_cfg.metrics_auth_status, "text/plain", "credentials were sent to /metrics");
+    return respond(c, 200, "text/plain; version=0.0.4", metrics_text());
+  }
   if (path == "/v1/models") {
     if (now - m_shared.boot < ms(m_cfg.ready_after_ms))
       return respond(c, 503, "application/json", "{\"error\":\"loading\"}");
     return respond(c, 200, "application/json",
-                   "{\"object\":\"list\",\"data\":[{\"id\":\"" + m_cfg.model + "\",\"object\":\"model\"}]}");
+                   !m_cfg.models_body.empty()
+                       ? m_cfg.models_body
+                       : "{\"object\":\"list\",\"data\":[{\"id\":\"" + m_cfg.model + "\",\"object\":\"model\"}]}");
   }
   if (path == "/tokenize" && method == "POST") {
-    fake::GenRequest r;
-    const bool chat = body.find("\"messages\"") != std::string::npos;
-    if (!fake::parse_gen_request(body, chat, r)) return respond(c, 400, "application/json", "{\"error\":\"bad json\"}");
-    std::string tokens = "[";
-    for (int i = 0; i < r.prompt_tokens; ++i) tokens += (i ? ",1" : "1");
-    tokens += "]";
-    return respond(
-        c, 200, "application/json",
-        "{\"count\":" + std::to_string(r.prompt_tokens) + ",\"max_model_len\":32768,\"tokens\":" + tokens + "}");
+    const fake::Reply r = fake::tokenize_reply(m_cfg.tokenize, body, m_cfg.template_tokens);
+    return respond(c, r.status, r.type, r.body);
   }
   const bool chat = path == "/v1/chat/completions";
   if (!chat && path != "/v1/completions") return respond(c, 404, "application/json", "{\"error\":\"no such route\"}");
@@ -256,6 +270,13 @@ void Loop::handle(Conn& c, const std::string& method, const std::string& path, c
   }
   if (!fake::parse_gen_request(body, chat, c.req))
     return respond(c, 400, "application/json", "{\"error\":\"bad json\"}");
+  if (m_cfg.reject_token_ids && body.find("\"prompt\":[") != std::string::npos)
+    return respond(
+        c, 400, "application/json",
+        "{\"error\":{\"code\":400,\"message\":\"prompt must be a string\",\"type\":\"invalid_request_error\"}}");
+  if (chat) c.req.prompt_tokens += m_cfg.template_tokens;
+  if (m_cfg.max_prompt_tokens > 0) c.req.prompt_tokens = std::min(c.req.prompt_tokens, m_cfg.max_prompt_tokens);
+  if (c.modes.has("ignore_continuous")) c.req.continuous_usage = false;
   add(m_counts.requests, 1LL);
   add(m_counts.prompt, static_cast<long long>(c.req.prompt_tokens));
   c.start = now;
@@ -263,7 +284,7 @@ void Loop::handle(Conn& c, const std::string& method, const std::string& path, c
   c.per_chunk = c.modes.has("multi") ? 3 : 1;
   c.tokens = std::max(1, c.req.max_tokens);
   c.chunks = (c.tokens + c.per_chunk - 1) / c.per_chunk;
-  if (!c.req.stream) {
+  if (!c.req.stream || c.modes.has("json_reply")) {
     schedule(c, now + ms(m_cfg.ttft_ms + (c.tokens - 1) * m_cfg.itl_ms), Action::full, 0);
     return;
   }
@@ -273,8 +294,8 @@ void Loop::handle(Conn& c, const std::string& method, const std::string& path, c
 void Loop::start_stream(Conn& c) {
   add(m_counts.active, 1);
   write_raw(c,
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: "
-            "chunked\r\n\r\n");
+            "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5, max=100\r\nContent-Type: text/event-stream\r\nCache-Control: "
+            "no-cache\r\nTransfer-Encoding: chunked\r\n\r\n");
   if (c.modes.has("roleonly")) emit(c, fake::empty_event(c.req, c.modes, true));
   schedule(c, c.start + ms(m_cfg.ttft_ms), Action::chunk, 0);
 }
@@ -328,7 +349,7 @@ void Loop::finish(Conn& c) {
   write_framed(c, "0\r\n\r\n");
   add(m_counts.generation, static_cast<long long>(c.tokens));
   add(m_counts.active, -1);
-  c.busy = false;
+  reply_done(c);
 }
 
 void Loop::emit_chunk(Conn& c, int index) {
@@ -348,8 +369,7 @@ void Loop::emit_chunk(Conn& c, int index) {
       emit(c, fake::done_event(m));
       write_framed(c, "0\r\n\r\n");
       add(m_counts.active, -1);
-      c.busy = false;
-      return;
+      return reply_done(c);
     }
     if (m.has("badjson")) emit(c, "data: {\"choices\": [\n\n");
   }
@@ -392,50 +412,37 @@ void Loop::on_timer(const Timer& t) {
         if (!c.pieces.empty()) schedule(c, Clock::now() + ms(1), Action::piece, 0);
       }
       break;
+    case Action::close:
+      if (c.out.empty() && c.pieces.empty())
+        close_conn(c);
+      else
+        schedule(c, Clock::now() + ms(1), Action::close, 0);
+      return;
     case Action::full: {
       std::string text;
       for (int i = 0; i < c.tokens; ++i) text += " tok";
       add(m_counts.generation, static_cast<long long>(c.tokens));
-      c.busy = false;
-      respond(c, 200, "application/json", fake::full_response(c.req, c.tokens, text));
+      respond(c, 200, "application/json", fake::full_response(c.req, c.modes, c.tokens, text));
+      reply_done(c);
       break;
     }
   }
-  if (m_conns.count(t.fd) && !m_conns[t.fd]->busy && !m_conns[t.fd]->in.empty()) on_readable(*m_conns[t.fd]);
+  if (m_conns.count(t.fd) && !m_conns[t.fd]->busy && !m_conns[t.fd]->close_after && !m_conns[t.fd]->in.empty())
+    on_readable(*m_conns[t.fd]);
 }
 
 std::string Loop::metrics_text() const {
-  long long prompt = 0, generation = 0, requests = 0, late_n = 0;
-  int active = 0;
-  double late_sum = 0, late_max = 0;
+  fake::Totals t;
   for (const auto& c : m_shared.counters) {
-    prompt += c->prompt.load(std::memory_order_relaxed);
-    generation += c->generation.load(std::memory_order_relaxed);
-    requests += c->requests.load(std::memory_order_relaxed);
-    active += c->active.load(std::memory_order_relaxed);
-    late_sum += c->late_sum_ms.load(std::memory_order_relaxed);
-    late_max = std::max(late_max, c->late_max_ms.load(std::memory_order_relaxed));
-    late_n += c->late_n.load(std::memory_order_relaxed);
+    t.prompt += c->prompt.load(std::memory_order_relaxed);
+    t.generation += c->generation.load(std::memory_order_relaxed);
+    t.requests += c->requests.load(std::memory_order_relaxed);
+    t.active += c->active.load(std::memory_order_relaxed);
+    t.late_sum_ms += c->late_sum_ms.load(std::memory_order_relaxed);
+    t.late_max_ms = std::max(t.late_max_ms, c->late_max_ms.load(std::memory_order_relaxed));
+    t.late_n += c->late_n.load(std::memory_order_relaxed);
   }
-  const std::string l = "{model_name=\"" + m_cfg.model + "\"}";
-  std::string s;
-  s += "# HELP vllm:prompt_tokens_total Number of prefill tokens processed.\n# TYPE vllm:prompt_tokens_total counter\n";
-  s += "vllm:prompt_tokens_total" + l + " " + std::to_string(prompt) + ".0\n";
-  s += "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total" + l + " " +
-       std::to_string(generation) + ".0\n";
-  s += "# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total" + l + " " +
-       std::to_string(requests / 10) + ".0\n";
-  s += "# TYPE vllm:prefix_cache_queries_total counter\nvllm:prefix_cache_queries_total" + l + " " +
-       std::to_string(prompt) + ".0\n";
-  s += "# TYPE vllm:prefix_cache_hits_total counter\nvllm:prefix_cache_hits_total" + l + " " +
-       std::to_string(prompt / 2) + ".0\n";
-  s += "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running" + l + " " + std::to_string(active) + ".0\n";
-  const double kv = std::min(1.0, active / 256.0);
-  s += "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc" + l + " " + std::to_string(kv) + "\n";
-  s += "# TYPE fake_emit_lateness_ms summary\nfake_emit_lateness_ms_sum " + std::to_string(late_sum) + "\n";
-  s += "fake_emit_lateness_ms_count " + std::to_string(late_n) + "\nfake_emit_lateness_ms_max " +
-       std::to_string(late_max) + "\n";
-  return s;
+  return fake::metrics_text(m_cfg.metrics, t, m_cfg.model);
 }
 
 void Loop::run() {

@@ -14,12 +14,21 @@ namespace fake {
 
 using Clock = std::chrono::steady_clock;
 
+/// The server's behaviour, set by its flags (fake_server.cpp lists them).
 struct Config {
   int port = 0;
   int threads = 1;
   double ttft_ms = 50, itl_ms = 10;
   double ready_after_ms = 0;
   std::string modes, api_key, model = "fake-model";
+  bool close_after_reply = false;  ///< close the connection after each reply, as llama.cpp does
+  bool reject_token_ids = false;   ///< HTTP 400 to a token-id prompt, as llama.cpp does
+  std::string tokenize = "vllm";   ///< /tokenize dialect: vllm, llamacpp, tgi, none
+  std::string metrics = "vllm";    ///< /metrics dialect: vllm, sglang, llamacpp, tgi, none
+  int template_tokens = 0;         ///< tokens a chat template adds to each chat prompt
+  int max_prompt_tokens = 0;       ///< longer prompts are cut to this many tokens (0: never)
+  std::string models_body;         ///< the /v1/models reply body ("" = one model, named model)
+  int metrics_auth_status = 0;     ///< /metrics answers this status to a request with credentials (0: never)
 };
 
 /// What one loop has served. Written only by its own loop's thread, read by whichever loop

@@ -76,11 +76,7 @@ bool parse_gen_request(std::string_view body, bool chat, GenRequest& out) {
 std::string text_event(const GenRequest& r, const Modes& m, std::string_view text, bool reasoning, bool last,
                        int usage_tokens) {
   const std::string finish = last ? "\"length\"" : "null";
-  const std::string usage = usage_tokens < 0
-                                ? std::string()
-                                : ",\"usage\":{\"prompt_tokens\":" + std::to_string(r.prompt_tokens) +
-                                      ",\"completion_tokens\":" + std::to_string(usage_tokens) +
-                                      ",\"total_tokens\":" + std::to_string(r.prompt_tokens + usage_tokens) + "}";
+  const std::string usage = usage_tokens < 0 ? std::string() : ",\"usage\":" + usage_json(r, m, usage_tokens);
   std::string p;
   if (r.chat) {
     p = "{\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":" + quote(r.model) +
@@ -105,13 +101,19 @@ std::string empty_event(const GenRequest& r, const Modes& m, bool role_only) {
                       ",\"choices\":[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":null}]}");
 }
 
+std::string usage_json(const GenRequest& r, const Modes& m, int completion_tokens) {
+  const std::string prompt = m.has("usage_null")     ? "null"
+                             : m.has("usage_string") ? "\"" + std::to_string(r.prompt_tokens) + "\""
+                                                     : std::to_string(r.prompt_tokens);
+  const std::string completion = m.has("usage_huge") ? "1e30" : std::to_string(completion_tokens);
+  return "{\"prompt_tokens\":" + prompt + ",\"total_tokens\":" + std::to_string(r.prompt_tokens + completion_tokens) +
+         ",\"completion_tokens\":" + completion + "}";
+}
+
 std::string usage_event(const GenRequest& r, const Modes& m, int completion_tokens) {
   return frame(m, std::string("{\"id\":\"fake\",\"object\":\"") +
-                      (r.chat ? "chat.completion.chunk" : "text_completion") +
-                      "\",\"created\":0,\"model\":" + quote(r.model) +
-                      ",\"choices\":[],\"usage\":{\"prompt_tokens\":" + std::to_string(r.prompt_tokens) +
-                      ",\"total_tokens\":" + std::to_string(r.prompt_tokens + completion_tokens) +
-                      ",\"completion_tokens\":" + std::to_string(completion_tokens) + "}}");
+                      (r.chat ? "chat.completion.chunk" : "text_completion") + "\",\"created\":0,\"model\":" +
+                      quote(r.model) + ",\"choices\":[],\"usage\":" + usage_json(r, m, completion_tokens) + "}");
 }
 
 std::string error_event(const Modes& m) {
@@ -124,7 +126,7 @@ std::string done_event(const Modes& m) {
   return frame(m, "[DONE]");
 }
 
-std::string full_response(const GenRequest& r, int completion_tokens, std::string_view text) {
+std::string full_response(const GenRequest& r, const Modes& m, int completion_tokens, std::string_view text) {
   nlohmann::json j;
   j["id"] = "fake";
   j["model"] = r.model;
@@ -136,9 +138,7 @@ std::string full_response(const GenRequest& r, int completion_tokens, std::strin
     j["object"] = "text_completion";
     j["choices"] = {{{"index", 0}, {"text", text}, {"finish_reason", "length"}}};
   }
-  j["usage"] = {{"prompt_tokens", r.prompt_tokens},
-                {"completion_tokens", completion_tokens},
-                {"total_tokens", r.prompt_tokens + completion_tokens}};
+  j["usage"] = nlohmann::json::parse(usage_json(r, m, completion_tokens));
   return j.dump();
 }
 

@@ -10,7 +10,10 @@ namespace fake {
 /// Misbehaviours, named as they appear in --mode and the X-Fake-Mode header (comma-separated):
 /// split, coalesce, utf8, crlf, comments, nospace, longline, error, roleonly, reasoning, multi,
 /// nousage, drop, hang, nodone, badjson, status=NNN; skew (the first chunk's text is 40 bytes
-/// longer, so that its byte share no longer matches its token share).
+/// longer, so that its byte share no longer matches its token share); usage_null, usage_string,
+/// usage_huge (usage with "prompt_tokens": null, "prompt_tokens": "5", "completion_tokens":
+/// 1e30); json_reply (one JSON body, not a stream, to a streamed request); ignore_continuous
+/// (no usage in the chunks whatever stream_options asks).
 struct Modes {
   std::set<std::string> flags;
   int status = 200;
@@ -50,6 +53,8 @@ std::string error_event(const Modes& m);
 /// `data: [DONE]`.
 std::string done_event(const Modes& m);
 /// A whole non-streamed response.
-std::string full_response(const GenRequest& r, int completion_tokens, std::string_view text);
+std::string full_response(const GenRequest& r, const Modes& m, int completion_tokens, std::string_view text);
+/// The usage object for completion_tokens so far, as the modes want it (possibly malformed).
+std::string usage_json(const GenRequest& r, const Modes& m, int completion_tokens);
 
 }  // namespace fake

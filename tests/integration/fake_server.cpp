@@ -3,8 +3,9 @@
 // keep exact token times on a small machine; --threads N runs N of them on one port
 // (SO_REUSEPORT: the kernel spreads connections across them) for more streams than one core can
 // write. It misbehaves on demand: per run with --mode, per request with the X-Fake-Mode header
-// (see fake_protocol.h for the list) or inside the prompt text as "fake-mode=drop". Listens on
-// 127.0.0.1 only and prints "PORT <n>" when ready.
+// (see fake_protocol.h for the list) or inside the prompt text as "fake-mode=drop"; and it speaks
+// as a given real server does where they differ (kFlags below). Listens on 127.0.0.1 only and
+// prints "PORT <n>" when ready.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +42,76 @@ int listen_on(int port, bool reuse_port) {
   return fd;
 }
 
+/// One command-line flag: its name, whether it takes a value, what it sets, and its help. A new
+/// behaviour is one more row here and one more field in fake::Config.
+struct Flag {
+  const char* name;
+  bool takes_value;
+  std::function<void(fake::Config&, const std::string&)> set;
+  const char* help;
+};
+
+const std::vector<Flag>& flags() {
+  using C = fake::Config;
+  static const std::vector<Flag> kFlags = {
+      {"--port", true, [](C& c, const std::string& v) { c.port = std::stoi(v); }, "port (0: any free one)"},
+      {"--threads", true, [](C& c, const std::string& v) { c.threads = std::stoi(v); }, "event loops on the port"},
+      {"--ttft-ms", true, [](C& c, const std::string& v) { c.ttft_ms = std::stod(v); }, "time to the first token"},
+      {"--itl-ms", true, [](C& c, const std::string& v) { c.itl_ms = std::stod(v); }, "time between tokens"},
+      {"--mode", true, [](C& c, const std::string& v) { c.modes = v; }, "misbehaviours for every request"},
+      {"--api-key", true, [](C& c, const std::string& v) { c.api_key = v; }, "require this Bearer token"},
+      {"--ready-after-ms", true, [](C& c, const std::string& v) { c.ready_after_ms = std::stod(v); },
+       "/health and /v1/models answer 503 until then"},
+      {"--model", true, [](C& c, const std::string& v) { c.model = v; }, "the model /v1/models lists"},
+      {"--models-body", true, [](C& c, const std::string& v) { c.models_body = v; }, "the /v1/models reply, as is"},
+      {"--close-after-reply", false, [](C& c, const std::string&) { c.close_after_reply = true; },
+       "close the connection after each reply, with no Connection: close (llama.cpp)"},
+      {"--reject-token-ids", false, [](C& c, const std::string&) { c.reject_token_ids = true; },
+       "HTTP 400 \"prompt must be a string\" to token-id prompts (llama.cpp)"},
+      {"--tokenize", true, [](C& c, const std::string& v) { c.tokenize = v; },
+       "/tokenize dialect: vllm, llamacpp, tgi, none"},
+      {"--metrics", true, [](C& c, const std::string& v) { c.metrics = v; },
+       "/metrics dialect: vllm, sglang, llamacpp, tgi, none"},
+      {"--template-tokens", true, [](C& c, const std::string& v) { c.template_tokens = std::stoi(v); },
+       "tokens a chat template adds to each chat prompt"},
+      {"--metrics-auth-status", true, [](C& c, const std::string& v) { c.metrics_auth_status = std::stoi(v); },
+       "/metrics answers this HTTP status to a request that carries credentials"},
+      {"--max-prompt-tokens", true, [](C& c, const std::string& v) { c.max_prompt_tokens = std::stoi(v); },
+       "cut longer prompts to this many tokens, and count them so"},
+  };
+  return kFlags;
+}
+
+/// Applies argv to c; false (after a message) on an unknown flag or a bad value.
+bool parse_flags(int argc, char** argv, fake::Config& c) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string name = argv[i];
+    const Flag* flag = nullptr;
+    for (const auto& f : flags())
+      if (name == f.name) flag = &f;
+    if (!flag) {
+      std::fprintf(stderr, "fake_server: unknown option %s; the options are:\n", name.c_str());
+      for (const auto& f : flags()) std::fprintf(stderr, "  %s%s  %s\n", f.name, f.takes_value ? " V" : "", f.help);
+      return false;
+    }
+    std::string value;
+    if (flag->takes_value) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "fake_server: %s needs a value\n", flag->name);
+        return false;
+      }
+      value = argv[++i];
+    }
+    try {
+      flag->set(c, value);
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "fake_server: %s %s: not a number\n", flag->name, value.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
 int bound_port(int fd) {
   sockaddr_in addr{};
   socklen_t len = sizeof addr;
@@ -52,29 +124,7 @@ int bound_port(int fd) {
 int main(int argc, char** argv) {
   fake::Shared shared;
   fake::Config& c = shared.cfg;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--port")
-      c.port = std::stoi(v);
-    else if (k == "--threads")
-      c.threads = std::stoi(v);
-    else if (k == "--ttft-ms")
-      c.ttft_ms = std::stod(v);
-    else if (k == "--itl-ms")
-      c.itl_ms = std::stod(v);
-    else if (k == "--mode")
-      c.modes = v;
-    else if (k == "--api-key")
-      c.api_key = v;
-    else if (k == "--ready-after-ms")
-      c.ready_after_ms = std::stod(v);
-    else if (k == "--model")
-      c.model = v;
-    else {
-      std::fprintf(stderr, "fake_server: unknown option %s\n", k.c_str());
-      return 2;
-    }
-  }
+  if (!parse_flags(argc, argv, c)) return 2;
   if (c.threads < 1) {
     std::fprintf(stderr, "fake_server: --threads must be at least 1\n");
     return 2;

@@ -1,8 +1,11 @@
 #pragma once
-#include <unistd.h>
 // A fake server per test suite, and a helper that runs `dcukit load` against it and reads the
-// JSON it wrote. Everything stays on 127.0.0.1 and every child has a deadline.
+// JSON it wrote. Everything stays on 127.0.0.1, every child has a deadline, and every file is in
+// a fresh folder of the test's own (testutil::TempDir), removed when the test passed.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,20 +13,36 @@
 #include <vector>
 
 #include "process.h"
+#include "tempdir.h"
 
 namespace itest {
 
-/// A running fake_server; the port it printed.
+/// A port no one listens on now: bound to 0 and closed, so that a server started next gets one
+/// of its own (a real server that takes --port, such as llama.cpp's).
+inline int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
+/// A running fake_server; the port it printed. Its output goes to a folder of its own.
 class FakeServer {
 public:
   /// Starts `binary` (the fake server unless another is named) with flags.
   explicit FakeServer(const std::vector<std::string>& flags, const std::string& name,
-                      const std::string& binary = DCUKIT_FAKE_SERVER) {
+                      const std::string& binary = DCUKIT_FAKE_SERVER)
+      : m_dir("fake_" + name) {
     std::vector<std::string> argv{binary};
     argv.insert(argv.end(), flags.begin(), flags.end());
-    // The process id keeps the output file apart from other test processes' servers: ctest runs
-    // each test in its own process, in parallel, and a shared file would hand out their ports.
-    m_child = std::make_unique<Child>(argv, ::testing::TempDir() + "fake_" + name + "_" + std::to_string(::getpid()));
+    m_child = std::make_unique<Child>(argv, m_dir.file("server"));
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < end) {
       const std::string out = m_child->out();
@@ -37,8 +56,11 @@ public:
   }
   int port() const { return m_port; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+  /// Kills the server (SIGKILL), as a crash would.
+  void kill() { m_child->signal(SIGKILL); }
 
 private:
+  testutil::TempDir m_dir;
   std::unique_ptr<Child> m_child;
   int m_port = 0;
 };
@@ -63,25 +85,46 @@ protected:
 struct Run {
   Exit exit;
   nlohmann::json json;
+  std::string json_path;  ///< where the JSON was asked for
 };
 
-/// Runs dcukit with args (the --json path is added), waiting up to deadline.
-inline Run run_dcukit(std::vector<std::string> args, const std::string& name,
-                      std::chrono::milliseconds deadline = std::chrono::seconds(60),
-                      const std::vector<std::string>& env = {}) {
-  const std::string base = ::testing::TempDir() + "dcukit_" + name + "_" + std::to_string(::getpid());
-  const std::string json_path = base + ".json";
-  std::remove(json_path.c_str());
+/// `base` with the options given again in `overrides` taken from there instead (dcukit refuses
+/// an option given twice). Every option of base but a trailing flag must take one value.
+inline std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& overrides) {
+  for (const auto& o : overrides) {
+    if (o.empty() || o[0] != '-') continue;
+    for (std::size_t j = 0; j + 1 < base.size(); ++j) {
+      if (base[j] == o) {
+        base.erase(base.begin() + static_cast<long>(j), base.begin() + static_cast<long>(j) + 2);
+        break;
+      }
+    }
+  }
+  base.insert(base.end(), overrides.begin(), overrides.end());
+  return base;
+}
+
+/// How run_dcukit runs dcukit.
+struct RunOptions {
+  std::chrono::milliseconds deadline = std::chrono::seconds(60);
+  std::vector<std::string> env;  ///< "NAME=value" added to the environment
+  bool detailed = true;          ///< add --save-detailed (per-request arrays), so that failures print the errors
+};
+
+/// Runs dcukit with args in dir (the --json path, dir/<name>.json, is added to a load run).
+inline Run run_dcukit(const testutil::TempDir& dir, std::vector<std::string> args, const std::string& name,
+                      const RunOptions& o = {}) {
   std::vector<std::string> argv{DCUKIT_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  if (argv.size() > 2 && argv[2] != "compare") {
-    argv.push_back("--json");
-    argv.push_back(json_path);
-  }
-  Child child(argv, base, env);
   Run r;
-  r.exit = child.wait(deadline);
-  const std::string text = slurp(json_path);
+  r.json_path = dir.file(name + ".json");
+  if (argv.size() > 2 && argv[1] == "load" && argv[2] != "compare") {
+    argv.insert(argv.end(), {"--json", r.json_path});
+    if (o.detailed) argv.push_back("--save-detailed");
+  }
+  Child child(argv, dir.file(name), o.env);
+  r.exit = child.wait(o.deadline);
+  const std::string text = slurp(r.json_path);
   if (!text.empty()) r.json = nlohmann::json::parse(text, nullptr, false);
   return r;
 }

@@ -35,19 +35,38 @@ inline std::string slurp(const std::string& path) {
 /// A running child; killed (SIGKILL) and reaped on destruction if still running.
 class Child {
 public:
-  /// Starts argv[0] with argv; stdout and stderr go to base + ".out" / ".err". env adds
-  /// "NAME=value" entries to the current environment.
-  Child(const std::vector<std::string>& argv, const std::string& base, const std::vector<std::string>& env = {})
+  /// How the child's stderr is connected.
+  enum class Stderr {
+    file,      ///< base + ".err"
+    with_out,  ///< the same file as stdout, base + ".out", as `cmd > f 2>&1` would
+    to_fd,     ///< stderr_fd (a terminal's slave side, for a test of what a terminal sees)
+  };
+
+  /// Starts argv[0] with argv; stdout and stderr go to base + ".out" / ".err". env sets
+  /// "NAME=value" entries in the current environment, and unset removes names from it.
+  Child(const std::vector<std::string>& argv, const std::string& base, const std::vector<std::string>& env = {},
+        Stderr err = Stderr::file, int stderr_fd = -1, const std::vector<std::string>& unset = {})
       : m_out(base + ".out"), m_err(base + ".err") {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, m_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, m_err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err == Stderr::file)
+      posix_spawn_file_actions_addopen(&fa, 2, m_err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    else if (err == Stderr::with_out)
+      posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    else
+      posix_spawn_file_actions_adddup2(&fa, stderr_fd, 2);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     std::vector<std::string> env_store;
-    for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
+    for (char** e = environ; *e; ++e) {
+      const std::string entry = *e;
+      bool removed = false;
+      for (const auto& name : unset) removed = removed || entry.rfind(name + "=", 0) == 0;
+      for (const auto& set : env) removed = removed || entry.rfind(set.substr(0, set.find('=') + 1), 0) == 0;
+      if (!removed) env_store.push_back(entry);
+    }
     for (const auto& e : env) env_store.push_back(e);
     std::vector<char*> envp;
     for (auto& e : env_store) envp.push_back(e.data());
@@ -71,18 +90,21 @@ public:
   }
   std::string out() const { return slurp(m_out); }
 
+  /// Whether the child has ended (it is reaped here, without waiting; wait() then returns at once).
+  bool finished() {
+    int status = 0;
+    if (m_pid > 0 && waitpid(m_pid, &status, WNOHANG) == m_pid) {
+      m_pid = -1;
+      m_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    return m_pid <= 0;
+  }
+
   /// Waits up to deadline; past it the child is killed and timed_out is set.
   Exit wait(std::chrono::milliseconds deadline) {
     Exit e;
     const auto end = std::chrono::steady_clock::now() + deadline;
-    int status = 0;
-    while (m_pid > 0) {
-      const pid_t r = waitpid(m_pid, &status, WNOHANG);
-      if (r == m_pid) {
-        m_pid = -1;
-        e.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        break;
-      }
+    while (!finished()) {
       if (std::chrono::steady_clock::now() >= end) {
         kill(m_pid, SIGKILL);
         waitpid(m_pid, nullptr, 0);
@@ -92,6 +114,7 @@ public:
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    e.code = e.timed_out ? -1 : m_code;
     e.out = slurp(m_out);
     e.err = slurp(m_err);
     return e;
@@ -99,6 +122,7 @@ public:
 
 private:
   pid_t m_pid = -1;
+  int m_code = -1;
   std::string m_out, m_err;
 };
 

@@ -21,26 +21,26 @@ protected:
             "--input-len", "8",     "--output-len",  "4",  "--timeout",
             "2",           "-q"};
   }
-  static std::string temp(const std::string& name, const std::string& text) {
-    const std::string path = ::testing::TempDir() + name;
-    std::ofstream(path) << text;
-    return path;
+  testutil::TempDir m_dir{"load_cli"};
+  itest::Run run(const std::vector<std::string>& args, const std::string& name, itest::RunOptions o = {}) {
+    return run_dcukit(m_dir, args, name, o);
   }
 };
 
 TEST_F(LoadCli, MixedMisbehaviourPerPromptLandsInEachClass) {
-  const std::string path = temp("mixed.jsonl",
-                                "{\"prompt\": \"hello there\", \"output_len\": 6}\n"
-                                "{\"prompt\": \"hello fake-mode=drop\", \"output_len\": 6}\n"
-                                "{\"prompt\": \"hello fake-mode=hang\", \"output_len\": 6}\n"
-                                "{\"prompt\": \"hello fake-mode=status=500\", \"output_len\": 6}\n"
-                                "{\"prompt\": \"hello fake-mode=error\", \"output_len\": 6}\n"
-                                "{\"prompt\": \"hello fake-mode=split,crlf\", \"output_len\": 6}\n");
-  auto r = run_dcukit({"load", "--url", s_server->url(), "--dataset", "jsonl", "--dataset-path", path, "-n", "6", "-c",
-                       "6", "--timeout", "0.5", "-q"},
-                      "mixed", std::chrono::seconds(20));
+  const std::string path = m_dir.write("mixed.jsonl",
+                                       "{\"prompt\": \"hello there\", \"output_len\": 6}\n"
+                                       "{\"prompt\": \"hello fake-mode=drop\", \"output_len\": 6}\n"
+                                       "{\"prompt\": \"hello fake-mode=hang\", \"output_len\": 6}\n"
+                                       "{\"prompt\": \"hello fake-mode=status=500\", \"output_len\": 6}\n"
+                                       "{\"prompt\": \"hello fake-mode=error\", \"output_len\": 6}\n"
+                                       "{\"prompt\": \"hello fake-mode=split,crlf\", \"output_len\": 6}\n");
+  auto r = run({"load", "--url", s_server->url(), "--dataset", "jsonl", "--dataset-path", path, "-n", "6", "-c", "6",
+                "--timeout", "0.5", "-q"},
+               "mixed", {.deadline = std::chrono::seconds(20)});
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
-  EXPECT_EQ(r.exit.code, 0);
+  EXPECT_EQ(r.exit.code, 1) << "requests failed: exit 1, with the results written";
+  EXPECT_NE(r.exit.err.find("4 of 6 requests failed"), std::string::npos) << r.exit.err;
   EXPECT_EQ(r.json["completed"], 2);
   EXPECT_EQ(r.json["errors_dropped"], 1);
   EXPECT_EQ(r.json["errors_timeout"], 1);
@@ -53,7 +53,7 @@ TEST_F(LoadCli, MixedMisbehaviourPerPromptLandsInEachClass) {
 TEST_F(LoadCli, OpenLoopAtARateKeepsTheSchedule) {
   auto args = base(20);
   args.insert(args.end(), {"--request-rate", "100", "--burstiness", "1", "--seed", "7"});
-  auto r = run_dcukit(args, "open");
+  auto r = run(args, "open");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["completed"], 20);
   EXPECT_EQ(r.json["request_rate"], 100.0);
@@ -63,9 +63,9 @@ TEST_F(LoadCli, OpenLoopAtARateKeepsTheSchedule) {
 
 TEST_F(LoadCli, SweepWritesOneRunALevelAndCsv) {
   auto args = base(4);
-  const std::string csv = ::testing::TempDir() + "sweep.csv";
+  const std::string csv = m_dir.file("sweep.csv");
   args.insert(args.end(), {"-c", "1,2", "--csv", csv});
-  auto r = run_dcukit(args, "sweep");
+  auto r = run(args, "sweep");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   ASSERT_EQ(r.json["runs"].size(), 2u);
   EXPECT_EQ(r.json["runs"][1]["max_concurrency"], 2);
@@ -77,10 +77,10 @@ TEST_F(LoadCli, SweepWritesOneRunALevelAndCsv) {
 TEST_F(LoadCli, WarmupIsLeftOutAndDurationBounds) {
   auto args = base(5);
   args.insert(args.end(), {"--warmup", "3"});
-  auto r = run_dcukit(args, "warmup");
+  auto r = run(args, "warmup");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["num_prompts"], 5);
-  auto d = run_dcukit(
+  auto d = run(
       {"load", "--url", s_server->url(), "--duration", "0.5", "-c", "2", "--input-len", "4", "--output-len", "4", "-q"},
       "duration");
   ASSERT_TRUE(d.json.is_object()) << d.exit.err;
@@ -89,32 +89,36 @@ TEST_F(LoadCli, WarmupIsLeftOutAndDurationBounds) {
 }
 
 TEST_F(LoadCli, TextPromptsAreCalibratedThroughTokenize) {
-  auto args = base(3);
-  args.insert(args.end(), {"--prompt", "text", "--input-len", "37", "--prefix-len", "10"});
-  auto r = run_dcukit(args, "text");
+  const std::vector<std::string> args{"load", "--url",    s_server->url(), "-n",          "3",  "--output-len", "4",
+                                      "-q",   "--prompt", "text",          "--input-len", "37", "--prefix-len", "10"};
+  auto r = run(args, "text");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["input_lens"], nlohmann::json::array({37, 37, 37}));
 }
 
 TEST_F(LoadCli, ShareGptFirstTurn) {
-  const std::string path =
-      temp("sg.json",
-           R"([{"conversations":[{"from":"human","value":"one two three"},{"from":"gpt","value":"a b c d e"}]},
-                                    {"conversations":[{"from":"human","value":"four five"},{"from":"gpt","value":"f g"}]},
-                                    {"conversations":[{"from":"human","value":"lonely"}]}])");
-  auto r = run_dcukit({"load", "--url", s_server->url(), "--dataset", "sharegpt", "--dataset-path", path,
-                       "--output-len", "0", "-n", "2", "-q"},
-                      "sharegpt");
+  // Prompts and answers of at least 4 tokens pass vLLM's filter; the answer's length is max_tokens.
+  const std::string path = m_dir.write(
+      "sg.json",
+      R"([{"conversations":[{"from":"human","value":"one two three four"},{"from":"gpt","value":"a b c d e"}]},
+          {"conversations":[{"from":"human","value":"five six seven eight nine"},{"from":"gpt","value":"f g h i j k"}]},
+          {"conversations":[{"from":"human","value":"too short"},{"from":"gpt","value":"f g h i j"}]},
+          {"conversations":[{"from":"human","value":"lonely"}]}])");
+  auto r = run({"load", "--url", s_server->url(), "--dataset", "sharegpt", "--dataset-path", path, "--output-len", "0",
+                "-n", "2", "-q"},
+               "sharegpt");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["completed"], 2);
-  EXPECT_EQ(r.json["total_input_tokens"], 5);
-  EXPECT_EQ(r.json["total_output_tokens"], 7);
+  EXPECT_EQ(r.json["total_input_tokens"], 9);
+  EXPECT_EQ(r.json["total_output_tokens"], 11) << "each answer's own length, never 1";
+  EXPECT_NE(r.json["notes"].dump().find("1 of 3 conversations read were left out"), std::string::npos)
+      << r.json["notes"];
 }
 
 TEST_F(LoadCli, MetricsUrlReportsServerCounters) {
   auto args = base(5);
   args.insert(args.end(), {"--metrics-url", s_server->url() + "/metrics"});
-  auto r = run_dcukit(args, "metrics");
+  auto r = run(args, "metrics");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["server_generation_tokens"], 20.0);
   EXPECT_EQ(r.json["server_prompt_tokens"], 40.0);
@@ -124,24 +128,45 @@ TEST_F(LoadCli, MetricsUrlReportsServerCounters) {
 TEST_F(LoadCli, GoodputUnderSlo) {
   auto args = base(4);
   args.insert(args.end(), {"--slo", "ttft=1000,tpot=100"});
-  auto r = run_dcukit(args, "slo");
+  auto r = run(args, "slo");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_NEAR(r.json["request_goodput"].get<double>(), r.json["request_throughput"].get<double>(), 1e-9);
   args = base(4);
   args.insert(args.end(), {"--slo", "ttft=1"});
-  auto strict = run_dcukit(args, "slo_strict");
+  auto strict = run(args, "slo_strict");
   EXPECT_EQ(strict.json["request_goodput"], 0.0);
 }
 
 TEST_F(LoadCli, CompareShowsTheChange) {
-  auto a = run_dcukit(base(3), "cmp_a");
-  auto b = run_dcukit(base(3), "cmp_b");
+  // Both files are this test's own: a run on a fresh machine compares what it just wrote.
+  auto a = run(base(3), "cmp_a");
+  auto b = run(base(3), "cmp_b");
   ASSERT_TRUE(a.json.is_object() && b.json.is_object());
-  const std::string pa = ::testing::TempDir() + "dcukit_cmp_a.json", pb = ::testing::TempDir() + "dcukit_cmp_b.json";
-  auto c = run_dcukit({"load", "compare", pa, pb}, "cmp");
+  auto c = run({"load", "compare", a.json_path, b.json_path}, "cmp");
   EXPECT_EQ(c.exit.code, 0) << c.exit.err;
   EXPECT_NE(c.exit.out.find("median_ttft_ms"), std::string::npos);
   EXPECT_NE(c.exit.out.find('%'), std::string::npos);
+  EXPECT_NE(c.exit.out.find("same model, endpoint, dataset"), std::string::npos) << c.exit.out;
+}
+
+TEST_F(LoadCli, ComparePairsLevelsByLoadAndSaysWhatDiffers) {
+  auto a =
+      run({"load", "--url", s_server->url(), "-n", "3", "--input-len", "8", "--output-len", "4", "-c", "1,2", "-q"},
+          "pair_a");
+  auto b =
+      run({"load", "--url", s_server->url(), "-n", "3", "--input-len", "16", "--output-len", "4", "-c", "2,4", "-q"},
+          "pair_b");
+  ASSERT_TRUE(a.json.is_object() && b.json.is_object());
+  auto c = run({"load", "compare", a.json_path, b.json_path}, "pair");
+  EXPECT_EQ(c.exit.code, 0) << c.exit.err;
+  EXPECT_NE(c.exit.out.find("input_len"), std::string::npos) << "the runs differ in --input-len: " << c.exit.out;
+  EXPECT_NE(c.exit.out.find("Only in A, not compared: concurrency 1"), std::string::npos) << c.exit.out;
+  EXPECT_NE(c.exit.out.find("Only in B, not compared: concurrency 4"), std::string::npos) << c.exit.out;
+  EXPECT_NE(c.exit.out.find("\nconcurrency 2"), std::string::npos) << c.exit.out;
+  const std::string empty = m_dir.write("empty.json", "{}");
+  auto bad = run({"load", "compare", a.json_path, empty}, "cmp_empty");
+  EXPECT_EQ(bad.exit.code, 2);
+  EXPECT_NE(bad.exit.err.find("holds no load results"), std::string::npos) << bad.exit.err;
 }
 
 TEST_F(LoadCli, ApiKeyComesFromTheEnvironment) {
@@ -149,35 +174,42 @@ TEST_F(LoadCli, ApiKeyComesFromTheEnvironment) {
   std::vector<std::string> args{
       "load", "--url",         secured.url(),    "-n", "2", "--input-len", "4", "--output-len", "2",
       "-q",   "--api-key-env", "DCUKIT_TEST_KEY"};
-  auto ok = run_dcukit(args, "key_ok", std::chrono::seconds(20), {"DCUKIT_TEST_KEY=s3cret"});
+  auto ok = run(args, "key_ok", {.deadline = std::chrono::seconds(20), .env = {"DCUKIT_TEST_KEY=s3cret"}});
   ASSERT_TRUE(ok.json.is_object()) << ok.exit.err;
   EXPECT_EQ(ok.json["completed"], 2);
-  auto denied = run_dcukit(args, "key_missing", std::chrono::seconds(20));
-  ASSERT_TRUE(denied.json.is_object()) << denied.exit.err;
-  EXPECT_EQ(denied.json["http_status_counts"]["401"], 2);
+  auto denied = run(args, "key_missing", {.deadline = std::chrono::seconds(20)});
+  EXPECT_EQ(denied.exit.code, 1);
+  EXPECT_NE(denied.exit.err.find("HTTP 401"), std::string::npos) << denied.exit.err;
+  EXPECT_NE(denied.exit.err.find("API key"), std::string::npos) << denied.exit.err;
+  args.push_back("--no-trial");
+  auto all = run(args, "key_missing_all", {.deadline = std::chrono::seconds(20)});
+  ASSERT_TRUE(all.json.is_object()) << all.exit.err;
+  EXPECT_EQ(all.json["http_status_counts"]["401"], 2);
 }
 
 TEST_F(LoadCli, WaitReadyPollsHealthThenModels) {
   FakeServer slow({"--ready-after-ms", "600"}, "slow");
-  auto ok = run_dcukit(
-      {"load", "--url", slow.url(), "--wait-ready", "10", "-n", "2", "--input-len", "4", "--output-len", "2", "-q"},
-      "ready_ok", std::chrono::seconds(20));
+  auto ok =
+      run({"load", "--url", slow.url(), "--wait-ready", "10", "-n", "2", "--input-len", "4", "--output-len", "2", "-q"},
+          "ready_ok", {.deadline = std::chrono::seconds(20)});
   ASSERT_TRUE(ok.json.is_object()) << ok.exit.err;
   EXPECT_EQ(ok.json["completed"], 2);
   FakeServer slower({"--ready-after-ms", "60000"}, "slower");
-  auto late = run_dcukit({"load", "--url", slower.url(), "--wait-ready", "0.5", "-n", "2", "-q"}, "ready_late",
-                         std::chrono::seconds(20));
+  auto late = run({"load", "--url", slower.url(), "--wait-ready", "0.5", "-n", "2", "-q"}, "ready_late",
+                  {.deadline = std::chrono::seconds(20)});
   EXPECT_EQ(late.exit.code, 1);
   EXPECT_NE(late.exit.err.find("not ready"), std::string::npos) << late.exit.err;
 }
 
 TEST_F(LoadCli, BadInputIsRejectedBeforeSending) {
-  auto r = run_dcukit({"load", "--url", s_server->url(), "--slo", "ttft=abc"}, "bad_slo", std::chrono::seconds(10));
+  auto r =
+      run({"load", "--url", s_server->url(), "--slo", "ttft=abc"}, "bad_slo", {.deadline = std::chrono::seconds(10)});
   EXPECT_EQ(r.exit.code, 2);
   EXPECT_NE(r.exit.err.find("--slo"), std::string::npos);
-  auto r2 = run_dcukit({"load", "--url", s_server->url(), "-c", "0"}, "bad_conc", std::chrono::seconds(10));
+  auto r2 = run({"load", "--url", s_server->url(), "-c", "0"}, "bad_conc", {.deadline = std::chrono::seconds(10)});
   EXPECT_EQ(r2.exit.code, 2);
-  auto r3 = run_dcukit({"load", "--url", s_server->url(), "--threads", "-1"}, "bad_threads", std::chrono::seconds(10));
+  auto r3 =
+      run({"load", "--url", s_server->url(), "--threads", "-1"}, "bad_threads", {.deadline = std::chrono::seconds(10)});
   EXPECT_EQ(r3.exit.code, 2);
   EXPECT_NE(r3.exit.err.find("--threads"), std::string::npos) << r3.exit.err;
 }

@@ -1,5 +1,8 @@
 // Each case of the protocol list, once: the fake server misbehaves (X-Fake-Mode), the
-// real dcukit binary runs to the end, and the misbehaviour lands in the right place.
+// real dcukit binary runs to the end, and the misbehaviour lands in the right place. Runs whose
+// every request fails pass --no-trial: the trial request would stop them before the load.
+#include <algorithm>
+
 #include "fixture.h"
 
 namespace {
@@ -32,9 +35,9 @@ protected:
                                   "16",
                                   "--output-len",
                                   std::to_string(kOutput),
-                                  "--timeout",
-                                  "2",
                                   "-q"};
+    // Each option once (dcukit refuses a repeated one): extra's --timeout replaces the default.
+    if (std::find(extra.begin(), extra.end(), "--timeout") == extra.end()) args.insert(args.end(), {"--timeout", "2"});
     if (!modes.empty()) {
       args.push_back("-H");
       args.push_back("X-Fake-Mode: " + modes);
@@ -43,7 +46,8 @@ protected:
     std::string name = modes + endpoint;
     for (char& ch : name)
       if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    auto r = run_dcukit(args, name, std::chrono::seconds(30));
+    testutil::TempDir dir("protocol");
+    auto r = run_dcukit(dir, args, name, {.deadline = std::chrono::seconds(30)});
     EXPECT_FALSE(r.exit.timed_out) << "dcukit did not finish";
     EXPECT_TRUE(r.json.is_object()) << r.exit.err;
     return r;
@@ -160,41 +164,90 @@ TEST_F(LoadProtocol, MissingUsageFallsBackToChunks) {
 }
 
 TEST_F(LoadProtocol, ErrorEventAfter200) {
-  expect_all_failed(run("error"), "stream_error");
+  expect_all_failed(run("error", {"--no-trial"}), "stream_error");
 }
 TEST_F(LoadProtocol, ConnectionDroppedBeforeDone) {
-  expect_all_failed(run("drop"), "dropped");
+  expect_all_failed(run("drop", {"--no-trial"}), "dropped");
 }
 TEST_F(LoadProtocol, StreamThatNeverEndsHitsTheDeadline) {
-  expect_all_failed(run("hang", {"--timeout", "0.5"}), "timeout");
+  expect_all_failed(run("hang", {"--timeout", "0.5", "--no-trial"}), "timeout");
 }
 TEST_F(LoadProtocol, MalformedJsonIsProtocol) {
-  expect_all_failed(run("badjson"), "protocol");
+  expect_all_failed(run("badjson", {"--no-trial"}), "protocol");
 }
 
 TEST_F(LoadProtocol, HttpStatusesAreCountedByCode) {
-  const auto r = run("status=503");
+  const auto r = run("status=503", {"--no-trial"});
   expect_all_failed(r, "http_status");
   EXPECT_EQ(r.json["http_status_counts"]["503"], kRequests);
-  const auto r2 = run("status=429");
+  const auto r2 = run("status=429", {"--no-trial"});
   expect_all_failed(r2, "http_status");
   EXPECT_EQ(r2.json["http_status_counts"]["429"], kRequests);
+}
+
+TEST_F(LoadProtocol, AFailedTrialRequestStopsTheRunBeforeTheLoad) {
+  testutil::TempDir dir("trial");
+  auto r = run_dcukit(dir,
+                      {"load", "--url", s_server->url(), "-n", "50", "--input-len", "4", "--output-len", "2", "-H",
+                       "X-Fake-Mode: status=503", "-q"},
+                      "trial", {.deadline = std::chrono::seconds(20)});
+  EXPECT_EQ(r.exit.code, 1);
+  EXPECT_TRUE(r.json.is_null()) << "nothing was measured";
+  EXPECT_NE(r.exit.err.find("the trial request failed (http_status: HTTP 503"), std::string::npos) << r.exit.err;
+  EXPECT_NE(r.exit.err.find("nothing else was sent"), std::string::npos) << r.exit.err;
+}
+
+TEST_F(LoadProtocol, UsageOfTheWrongTypeFailsItsRequestNotTheRun) {
+  // Old builds aborted inside curl's callback on a null or string count, and turned 1e30 into
+  // INT_MIN tokens and -2.5e12 tokens/s.
+  for (const char* mode : {"usage_null", "usage_string", "usage_huge"}) {
+    const auto r = run(mode, {"--no-trial"});
+    expect_all_failed(r, "protocol");
+    EXPECT_NE(r.json["errors"][0].get<std::string>().find("usage."), std::string::npos) << r.json["errors"][0];
+    EXPECT_GE(r.json["output_throughput"].get<double>(), 0.0);
+  }
+  const auto whole = run("usage_huge", {"--no-trial", "--no-stream"});
+  expect_all_failed(whole, "protocol");
+}
+
+TEST_F(LoadProtocol, APlainJsonReplyToAStreamIsReadWholeNotDropped) {
+  const auto r = run("json_reply");
+  expect_all_ok(r);
+  EXPECT_EQ(r.json["errors_dropped"], 0);
+  EXPECT_EQ(r.json["unstreamed_replies"], kRequests);
+  EXPECT_TRUE(r.json["median_tpot_ms"].is_null()) << "no time per token for a reply read whole";
+  EXPECT_FALSE(r.json["requests"][0]["streamed"].get<bool>());
 }
 
 TEST_F(LoadProtocol, NonStreaming) {
   const auto r = run("", {"--no-stream"});
   expect_all_ok(r);
+  EXPECT_TRUE(r.json["median_tpot_ms"].is_null()) << "no TPOT samples of 0";
+  EXPECT_TRUE(r.json["median_itl_ms"].is_null());
   // Never below the server's schedule; above it only by what a loaded machine adds.
   EXPECT_GE(r.json["median_e2el_ms"].get<double>(), 20.0 + 7 * 5.0 - 0.5);
   EXPECT_LT(r.json["median_e2el_ms"].get<double>(), 20.0 + 7 * 5.0 + 30.0);
 }
 
 TEST_F(LoadProtocol, ConnectionRefusedIsConnect) {
-  auto r = run_dcukit(
-      {"load", "--url", "http://127.0.0.1:1", "--model", "m", "-n", "3", "--input-len", "4", "--output-len", "2", "-q"},
-      "refused", std::chrono::seconds(20));
-  ASSERT_TRUE(r.json.is_object()) << r.exit.err;
-  EXPECT_EQ(r.json["errors_connect"], 3);
+  testutil::TempDir dir("refused");
+  const std::vector<std::string> args{"load",        "--url", "http://127.0.0.1:1", "--model", "m", "-n", "3",
+                                      "--input-len", "4",     "--output-len",       "2",       "-q"};
+  auto r = run_dcukit(dir, args, "refused", {.deadline = std::chrono::seconds(20)});
+  EXPECT_EQ(r.exit.code, 1);
+  EXPECT_TRUE(r.json.is_null());
+  EXPECT_NE(r.exit.err.find("is the server running at http://127.0.0.1:1"), std::string::npos) << r.exit.err;
+  auto args_no_trial = args;
+  args_no_trial.push_back("--no-trial");
+  auto all = run_dcukit(dir, args_no_trial, "refused_no_trial", {.deadline = std::chrono::seconds(20)});
+  ASSERT_TRUE(all.json.is_object()) << all.exit.err;
+  EXPECT_EQ(all.json["errors_connect"], 3);
+  // Without --model, the first question (/v1/models) finds the server down, and says so.
+  auto down = run_dcukit(dir, {"load", "--url", "http://127.0.0.1:1", "-n", "3", "-q"}, "down",
+                         {.deadline = std::chrono::seconds(20)});
+  EXPECT_EQ(down.exit.code, 1);
+  EXPECT_NE(down.exit.err.find("cannot reach the server"), std::string::npos) << down.exit.err;
+  EXPECT_EQ(down.exit.err.find("pass --model"), std::string::npos) << "the server is down: --model would not help";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // dcukit load with its streams spread over several event-loop threads (--threads): every
 // request is sent once, the concurrency and the open-loop schedule are those of one loop, and
-// Ctrl-C or SIGTERM stops every loop and keeps what was measured.
+// Ctrl-C or SIGTERM stops every loop, files the requests in flight as cancelled (not timed out)
+// and keeps what was measured.
 #include <signal.h>
 #include <sys/resource.h>
 
@@ -24,12 +25,17 @@ protected:
             "--input-len", "8",     "--output-len",  "4",  "--timeout",
             "5",           "-q"};
   }
+  testutil::TempDir m_dir{"load_shards"};
+  itest::Run run(const std::vector<std::string>& args, const std::string& name,
+                 std::chrono::milliseconds deadline = std::chrono::seconds(60)) {
+    return run_dcukit(m_dir, args, name, {.deadline = deadline});
+  }
 };
 
 TEST_F(LoadShards, ClosedLoopSendsEveryRequestOnceAtTheWholeConcurrency) {
   auto args = base(40);
   args.insert(args.end(), {"-c", "8", "--threads", "4"});
-  auto r = run_dcukit(args, "closed4");
+  auto r = run(args, "closed4");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.exit.code, 0) << r.exit.err;
   EXPECT_EQ(r.json["completed"], 40);
@@ -55,7 +61,7 @@ TEST_F(LoadShards, OpenLoopKeepsTheOneScheduleWhateverTheThreads) {
   for (const char* threads : {"1", "3"}) {
     auto args = base(30);
     args.insert(args.end(), {"--request-rate", "200", "--seed", "11", "--threads", threads});
-    auto r = run_dcukit(args, std::string("open") + threads);
+    auto r = run(args, std::string("open") + threads);
     ASSERT_TRUE(r.json.is_object()) << r.exit.err;
     EXPECT_EQ(r.json["completed"], 30);
     EXPECT_LT(r.json["p99_send_lag_ms"].get<double>(), 25.0);  // kept on a loaded 2-core CI machine too
@@ -75,7 +81,7 @@ TEST_F(LoadShards, OpenLoopKeepsTheOneScheduleWhateverTheThreads) {
 TEST_F(LoadShards, OpenLoopCapIsSharedOut) {
   auto args = base(24);
   args.insert(args.end(), {"--request-rate", "inf", "--max-concurrency", "6", "--threads", "3"});
-  auto r = run_dcukit(args, "opencap");
+  auto r = run(args, "opencap");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_EQ(r.json["completed"], 24);
   EXPECT_LE(r.json["max_concurrent_requests"].get<int>(), 6);
@@ -83,9 +89,9 @@ TEST_F(LoadShards, OpenLoopCapIsSharedOut) {
 }
 
 TEST_F(LoadShards, DurationBoundsEveryLoop) {
-  auto r = run_dcukit({"load", "--url", s_server->url(), "--duration", "0.5", "-c", "4", "--threads", "2",
-                       "--input-len", "4", "--output-len", "4", "-q"},
-                      "duration2");
+  auto r = run({"load", "--url", s_server->url(), "--duration", "0.5", "-c", "4", "--threads", "2", "--input-len", "4",
+                "--output-len", "4", "-q"},
+               "duration2");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
   EXPECT_GT(r.json["completed"].get<int>(), 8);
   EXPECT_LT(r.json["duration"].get<double>(), 1.5);
@@ -93,14 +99,14 @@ TEST_F(LoadShards, DurationBoundsEveryLoop) {
 
 TEST_F(LoadShards, InterruptStopsEveryLoopAndKeepsWhatWasMeasured) {
   for (const int sig : {SIGINT, SIGTERM}) {  // Ctrl-C; a supervisor's or `timeout`'s stop
-    const std::string base_path =
-        ::testing::TempDir() + "dcukit_interrupt" + std::to_string(sig) + "_" + std::to_string(::getpid());
+    const std::string base_path = m_dir.file("interrupt" + std::to_string(sig));
     const std::string json_path = base_path + ".json";
-    std::remove(json_path.c_str());
     // 2,000 tokens at 2 ms: each request streams for 4 s, far past the signal.
-    itest::Child child({DCUKIT_BINARY, "load", "--url", s_server->url(), "-n", "100", "-c", "6", "--threads", "3",
-                        "--input-len", "4", "--output-len", "2000", "--timeout", "30", "-q", "--json", json_path},
-                       base_path);
+    itest::Child child(
+        {DCUKIT_BINARY, "load",           "--url", s_server->url(), "-n",   "100",       "-c", "6",  "--threads",
+         "3",           "--input-len",    "4",     "--output-len",  "2000", "--timeout", "30", "-q", "--json",
+         json_path,     "--save-detailed"},
+        base_path);
     ASSERT_TRUE(child.started());
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     child.signal(sig);
@@ -110,8 +116,11 @@ TEST_F(LoadShards, InterruptStopsEveryLoopAndKeepsWhatWasMeasured) {
     const auto j = nlohmann::json::parse(itest::slurp(json_path), nullptr, false);
     ASSERT_TRUE(j.is_object()) << exit.err;
     EXPECT_EQ(j["requests"].size(), 6u);  // the six in flight, none dropped from the record
-    EXPECT_EQ(j["errors_timeout"], 6);
-    for (const auto& q : j["requests"]) EXPECT_EQ(q["error"], "interrupted before it finished");
+    EXPECT_EQ(j["errors_cancelled"], 6) << "cut off by the user, not by --timeout";
+    EXPECT_EQ(j["errors_timeout"], 0);
+    EXPECT_TRUE(j["interrupted"].get<bool>());
+    EXPECT_TRUE(j["cancelled"].get<bool>());
+    for (const auto& q : j["requests"]) EXPECT_EQ(q["error_class"], "cancelled");
   }
 }
 
@@ -120,9 +129,9 @@ TEST_F(LoadShards, TooFewOpenFilesIsSaidBeforeSending) {
   // dcukit child inherits) touches no other test.
   rlimit lim{256, 256};
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
-  auto r = run_dcukit(
-      {"load", "--url", s_server->url(), "-n", "10", "-c", "1000", "--input-len", "4", "--output-len", "4", "-q"},
-      "nofile", std::chrono::seconds(20));
+  auto r =
+      run({"load", "--url", s_server->url(), "-n", "10", "-c", "1000", "--input-len", "4", "--output-len", "4", "-q"},
+          "nofile", std::chrono::seconds(20));
   EXPECT_EQ(r.exit.code, 1);
   EXPECT_TRUE(r.json.is_null()) << "nothing was measured, so nothing is written";
   EXPECT_NE(r.exit.err.find("1000 concurrent streams need about 1064 open files"), std::string::npos) << r.exit.err;
@@ -130,9 +139,9 @@ TEST_F(LoadShards, TooFewOpenFilesIsSaidBeforeSending) {
   // Within the hard limit, dcukit raises the soft one itself.
   lim = {64, 256};
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
-  auto ok = run_dcukit(
-      {"load", "--url", s_server->url(), "-n", "150", "-c", "150", "--input-len", "4", "--output-len", "4", "-q"},
-      "nofile_raised", std::chrono::seconds(30));
+  auto ok =
+      run({"load", "--url", s_server->url(), "-n", "150", "-c", "150", "--input-len", "4", "--output-len", "4", "-q"},
+          "nofile_raised", std::chrono::seconds(30));
   ASSERT_TRUE(ok.json.is_object()) << ok.exit.err;
   EXPECT_EQ(ok.json["completed"], 150) << ok.json["errors"][0];
 }

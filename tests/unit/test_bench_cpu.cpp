@@ -2,10 +2,11 @@
 // result in GEMM, a STREAM kernel or a copy is caught by the check, not reported as a rate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "bench/benchmark.h"
-#include "bench/runner.h"
+#include "bench/run.h"
 #include "core/units.h"
 #include "device/cpu/cpu_backend.h"
 
@@ -28,23 +29,20 @@ bench::Options small_options() {
   return o;
 }
 
-// A CPU backend that returns wrong answers on demand (forwarding everything else).
-class FaultyBackend final : public device::Backend {
+// A CPU device that returns wrong answers on demand (forwarding everything else).
+class FaultyDevice final : public device::Device {
 public:
   bool break_gemm = false, break_triad = false, break_copy = false;
-  device::cpu::CpuBackend cpu;
+  device::cpu::CpuDevice cpu{0};
 
-  std::string name() const override { return "faulty"; }
-  std::vector<std::pair<std::string, std::string>> versions() override { return cpu.versions(); }
-  int device_count() override { return 1; }
-  Result<device::DeviceInfo> device_info(int i) override { return cpu.device_info(i); }
-  Status select(int i) override { return cpu.select(i); }
+  int index() const override { return 0; }
   Result<device::MemInfo> memory_info() override { return cpu.memory_info(); }
   Result<void*> allocate(device::MemKind k, std::size_t n) override { return cpu.allocate(k, n); }
   void release(device::MemKind k, void* p) noexcept override { cpu.release(k, p); }
   Status pin(void* p, std::size_t n) override { return cpu.pin(p, n); }
   Status unpin(void* p) override { return cpu.unpin(p); }
-  Status copy(void* dst, const void* src, std::size_t n, int s) override {
+  Result<device::Stream> create_stream() override { return cpu.create_stream(); }
+  Status copy(void* dst, const void* src, std::size_t n, device::Stream s) override {
     auto st = cpu.copy(dst, src, n, s);
     if (break_copy && n >= 4096) {  // a fixed wrong byte (a flip would cancel over two copies)
       auto& byte = static_cast<unsigned char*>(dst)[n / 2];
@@ -52,56 +50,75 @@ public:
     }
     return st;
   }
-  Status fill(Precision t, void* d, double v, std::size_t n) override { return cpu.fill(t, d, v, n); }
-  Status stream(device::StreamOp op, Precision t, void* a, void* b, void* c, double s, std::size_t n) override {
-    auto st = cpu.stream(op, t, a, b, c, s, n);
+  Status fill(Precision t, void* d, double v, std::size_t n, device::Stream s) override {
+    return cpu.fill(t, d, v, n, s);
+  }
+  Status stream_op(device::StreamOp op, Precision t, void* a, void* b, void* c, double sc, std::size_t n,
+                   device::Stream s) override {
+    auto st = cpu.stream_op(op, t, a, b, c, sc, n, s);
     if (break_triad && op == device::StreamOp::triad) {
-      if (t == Precision::fp64) static_cast<double*>(a)[n - 1] += 1.0;
-      else static_cast<float*>(a)[n - 1] += 1.0f;
+      if (t == Precision::fp64)
+        static_cast<double*>(a)[n - 1] += 1.0;
+      else
+        static_cast<float*>(a)[n - 1] += 1.0f;
     }
     return st;
   }
-  Result<double> dot_result() override { return cpu.dot_result(); }
-  Status launch_empty() override { return cpu.launch_empty(); }
+  Result<double> dot_result(device::Stream s, std::chrono::milliseconds t) override { return cpu.dot_result(s, t); }
+  Status launch_empty(device::Stream s) override { return cpu.launch_empty(s); }
   std::string gemm_unsupported(Precision p) override { return cpu.gemm_unsupported(p); }
-  Status gemm(const device::GemmArgs& g) override {
-    auto st = cpu.gemm(g);
+  Status gemm(const device::GemmArgs& g, device::Stream s) override {
+    auto st = cpu.gemm(g, s);
     if (break_gemm) {
       // One element off by a little: C[m-1 + (n-1)·m], a corner the check always samples.
-      if (g.precision == Precision::fp64) static_cast<double*>(g.c)[g.m * g.n - 1] *= 1.001;
-      else static_cast<float*>(g.c)[g.m * g.n - 1] *= 1.001f;
+      if (g.precision == Precision::fp64)
+        static_cast<double*>(g.c)[g.m * g.n - 1] *= 1.001;
+      else
+        static_cast<float*>(g.c)[g.m * g.n - 1] *= 1.001f;
     }
     return st;
   }
-  Result<device::EventHandle> create_event() override { return cpu.create_event(); }
-  Status record(device::EventHandle e, int s) override { return cpu.record(e, s); }
-  Result<double> elapsed_ms(device::EventHandle a, device::EventHandle b, std::chrono::milliseconds t) override {
+  Result<device::Event> create_event() override { return cpu.create_event(); }
+  Status record(device::Event e, device::Stream s) override { return cpu.record(e, s); }
+  Result<double> elapsed_ms(device::Event a, device::Event b, std::chrono::milliseconds t) override {
     return cpu.elapsed_ms(a, b, t);
   }
-  void destroy_event(device::EventHandle e) noexcept override { cpu.destroy_event(e); }
+  void destroy_event(device::Event e) noexcept override { cpu.destroy_event(e); }
   Status synchronize(std::chrono::milliseconds t) override { return cpu.synchronize(t); }
 };
 
-std::vector<bench::Measurement> run_all(device::Backend& b, const bench::Options& o) {
+// Runs `benchmarks` (all when empty) on an opened device, as bench::run does for one device.
+std::vector<bench::Measurement> run_on(device::Device& d, const bench::Options& o,
+                                       const std::vector<std::size_t>& benchmarks = {}) {
   bench::DeviceReport dev;
-  dev.info = *b.device_info(0);
+  dev.info = *device::cpu::CpuBackend().device_info(0);
+  const auto work = d.create_stream(), second = d.create_stream();
+  EXPECT_TRUE(work.ok() && second.ok());
   std::vector<bench::Measurement> out;
-  for (auto& bm : bench::all_benchmarks()) {
-    bench::Context ctx{b, dev, nullptr, o, bench::Deadline(o.timeout), {}};
-    bm->run(ctx, out);
+  const auto all = bench::all_benchmarks();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!benchmarks.empty() && std::find(benchmarks.begin(), benchmarks.end(), i) == benchmarks.end()) continue;
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), all[i]->key()) == o.only.end()) continue;
+    bench::Context ctx{d, device::BackendKind::cpu,   *work, *second, dev, nullptr,
+                       o, bench::Deadline(o.timeout), {},    nullptr};
+    all[i]->run(ctx, out);
   }
   return out;
 }
 
-} // namespace
+std::vector<bench::Measurement> run_all(const bench::Options& o) {
+  device::cpu::CpuDevice cpu(0);
+  return run_on(cpu, o);
+}
+
+}  // namespace
 
 TEST(BenchCpu, EveryBenchmarkRunsAndPassesItsChecks) {
-  device::cpu::CpuBackend cpu;
-  const auto results = run_all(cpu, small_options());
+  const auto results = run_all(small_options());
   int gemm = 0, memory = 0, transfer = 0, latency = 0;
   for (const auto& m : results) {
     SCOPED_TRACE(m.name + ": " + m.reason);
-    if (m.benchmark == "gemm" && m.param("precision") == "fp16") {
+    if (m.benchmark == "gemm" && m.text("precision") == "fp16") {
       EXPECT_EQ(m.outcome, Outcome::skipped);
       EXPECT_NE(m.reason.find("fp16"), std::string::npos);
       continue;
@@ -115,30 +132,29 @@ TEST(BenchCpu, EveryBenchmarkRunsAndPassesItsChecks) {
     transfer += m.benchmark == "transfer";
     latency += m.benchmark == "latency";
   }
-  EXPECT_EQ(gemm, 4);           // fp32 and fp64 at two sizes
-  EXPECT_EQ(memory, 2 * 6);     // memcpy + 5 STREAM kernels, two types
-  EXPECT_EQ(transfer, 6);       // H2D, D2H, both; pageable and pinned (one NUMA node here)
+  EXPECT_EQ(gemm, 4);        // fp32 and fp64 at two sizes
+  EXPECT_EQ(memory, 2 * 6);  // memcpy + 5 STREAM kernels, two types
+  EXPECT_EQ(transfer, 6);    // H2D, D2H, both; pageable and pinned (one NUMA node here)
   EXPECT_EQ(latency, 2);
 }
 
 TEST(BenchCpu, GemmWorkIsTwoNCubed) {
-  device::cpu::CpuBackend cpu;
   auto o = small_options();
   o.precisions = {Precision::fp64};
   o.gemm_sizes = {80};
   o.only = {"gemm"};
-  const auto results = run_all(cpu, o);
+  const auto results = run_all(o);
   ASSERT_GE(results.size(), 1u);
   EXPECT_DOUBLE_EQ(results[0].work, 2.0 * 80 * 80 * 80);
   EXPECT_EQ(results[0].samples_ms.size(), 3u);
 }
 
 TEST(BenchCpu, PlantedWrongGemmResultIsCaught) {
-  FaultyBackend b;
+  FaultyDevice b;
   b.break_gemm = true;
   auto o = small_options();
   o.precisions = {Precision::fp32, Precision::fp64};
-  const auto results = run_all(b, o);
+  const auto results = run_on(b, o);
   int caught = 0;
   for (const auto& m : results)
     if (m.benchmark == "gemm") {
@@ -151,12 +167,12 @@ TEST(BenchCpu, PlantedWrongGemmResultIsCaught) {
 }
 
 TEST(BenchCpu, PlantedWrongTriadIsCaught) {
-  FaultyBackend b;
+  FaultyDevice b;
   b.break_triad = true;
-  const auto results = run_all(b, small_options());
+  const auto results = run_on(b, small_options());
   int failed = 0;
   for (const auto& m : results)
-    if (m.benchmark == "memory" && m.param("kernel") != "d2d_memcpy") {
+    if (m.benchmark == "memory" && m.text("kernel") != "d2d_memcpy") {
       EXPECT_EQ(m.outcome, Outcome::failed) << m.name;
       ++failed;
     }
@@ -164,11 +180,11 @@ TEST(BenchCpu, PlantedWrongTriadIsCaught) {
 }
 
 TEST(BenchCpu, PlantedCorruptCopyIsCaught) {
-  FaultyBackend b;
+  FaultyDevice b;
   b.break_copy = true;
   auto o = small_options();
   o.only = {"transfer"};
-  const auto results = run_all(b, o);
+  const auto results = run_on(b, o);
   ASSERT_FALSE(results.empty());
   for (const auto& m : results) {
     if (m.benchmark != "transfer") continue;
@@ -178,15 +194,11 @@ TEST(BenchCpu, PlantedCorruptCopyIsCaught) {
 }
 
 TEST(BenchCpu, OversizedArraysFailBeforeAllocatingAndNameTheFreeMemory) {
-  device::cpu::CpuBackend cpu;
+  device::cpu::CpuDevice cpu(0);
   auto o = small_options();
   o.memory_sizes = {1024 * core::kGiB};
   o.stream_types = {Precision::fp64};
-  bench::DeviceReport dev;
-  dev.info = *cpu.device_info(0);
-  std::vector<bench::Measurement> out;
-  bench::Context ctx{cpu, dev, nullptr, o, bench::Deadline(o.timeout), {}};
-  bench::all_benchmarks()[1]->run(ctx, out);
+  const auto out = run_on(cpu, o, {1});
   ASSERT_EQ(out.size(), 6u);
   for (const auto& m : out) {
     EXPECT_EQ(m.outcome, Outcome::failed);
@@ -197,8 +209,8 @@ TEST(BenchCpu, OversizedArraysFailBeforeAllocatingAndNameTheFreeMemory) {
 
 TEST(BenchRunner, ValidateNamesBadInput) {
   auto registry = device::Registry::load();
-  bench::RunRequest r;
-  r.backend = "cpu";
+  bench::Request r;
+  r.backend = device::BackendKind::cpu;
   r.devices = {3};
   auto st = bench::validate(registry, r);
   ASSERT_FALSE(st.ok());
@@ -211,16 +223,15 @@ TEST(BenchRunner, ValidateNamesBadInput) {
 }
 
 TEST(BenchRunner, FillsTheReportWithHostAndDevice) {
-  auto registry = device::Registry::load();
-  bench::RunRequest r;
-  r.backend = "cpu";
+  bench::Request r;
+  r.backend = device::BackendKind::cpu;
   r.options = small_options();
   r.options.only = {"latency"};
-  bench::RunState state;
-  bench::run(registry, r, state);
-  ASSERT_EQ(state.report.devices.size(), 1u);
-  EXPECT_EQ(state.report.backend, "cpu");
-  EXPECT_FALSE(state.report.host.kernel.empty());
-  EXPECT_EQ(state.report.devices[0].results.size(), 2u);
-  EXPECT_TRUE(state.report.ok());
+  auto report = bench::run(r);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_EQ(report->devices.size(), 1u);
+  EXPECT_EQ(report->backend, device::BackendKind::cpu);
+  EXPECT_FALSE(report->run_info.host.kernel.empty());
+  EXPECT_EQ(report->devices[0].results.size(), 2u);
+  EXPECT_TRUE(report->ok());
 }

@@ -1,13 +1,16 @@
 // `dcukit bench` as a user runs it: the real binary, on this GPU-less host.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "tempdir.h"
 
 namespace {
 
@@ -16,9 +19,9 @@ struct CliRun {
   std::string out;  // stdout and stderr together
 };
 
-CliRun dcukit(const std::string& args) {
+// Runs a shell command line and collects what it prints on stdout.
+CliRun shell(const std::string& cmd) {
   CliRun r;
-  const std::string cmd = std::string("timeout 120 ") + DCUKIT_BINARY + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf{};
@@ -29,11 +32,21 @@ CliRun dcukit(const std::string& args) {
   return r;
 }
 
-std::string temp_path(const std::string& name) { return ::testing::TempDir() + "dcukit_" + name; }
+CliRun dcukit(const std::string& args) {
+  return shell(std::string("timeout 120 ") + DCUKIT_BINARY + " " + args + " 2>&1");
+}
 
-const std::string kSmall = "bench -q --backend cpu --sizes 64 --precisions fp32 --memory-sizes 1MiB --transfer-sizes 1MiB --iterations 2";
+// The JSON a run wrote, with its keys in the order written.
+nlohmann::ordered_json read_json(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  return in.good() ? nlohmann::ordered_json::parse(in) : nlohmann::ordered_json();
+}
 
-} // namespace
+const std::string kSmall =
+    "bench -q --backend cpu --sizes 64 --precisions fp32 --memory-sizes 1MiB --transfer-sizes 1MiB --iterations 2";
+
+}  // namespace
 
 TEST(CliBench, ListBackendsExplainsWhatIsMissing) {
   const CliRun r = dcukit("bench --list-backends");
@@ -47,7 +60,8 @@ TEST(CliBench, ListBackendsExplainsWhatIsMissing) {
 }
 
 TEST(CliBench, RunsOnTheCpuAndSaysSoAndWritesJsonAndMarkdown) {
-  const std::string json = temp_path("bench.json"), md = temp_path("bench.md");
+  testutil::TempDir dir("cli_bench");
+  const std::string json = dir.file("bench.json"), md = dir.file("bench.md");
   const CliRun r = dcukit(kSmall + " --json " + json + " --markdown " + md);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("backend cpu"), std::string::npos) << r.out;
@@ -66,6 +80,11 @@ TEST(CliBench, RunsOnTheCpuAndSaysSoAndWritesJsonAndMarkdown) {
   ss << mdin.rdbuf();
   EXPECT_NE(ss.str().find("| command | `dcukit bench"), std::string::npos);
   EXPECT_NE(ss.str().find("### GEMM"), std::string::npos);
+  // The header every report starts with, and parameters that are numbers.
+  EXPECT_EQ(read_json(json).begin().key(), "run_info");
+  EXPECT_EQ(j["run_info"]["tool"], "dcukit bench");
+  EXPECT_NE(j["run_info"]["command"].get<std::string>().find("--sizes 64"), std::string::npos);
+  EXPECT_EQ(results[0]["params"]["n"], 64);
 }
 
 TEST(CliBench, BadInputNamesTheInputAndExitsTwo) {
@@ -81,6 +100,17 @@ TEST(CliBench, BadInputNamesTheInputAndExitsTwo) {
       {"bench --backend cpu --device 5", "--device 5"},
       {"bench --only nothing", "--only nothing"},
       {"bench --suite huge", "--suite"},
+      // Every number has a range, checked where it is parsed (issue 9).
+      {"bench --memory-sizes 1e99", "--memory-sizes 1e99"},
+      {"bench --memory-sizes nan", "--memory-sizes nan"},
+      {"bench --memory-sizes -1GiB", "--memory-sizes -1GiB"},
+      {"bench --transfer-sizes 1e99", "--transfer-sizes 1e99"},
+      {"bench --transfer-sizes 0", "--transfer-sizes 0"},
+      {"bench --sizes 1e99", "--sizes"},
+      {"bench --sizes 70000", "--sizes 70000"},
+      {"bench --iterations nan", "--iterations"},
+      {"bench --timeout 1e300", "--timeout"},
+      {"bench --backend cpu --device 0,0", "--device 0,0: device 0 is named twice"},
   };
   for (const auto& c : cases) {
     const CliRun r = dcukit(c.args);
@@ -90,8 +120,10 @@ TEST(CliBench, BadInputNamesTheInputAndExitsTwo) {
 }
 
 TEST(CliBench, ASizeThatDoesNotFitFailsThatCaseKeepsTheRestAndExitsOne) {
-  const std::string json = temp_path("partial.json");
-  const CliRun r = dcukit("bench -q --backend cpu --only memory,latency --memory-sizes 1024GiB --iterations 2 --json " + json);
+  testutil::TempDir dir("cli_bench");  // fresh: only what this run wrote can be read
+  const std::string json = dir.file("partial.json");
+  const CliRun r =
+      dcukit("bench -q --backend cpu --only memory,latency --memory-sizes 1024GiB --iterations 2 --json " + json);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("1 TiB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("free"), std::string::npos) << r.out;
@@ -105,7 +137,8 @@ TEST(CliBench, ASizeThatDoesNotFitFailsThatCaseKeepsTheRestAndExitsOne) {
 }
 
 TEST(CliBench, PeakOverrideGivesAPercentage) {
-  const CliRun r = dcukit("bench -q --backend cpu --only gemm --sizes 64 --precisions fp64 --iterations 2 --peak fp64=1e9");
+  const CliRun r =
+      dcukit("bench -q --backend cpu --only gemm --sizes 64 --precisions fp64 --iterations 2 --peak fp64=1e9");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("%"), std::string::npos) << r.out;
 }
@@ -115,4 +148,59 @@ TEST(CliBench, VersionAndHelp) {
   const CliRun h = dcukit("help bench");
   EXPECT_EQ(h.code, 0);
   EXPECT_NE(h.out.find("--list-backends"), std::string::npos);
+}
+
+TEST(CliBench, OutputsAreCheckedBeforeAnythingIsMeasured) {
+  testutil::TempDir dir("cli_bench");
+  const auto t0 = std::chrono::steady_clock::now();
+  const CliRun missing = dcukit(kSmall + " --json " + dir.file("no/such/folder/r.json"));
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_NE(missing.out.find("--json " + dir.file("no/such/folder/r.json")), std::string::npos) << missing.out;
+  EXPECT_EQ(missing.out.find("GEMM"), std::string::npos) << "it measured before checking: " << missing.out;
+  const CliRun folder = dcukit(kSmall + " --json " + dir.file("r.json") + " --markdown " + dir.path());
+  EXPECT_EQ(folder.code, 2) << folder.out;
+  EXPECT_NE(folder.out.find("--markdown"), std::string::npos) << folder.out;
+  EXPECT_EQ(folder.out.find("GEMM"), std::string::npos) << folder.out;
+  EXPECT_FALSE(std::ifstream(dir.file("r.json")).good()) << "nothing is written when an output is bad";
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+}
+
+TEST(CliBench, SigtermAndSigintBothStopWriteWhatWasMeasuredAndExit130) {
+  for (const std::string sig : {"TERM", "INT"}) {
+    testutil::TempDir dir("cli_bench");
+    const std::string json = dir.file("stopped.json");
+    // 64 MiB arrays and 100000 rounds: hours of work, ended by the signal after 2 s.
+    const CliRun r = shell("timeout --preserve-status -s " + sig + " 2 " + DCUKIT_BINARY +
+                           " bench -q --backend cpu --only memory,latency --memory-sizes 64MiB --iterations 100000 "
+                           "--json " +
+                           json + " 2>&1");
+    EXPECT_EQ(r.code, 130) << sig << "\n" << r.out;
+    const auto j = read_json(json);
+    ASSERT_TRUE(j.is_object()) << sig;
+    EXPECT_EQ(j.begin().key(), "run_info");
+    EXPECT_TRUE(j["interrupted"].get<bool>()) << sig;
+    EXPECT_FALSE(j["ok"].get<bool>());
+    const std::string errors = j["errors"].dump();
+    EXPECT_NE(errors.find("interrupted by SIG" + sig), std::string::npos) << errors;
+    ASSERT_FALSE(j["devices"][0]["results"].empty()) << "the case running when the signal came is recorded";
+    EXPECT_NE(r.out.find("interrupted by SIG" + sig), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliBench, QuietStillSaysWhatFailedOnStderr) {
+  // stdout (the tables) is thrown away: stderr alone must say what failed and why.
+  const CliRun r = shell(std::string("timeout 120 ") + DCUKIT_BINARY +
+                         " bench -q --backend cpu --only memory --memory-sizes 1024GiB --iterations 2 2>&1 >/dev/null");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("failure(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 TiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("on device 0"), std::string::npos) << r.out;
+}
+
+TEST(CliBench, NoTerminalCodesWhenNotATerminal) {
+  const CliRun r = shell(std::string("NO_COLOR=1 TERM=dumb timeout 120 ") + DCUKIT_BINARY + " " +
+                         kSmall.substr(0, kSmall.find("-q")) + kSmall.substr(kSmall.find("-q") + 3) + " 2>&1");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find('\033'), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\r'), std::string::npos) << r.out;
 }

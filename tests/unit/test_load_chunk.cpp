@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "load/body.h"
 #include "load/chunk.h"
-#include "load/request.h"
 
 using namespace dcukit::load;
 
@@ -35,8 +35,8 @@ TEST(LoadChunk, UsageErrorDoneAndGarbage) {
   EXPECT_EQ(error_text(R"({"detail":"Not Found"})"), "Not Found");
 }
 
-TEST(LoadRequest, BodiesForBothApis) {
-  RequestOptions o;
+TEST(LoadBody, BodiesForBothApis) {
+  BodyOptions o;
   o.model = "m";
   o.ignore_eos = true;
   Prompt p;
@@ -54,4 +54,32 @@ TEST(LoadRequest, BodiesForBothApis) {
   EXPECT_EQ(c["messages"][0]["content"], "hi");
   EXPECT_EQ(c["max_completion_tokens"], 5);
   EXPECT_EQ(c["top_k"], 1);
+}
+
+TEST(LoadChunk, UsageOfTheWrongTypeIsAnErrorNeverACrashOrAWrappedNumber) {
+  for (const char* bad : {R"({"usage":{"prompt_tokens":null,"completion_tokens":3}})",
+                          R"({"usage":{"prompt_tokens":"5","completion_tokens":3}})",
+                          R"({"usage":{"prompt_tokens":5,"completion_tokens":1e30}})",
+                          R"({"usage":{"prompt_tokens":-1,"completion_tokens":3}})",
+                          R"({"usage":{"prompt_tokens":2.5,"completion_tokens":3}})",
+                          R"({"usage":{"prompt_tokens":5,"completion_tokens":[]}})",
+                          R"({"usage":{"prompt_tokens":5,"completion_tokens":18446744073709551615}})"}) {
+    auto c = parse_chunk(bad);
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.error().message.find("usage."), std::string::npos) << c.error().message;
+    EXPECT_FALSE(parse_response(bad).ok()) << bad;
+  }
+  auto whole = parse_chunk(R"({"usage":{"prompt_tokens":5.0,"completion_tokens":7}})");
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->prompt_tokens, 5);
+  auto null_usage = parse_chunk(R"({"choices":[{"text":"a"}],"usage":null})");
+  ASSERT_TRUE(null_usage.ok());
+  EXPECT_FALSE(null_usage->has_usage);
+}
+
+TEST(LoadChunk, TextIsKeptWhenAsked) {
+  std::string text;
+  ASSERT_TRUE(parse_chunk(R"({"choices":[{"delta":{"reasoning_content":"hm ","content":"yes"}}]})", &text).ok());
+  ASSERT_TRUE(parse_chunk(R"({"choices":[{"text":"!"}]})", &text).ok());
+  EXPECT_EQ(text, "hm yes!");
 }

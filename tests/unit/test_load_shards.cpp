@@ -68,7 +68,7 @@ TEST(LoadShards, CapsAddUpToTheTotal) {
 
 TEST(LoadShards, SharedCountersTrackThePeak) {
   std::atomic<bool> stop{false};
-  RunShared s(Clock::now(), stop);
+  RunShared s(Clock::now(), stop, nullptr);
   s.started();
   s.started();
   s.finished(true);
@@ -83,6 +83,19 @@ TEST(LoadShards, SharedCountersTrackThePeak) {
   EXPECT_FALSE(s.stopping());
   s.abort.store(true);
   EXPECT_TRUE(s.stopping());
+  EXPECT_FALSE(s.stop_asked()) << "a failed loop is not the user's stop";
+}
+
+TEST(LoadShards, TheUsersStopTokenStopsTheRun) {
+  std::atomic<bool> stop{false};
+  auto& token = util::StopToken::process();
+  token.reset();
+  RunShared s(Clock::now(), stop, &token);
+  EXPECT_FALSE(s.stopping());
+  token.request_stop();
+  EXPECT_TRUE(s.stopping());
+  EXPECT_TRUE(s.stop_asked());
+  token.reset();
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ Request on_host(const char* model, const char* arch, int count, std::int64_t len
     std::vector<dcukit::device::DetectedDevice> devices(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
       auto& d = devices[static_cast<std::size_t>(i)];
-      d.backend = "hip";
+      d.backend = dcukit::device::BackendKind::hip;
       d.info.index = i;
       d.info.name = "DCU";
       d.info.arch = std::string(arch) + ":sramecc+:xnack-";

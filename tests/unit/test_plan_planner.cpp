@@ -185,7 +185,7 @@ TEST(PlanPlanner, DetectedCardsCarryFreeMemoryAndNumaNodes) {
   std::vector<dcukit::device::DetectedDevice> devices(2);
   for (int i = 0; i < 2; ++i) {
     auto& d = devices[static_cast<std::size_t>(i)];
-    d.backend = "hip";
+    d.backend = dcukit::device::BackendKind::hip;
     d.info.index = i + 4;
     d.info.name = "BW";  // as seed 000's runtime names it; the arch identifies the card
     d.info.arch = "gfx936:sramecc+:xnack-";
@@ -223,7 +223,7 @@ TEST(PlanPlanner, DetectedCardsCarryFreeMemoryAndNumaNodes) {
 TEST(PlanPlanner, TheRuntimesIsaDecidesTheCard) {
   // The runtime calls it "K100" but reports gfx928: a K100-AI.
   std::vector<dcukit::device::DetectedDevice> devices(1);
-  devices[0].backend = "hip";
+  devices[0].backend = dcukit::device::BackendKind::hip;
   devices[0].info.name = "K100";
   devices[0].info.arch = "gfx928";
   devices[0].memory.total = 68702699520;

@@ -113,3 +113,50 @@ TEST(ServingWatcher, KeepsWhatItSawWhenTheServerDies) {
   EXPECT_DOUBLE_EQ(r.peaks.at("kv"), 0.9);
   EXPECT_GE(r.scrapes, 3);
 }
+
+TEST(ServingProbe, ContextLengthFromEachServersOwnPlace) {
+  {
+    LocalServer vllm;
+    vllm.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& r) {
+      r.set_content(R"({"data":[{"id":"other","max_model_len":10},{"id":"m","max_model_len":8192}]})",
+                    "application/json");
+    });
+    EXPECT_EQ(serving::context_length(vllm.endpoint(), "m", 2s), 8192);
+  }
+  {
+    LocalServer llama;  // its /v1/models has no max_model_len; /props has the per-slot context
+    llama.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& r) {
+      r.set_content(R"({"data":[{"id":"m","meta":{"n_ctx_train":4096}}]})", "application/json");
+    });
+    llama.http().Get("/props", [](const httplib::Request&, httplib::Response& r) {
+      r.set_content(R"({"default_generation_settings":{"n_ctx":1024}})", "application/json");
+    });
+    EXPECT_EQ(serving::context_length(llama.endpoint(), "m", 2s), 1024);
+  }
+  {
+    LocalServer tgi;
+    tgi.http().Get("/info", [](const httplib::Request&, httplib::Response& r) {
+      r.set_content(R"({"max_total_tokens":2048})", "application/json");
+    });
+    EXPECT_EQ(serving::context_length(tgi.endpoint(), "m", 2s), 2048);
+  }
+  {
+    LocalServer odd;  // wrong types and nonsense are not a length
+    odd.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& r) {
+      r.set_content(R"({"data":[{"id":"m","max_model_len":"8192"}]})", "application/json");
+    });
+    odd.http().Get("/info", [](const httplib::Request&, httplib::Response& r) {
+      r.set_content(R"({"max_total_tokens":-5})", "application/json");
+    });
+    EXPECT_FALSE(serving::context_length(odd.endpoint(), "m", 2s).has_value());
+  }
+}
+
+TEST(ServingProbe, ParseModelsTellsAWrongReplyApart) {
+  auto ok = serving::parse_models(R"({"data":[{"id":"a"}]})", "X");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->front(), "a");
+  auto bad = serving::parse_models(R"({"data":[{"id":5}]})", "X/v1/models");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("X/v1/models"), std::string::npos);
+}

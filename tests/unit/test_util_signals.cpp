@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "util/signals.h"
@@ -44,4 +45,32 @@ TEST(UtilSignals, HangupsAreCountedNotStops) {
   raise(SIGHUP);
   EXPECT_EQ(token.hangups(), before + 1);
   EXPECT_FALSE(token.stop_requested());
+}
+
+TEST(UtilSignals, TheSameStopSentTwiceAtOnceIsOneStop) {
+  // coreutils' timeout sends SIGTERM to the child and then to its process group: both arrive
+  // within microseconds and must not end the process before it has written its results.
+  auto& token = StopToken::process();
+  token.reset();
+  raise(SIGTERM);
+  raise(SIGTERM);
+  raise(SIGINT);
+  EXPECT_TRUE(token.stop_requested());
+  EXPECT_EQ(token.stop_signal(), SIGTERM);
+  token.reset();
+}
+
+TEST(UtilSignalsDeathTest, ASecondSignalLaterEndsTheProcessAtOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        auto& token = StopToken::process();
+        token.reset();
+        raise(SIGINT);
+        std::this_thread::sleep_for(StopToken::kRepeatWindow + 100ms);
+        raise(SIGINT);
+        std::this_thread::sleep_for(2s);
+        std::exit(0);  // not reached: the second SIGINT took its default action
+      },
+      ::testing::KilledBySignal(SIGINT), "");
 }

@@ -1,4 +1,4 @@
-// CpuBackend's GEMM through OpenBLAS: fp64 and fp32. Debian's and Ubuntu's OpenBLAS export
+// CpuDevice's GEMM through OpenBLAS: fp64 and fp32. Debian's and Ubuntu's OpenBLAS export
 // no half-precision or integer GEMM, so those precisions are skipped with that reason.
 #include <fmt/format.h>
 
@@ -7,13 +7,14 @@
 
 namespace dcukit::device::cpu {
 
-std::string CpuBackend::gemm_unsupported(Precision p) {
+std::string CpuDevice::gemm_unsupported(Precision p) {
   if (p == Precision::fp64 || p == Precision::fp32) return openblas() ? std::string() : openblas().error().message;
   if (p == Precision::tf32) return "tf32 is a GPU matrix-unit mode; the CPU has none";
   return fmt::format("OpenBLAS as packaged has no {} GEMM", to_string(p));
 }
 
-Status CpuBackend::gemm(const GemmArgs& g) {
+Status CpuDevice::gemm(const GemmArgs& g, Stream stream) {
+  if (auto st = check(stream); !st) return st;
   if (auto why = gemm_unsupported(g.precision); !why.empty()) return Error{why};
   if (g.m <= 0 || g.n <= 0 || g.k <= 0) return Error{fmt::format("gemm: bad shape {}x{}x{}", g.m, g.n, g.k)};
   const OpenBlas& blas = *openblas();

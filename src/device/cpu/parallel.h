@@ -27,4 +27,4 @@ void parallel_for(std::size_t n, Fn&& fn, std::size_t min_chunk = 1 << 16) {
   for (auto& t : threads) t.join();
 }
 
-} // namespace dcukit::device::cpu
+}  // namespace dcukit::device::cpu

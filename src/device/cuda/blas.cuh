@@ -1,6 +1,6 @@
 #pragma once
 // The vendor BLAS behind Backend::gemm: cuBLASLt for CUDA (blas_cublaslt.cu), rocBLAS loaded
-// at run time for HIP (hip/blas_rocblas.cu). One object per device, created on that device.
+// at run time for HIP (hip/blas_rocblas.cu). One object per opened Device, created on it.
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,8 +21,9 @@ public:
   virtual Status gemm(const GemmArgs& args, cudaStream_t stream) = 0;
 };
 
-/// The BLAS of the current device. Never null: a library that failed to load or initialise
-/// yields an object whose unsupported() gives the reason for every precision.
+/// The BLAS of `device`, which the caller has made current on this thread; its calls run with
+/// that device current too (GpuDevice binds before each). Never null: a library that failed to
+/// load or initialise yields an object whose unsupported() gives the reason for every precision.
 std::unique_ptr<Blas> make_blas(int device);
 
 /// ("cuBLASLt", "13.0.2") or ("rocBLAS", "..."), or the load error as the version.

@@ -9,6 +9,7 @@
 #define cudaError_t hipError_t
 #define cudaSuccess hipSuccess
 #define cudaErrorNotReady hipErrorNotReady
+#define cudaErrorPeerAccessAlreadyEnabled hipErrorPeerAccessAlreadyEnabled
 #define cudaStream_t hipStream_t
 #define cudaEvent_t hipEvent_t
 #define cudaDeviceProp hipDeviceProp_t
@@ -39,6 +40,9 @@
 #define cudaHostUnregister hipHostUnregister
 #define cudaMemcpyAsync hipMemcpyAsync
 #define cudaMemsetAsync hipMemsetAsync
+#define cudaMemcpyPeerAsync hipMemcpyPeerAsync
+#define cudaDeviceCanAccessPeer hipDeviceCanAccessPeer
+#define cudaDeviceEnablePeerAccess hipDeviceEnablePeerAccess
 #define cudaStreamCreateWithFlags hipStreamCreateWithFlags
 #define cudaStreamDestroy hipStreamDestroy
 #define cudaStreamQuery hipStreamQuery

@@ -1,0 +1,114 @@
+// The loop over devices and benchmarks, on the measuring thread. Each result is appended to
+// the shared report as soon as its benchmark ends, so that a stop or a hang keeps it.
+#include "bench/measure.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bench/benchmark.h"
+#include "bench/context.h"
+
+namespace dcukit::bench {
+namespace {
+
+DeviceReport describe(device::Backend& b, int index, device::Device& opened) {
+  const auto found = device::describe_device(b, index, &opened);
+  DeviceReport d;
+  d.info = found.info;
+  d.free_memory = found.memory.free;
+  d.numa_node = found.numa_node;
+  d.pcie_gen = found.pcie_gen;
+  d.pcie_width = found.pcie_width;
+  d.pci_id = found.pci_id;
+  if (const auto* spec = found.spec) {
+    d.spec_key = spec->key;
+    d.spec_name = spec->display_name;
+    d.spec_source = spec->source;
+  } else {
+    d.peak_note = fmt::format(
+        "'{}' is not in the peak data, so results carry no percentage of peak; "
+        "pass --peak fp16=...,hbm=... to compare with figures you know",
+        d.info.name);
+  }
+  return d;
+}
+
+bool chosen(const Options& o, const std::string& key) {
+  return o.only.empty() || std::find(o.only.begin(), o.only.end(), key) != o.only.end();
+}
+
+}  // namespace
+
+void measure(device::Registry& registry, const Request& request, Shared& shared, const util::StopToken& stop) {
+  auto* slot = request.backend ? registry.find(*request.backend) : registry.default_slot();
+  auto& backend = *slot->backend;
+  const std::string name(device::to_string(slot->kind));
+  {
+    std::lock_guard lock(shared.mutex);
+    shared.report.backend = slot->kind;
+    shared.report.versions = backend.versions();
+    if (slot->kind == device::BackendKind::cpu) {
+      for (auto& s : registry.slots())
+        if (s.kind != device::BackendKind::cpu)
+          shared.report.notes.push_back(
+              fmt::format("{} backend: {}", device::to_string(s.kind),
+                          s.loaded() ? fmt::format("{} device(s)", s.device_count) : s.error));
+      shared.report.notes.push_back(
+          "ran the CPU backend: no GPU backend with a device was found (sizes reduced for the CPU)");
+    }
+  }
+  std::vector<int> devices = request.devices;
+  if (devices.empty())
+    for (int i = 0; i < slot->device_count; ++i) devices.push_back(i);
+  const auto benchmarks = all_benchmarks();
+  for (int dev : devices) {
+    if (stop.stop_requested()) break;
+    auto opened = backend.open(dev);
+    auto work = opened ? (*opened)->create_stream() : Result<device::Stream>(opened.error());
+    auto second = work ? (*opened)->create_stream() : work;
+    if (!second) {
+      std::lock_guard lock(shared.mutex);
+      shared.report.errors.push_back(fmt::format("device {}: {}", dev, second.error().message));
+      continue;
+    }
+    device::Device& device = **opened;
+    const DeviceReport snapshot = describe(backend, dev, device);
+    std::size_t di;
+    {
+      std::lock_guard lock(shared.mutex);
+      shared.report.devices.push_back(snapshot);
+      di = shared.report.devices.size() - 1;
+    }
+    const auto* spec = snapshot.spec_key.empty() ? nullptr : core::PeakTable::builtin().find(snapshot.spec_key);
+    for (const auto& bench : benchmarks) {
+      if (!chosen(request.options, bench->key())) continue;
+      if (stop.stop_requested()) break;
+      Context ctx{device,           slot->kind, *work,           *second,
+                  snapshot,         spec,       request.options, Deadline(request.options.timeout),
+                  request.progress, &stop};
+      std::vector<Measurement> out;
+      if (auto why = bench->applies(ctx); !why.empty()) {
+        out.push_back(failed_case(bench->key(), bench->key(), why, Outcome::skipped));
+      } else {
+        {
+          std::lock_guard lock(shared.mutex);
+          shared.current = fmt::format("{} on {} device {}", bench->key(), name, dev);
+        }
+        shared.deadline_ns = (std::chrono::steady_clock::now() + request.options.timeout).time_since_epoch().count();
+        bench->run(ctx, out);
+        shared.deadline_ns = 0;
+      }
+      std::lock_guard lock(shared.mutex);
+      auto& results = shared.report.devices[di].results;
+      results.insert(results.end(), out.begin(), out.end());
+    }
+  }
+  if (stop.stop_requested()) {
+    std::lock_guard lock(shared.mutex);
+    shared.report.interrupted = true;
+    shared.report.errors.push_back(describe_stop(stop) + ": the results measured so far are kept");
+  }
+}
+
+}  // namespace dcukit::bench

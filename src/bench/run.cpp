@@ -1,0 +1,107 @@
+// bench::run: validates the request, measures on a thread of its own (measure.cpp) and keeps
+// watch from the calling thread for a stop request or a benchmark hung past its deadline.
+#include "bench/run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "bench/benchmark.h"
+#include "bench/context.h"
+#include "bench/measure.h"
+
+namespace dcukit::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+device::BackendSlot* pick(device::Registry& registry, const Request& request) {
+  return request.backend ? registry.find(*request.backend) : registry.default_slot();
+}
+
+// Waits for the measuring thread; returns why it must be abandoned, or "" once it has finished.
+std::string keep_watch(Shared& shared, const Request& request, const util::StopToken& stop) {
+  std::optional<Clock::time_point> stop_seen;
+  for (;;) {
+    {
+      std::unique_lock lock(shared.mutex);
+      if (shared.finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return shared.done; })) return {};
+    }
+    const auto now = Clock::now();
+    if (stop.stop_requested()) {
+      if (!stop_seen) stop_seen = now;
+      if (now - *stop_seen > request.stop_grace) {
+        std::lock_guard lock(shared.mutex);
+        return fmt::format("{}: {} did not stop within {} ms and was abandoned; the results measured before are kept",
+                           describe_stop(stop), shared.current, request.stop_grace.count());
+      }
+    }
+    const std::int64_t deadline = shared.deadline_ns.load();
+    if (deadline != 0 &&
+        now.time_since_epoch().count() >
+            deadline + std::chrono::duration_cast<std::chrono::nanoseconds>(request.hang_grace).count()) {
+      std::lock_guard lock(shared.mutex);
+      return fmt::format("{} hung past its deadline (--timeout {} s) and was abandoned", shared.current,
+                         request.options.timeout.count());
+    }
+  }
+}
+
+}  // namespace
+
+Status validate(device::Registry& registry, const Request& request) {
+  auto* slot = pick(registry, request);
+  if (!slot)
+    return Error{fmt::format("--backend {}: unknown; choose cpu, cuda or hip",
+                             request.backend ? device::to_string(*request.backend) : "")};
+  if (!slot->loaded())
+    return Error{fmt::format("--backend {}: not available: {} (see dcukit bench --list-backends)",
+                             device::to_string(slot->kind), slot->error)};
+  for (std::size_t i = 0; i < request.devices.size(); ++i) {
+    const int d = request.devices[i];
+    if (d < 0 || d >= slot->device_count)
+      return Error{fmt::format("--device {}: the {} backend has {} device(s), 0 to {}", d,
+                               device::to_string(slot->kind), slot->device_count, slot->device_count - 1)};
+    if (std::find(request.devices.begin(), request.devices.begin() + static_cast<std::ptrdiff_t>(i), d) !=
+        request.devices.begin() + static_cast<std::ptrdiff_t>(i))
+      return Error{fmt::format("--device {}: device {} is named twice; name each device once",
+                               fmt::join(request.devices, ","), d)};
+  }
+  std::vector<std::string> keys;
+  for (const auto& b : all_benchmarks()) keys.push_back(b->key());
+  for (const auto& k : request.options.only)
+    if (std::find(keys.begin(), keys.end(), k) == keys.end())
+      return Error{fmt::format("--only {}: unknown benchmark; choose from {}", k, fmt::join(keys, ", "))};
+  return {};
+}
+
+Result<Report> run(const Request& request) {
+  auto registry = request.registry ? request.registry : std::make_shared<device::Registry>(device::Registry::load());
+  if (auto st = validate(*registry, request); !st) return st.error();
+  const util::StopToken& stop = util::StopToken::process();
+  auto shared = std::make_shared<Shared>();
+  shared->report.run_info = core::collect_run_info("dcukit bench", request.command);
+  shared->report.suite = std::string(to_string(request.options.suite));
+  // The thread owns copies of what it uses, so that it may outlive this call when abandoned.
+  std::thread worker([shared, registry, request, &stop] {
+    measure(*registry, request, *shared, stop);
+    std::lock_guard lock(shared->mutex);
+    shared->done = true;
+    shared->finished.notify_all();
+  });
+  const std::string abandoned = keep_watch(*shared, request, stop);
+  if (abandoned.empty()) {
+    worker.join();
+    return std::move(shared->report);
+  }
+  worker.detach();
+  std::lock_guard lock(shared->mutex);
+  Report report = shared->report;
+  report.errors.push_back(abandoned);
+  report.abandoned = true;
+  report.interrupted = stop.stop_requested();
+  return report;
+}
+
+}  // namespace dcukit::bench

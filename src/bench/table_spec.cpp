@@ -1,0 +1,82 @@
+#include "bench/table_spec.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "core/units.h"
+
+namespace dcukit::bench {
+
+core::Table make_table(const TableSpec& spec, const std::vector<const Measurement*>& measurements) {
+  core::Table t;
+  t.title = spec.title;
+  for (const auto& c : spec.columns) t.columns.push_back({c.header, c.align});
+  for (const auto* m : measurements) {
+    std::vector<std::string> row;
+    row.reserve(spec.columns.size());
+    for (const auto& c : spec.columns) row.push_back(c.cell(*m));
+    t.add_row(std::move(row));
+  }
+  if (spec.peak_notes) {
+    std::set<std::string> seen;
+    for (const auto* m : measurements)
+      if (!m->peak_note.empty() && seen.insert(m->peak_note).second) t.notes.push_back(m->peak_note);
+  }
+  t.notes.insert(t.notes.end(), spec.notes.begin(), spec.notes.end());
+  return t;
+}
+
+ColumnSpec text_column(std::string header, std::string key, bool or_name) {
+  return {std::move(header), core::Align::left, [key = std::move(key), or_name](const Measurement& m) {
+            std::string v = m.text(key);
+            return v.empty() && or_name ? m.name : v;
+          }};
+}
+
+ColumnSpec name_column(std::string header) {
+  return {std::move(header), core::Align::left, [](const Measurement& m) { return m.name; }};
+}
+
+ColumnSpec integer_column(std::string header, std::string key) {
+  return {std::move(header), core::Align::right, [key = std::move(key)](const Measurement& m) {
+            const auto v = m.integer(key);
+            return v ? std::to_string(*v) : std::string("-");
+          }};
+}
+
+ColumnSpec bytes_column(std::string header, std::string key) {
+  return {std::move(header), core::Align::right, [key = std::move(key)](const Measurement& m) {
+            const auto v = m.integer(key);
+            return v && *v >= 0 ? core::format_bytes(static_cast<std::uint64_t>(*v)) : std::string("-");
+          }};
+}
+
+ColumnSpec time_column(std::string header, double core::Summary::*statistic, double scale) {
+  return {std::move(header), core::Align::right, [statistic, scale](const Measurement& m) {
+            return m.samples_ms.empty() ? std::string("-") : fmt::format("{:.4g}", m.time_ms.*statistic * scale);
+          }};
+}
+
+ColumnSpec rate_column(std::string header, double divisor, int decimals) {
+  return {std::move(header), core::Align::right, [divisor, decimals](const Measurement& m) {
+            if (m.outcome != Outcome::ok) return std::string("-");
+            return fmt::format("{:.{}f}", m.rate / divisor, decimals);
+          }};
+}
+
+ColumnSpec percent_column(std::string header) {
+  return {std::move(header), core::Align::right, [](const Measurement& m) {
+            const auto p = m.percent_of_peak();
+            return p ? fmt::format("{:.1f}%", *p) : std::string("-");
+          }};
+}
+
+ColumnSpec status_column() {
+  return {"status", core::Align::left, [](const Measurement& m) {
+            if (m.outcome == Outcome::ok) return std::string("ok");
+            return fmt::format("{}: {}", to_string(m.outcome), m.reason);
+          }};
+}
+
+}  // namespace dcukit::bench

@@ -1,0 +1,51 @@
+#pragma once
+// How a benchmark's results are shown: each benchmark declares its table (title, columns with
+// their units, how a cell is made from a Measurement, notes), and the renderers only lay it
+// out. So the renderers have no per-benchmark branches and never parse numbers back out of text.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/report.h"
+#include "core/table.h"
+
+namespace dcukit::bench {
+
+/// One column: its header (with the unit), alignment, and its cell for a measurement.
+struct ColumnSpec {
+  std::string header;  ///< "median ms", "GB/s", "% peak"
+  core::Align align = core::Align::right;
+  std::function<std::string(const Measurement&)> cell;
+};
+
+/// One benchmark's table.
+struct TableSpec {
+  std::string title;
+  std::vector<ColumnSpec> columns;
+  std::vector<std::string> notes;  ///< under the table, after the measurements' peak notes
+  bool peak_notes = true;          ///< list each distinct Measurement::peak_note above the notes
+};
+
+/// The table of `spec` with one row a measurement.
+core::Table make_table(const TableSpec& spec, const std::vector<const Measurement*>& measurements);
+
+// Columns that several benchmarks share.
+
+/// The text parameter `key`; when it has none, the measurement's name if `or_name`, else "".
+ColumnSpec text_column(std::string header, std::string key, bool or_name = false);
+/// The measurement's name.
+ColumnSpec name_column(std::string header);
+/// The integer parameter `key` as a number, or "-".
+ColumnSpec integer_column(std::string header, std::string key);
+/// The integer parameter `key` as a size ("256 MiB"), or "-".
+ColumnSpec bytes_column(std::string header, std::string key);
+/// A statistic of the samples (median, min, ...) in milliseconds times `scale` ("-" when none).
+ColumnSpec time_column(std::string header, double core::Summary::*statistic, double scale = 1.0);
+/// The rate divided by `divisor` with `decimals` decimals; "-" unless the case is ok.
+ColumnSpec rate_column(std::string header, double divisor, int decimals = 1);
+/// The rate as a percentage of the peak, or "-".
+ColumnSpec percent_column(std::string header = "% peak");
+/// "ok", or "failed: reason" / "skipped: reason".
+ColumnSpec status_column();
+
+}  // namespace dcukit::bench

@@ -1,0 +1,124 @@
+// `dcukit telemetry`: what every device is doing, live or from a captured tool output. Parsing
+// and rendering only; the engine is src/telemetry/.
+#include "cli/telemetry.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "telemetry/capture.h"
+#include "telemetry/collector.h"
+#include "telemetry/render.h"
+#include "util/signals.h"
+
+namespace dcukit::cli {
+namespace {
+
+struct TelemetryOptions {
+  bool json = false, csv = false;
+  double watch_s = 0, timeout_s = 5;
+  int count = 0;
+  std::string from, source = "auto", root = "/";
+};
+
+ExitCode fail(ExitCode code, const std::string& message) {
+  fmt::print(stderr, "dcukit telemetry: {}\n", message);
+  return code;
+}
+
+enum class Style { text, json, csv };
+
+void print(const telemetry::Snapshot& s, Style style, bool first, bool watching, bool redraw) {
+  switch (style) {
+    case Style::json:
+      fmt::print("{}\n", watching ? telemetry::to_json(s).dump() : telemetry::to_json(s).dump(2));
+      break;
+    case Style::csv:
+      fmt::print("{}", telemetry::render_csv(s, first));
+      break;
+    case Style::text:
+      if (redraw)
+        fmt::print("\x1b[H\x1b[2J");
+      else if (!first)
+        fmt::print("\n");
+      fmt::print("{}", telemetry::render_text(s));
+      break;
+  }
+  std::fflush(stdout);
+}
+
+ExitCode run_from(const TelemetryOptions& o, Style style) {
+  auto snap = telemetry::read_capture_file(o.from);
+  if (!snap) return fail(ExitCode::bad_input, snap.error().message);
+  print(*snap, style, true, false, false);
+  return ExitCode::ok;
+}
+
+ExitCode run_telemetry(const TelemetryOptions& o) {
+  const Style style = o.json ? Style::json : o.csv ? Style::csv : Style::text;
+  if (!o.from.empty()) {
+    if (o.watch_s > 0 || o.count > 0 || o.source != "auto")
+      return fail(ExitCode::bad_input, fmt::format("--from {} reads a file once; --watch, --count and --source are "
+                                                   "for the live host",
+                                                   o.from));
+    return run_from(o, style);
+  }
+  const auto choice = telemetry::parse_source_choice(o.source);
+  if (!choice)
+    return fail(ExitCode::bad_input,
+                fmt::format("--source {}: choose auto, nvml, rocm-smi-lib, sysfs or cli", o.source));
+  if (o.watch_s < 0)
+    return fail(ExitCode::bad_input, fmt::format("--watch {}: give the seconds between readings, e.g. 1", o.watch_s));
+  if (o.count < 0)
+    return fail(ExitCode::bad_input, fmt::format("--count {}: give how many readings, 1 or more", o.count));
+  if (o.timeout_s <= 0)
+    return fail(ExitCode::bad_input, fmt::format("--timeout {}: give seconds, e.g. 5", o.timeout_s));
+  telemetry::CollectOptions co;
+  co.choice = *choice;
+  co.root = o.root;
+  co.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+  telemetry::Collector collector(co);
+  const bool watching = o.watch_s > 0 || o.count > 1;
+  const auto interval = std::chrono::milliseconds(static_cast<long>((o.watch_s > 0 ? o.watch_s : 1.0) * 1000));
+  const bool redraw = watching && style == Style::text && ::isatty(STDOUT_FILENO);
+  auto& stop = util::StopToken::process();
+  bool any_device = false;
+  for (int n = 0;; ++n) {
+    const auto snap = collector.sample();
+    any_device = any_device || !snap.devices.empty();
+    print(snap, style, n == 0, watching, redraw);
+    if (!watching || (o.count > 0 && n + 1 >= o.count)) break;
+    if (stop.wait_for(interval)) break;
+  }
+  if (!any_device) return fail(ExitCode::failed, "no GPU found; the report says what each source found");
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+void setup_telemetry(CLI::App& app, Runner& runner) {
+  auto opts = std::make_shared<TelemetryOptions>();
+  auto* sub = app.add_subcommand("telemetry",
+                                 "What every device is doing (temperature, power, busy, memory, clocks, "
+                                 "PCIe link, ECC, processes), live or from a captured tool output");
+  auto* json = sub->add_flag("--json", opts->json, "Print one JSON object (JSON Lines with --watch)");
+  sub->add_flag("--csv", opts->csv, "Print CSV: a row per device per reading, with a timestamp, for plotting")
+      ->excludes(json);
+  sub->add_option("--watch", opts->watch_s, "Read again every SECONDS, like `watch hy-smi`; Ctrl-C stops");
+  sub->add_option("--count", opts->count, "Stop after N readings (with --watch; alone, one a second)");
+  sub->add_option("--from", opts->from,
+                  "Read a captured output of hy-smi, rocm-smi, amd-smi, nvidia-smi, rocminfo, dcgmi, rvs, lspci ... "
+                  "instead of this host; the format is detected");
+  sub->add_option("--source", opts->source,
+                  "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli");
+  sub->add_option("--root", opts->root, "Read /sys and /proc under DIR instead of / (a bundle, a test tree)");
+  sub->add_option("--timeout", opts->timeout_s,
+                  "Seconds one source may take for one reading before it is given up (default 5)");
+  sub->callback([opts, &runner] { runner = [opts] { return run_telemetry(*opts); }; });
+}
+
+}  // namespace dcukit::cli

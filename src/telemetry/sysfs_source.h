@@ -1,0 +1,28 @@
+#pragma once
+// sysfs, read under a root directory (default "/") so that tests and support bundles can stand
+// in for a host: every GPU among /sys/bus/pci/devices (display, 3D, co-processor or accelerator
+// class, from NVIDIA, AMD or Hygon; a BMC's VGA at card0 is not one), its PCIe link and NUMA
+// node, and for amdgpu/hydcu/hycu devices the figures the driver publishes (sysfs_values.h).
+// The processes holding a device are those with its /dev/dri node open (from /proc/<pid>/fd),
+// with the VRAM their DRM fdinfo reports where the driver writes one.
+#include <string>
+
+#include "telemetry/source.h"
+
+namespace dcukit::telemetry {
+
+class SysfsSource : public Source {
+public:
+  explicit SysfsSource(std::string root = "/") : m_root(std::move(root)) {}
+  std::string name() const override { return "sysfs"; }
+  SourceSample sample(const Snapshot& so_far) override;
+
+private:
+  std::string m_root;
+};
+
+/// The GPUs sysfs shows under `root`, in PCI order, with their figures stamped "sysfs"; for
+/// `dcukit doctor`, which needs the devices without a vendor library.
+Snapshot read_sysfs(const std::string& root = "/");
+
+}  // namespace dcukit::telemetry

@@ -1,0 +1,95 @@
+#include "telemetry/sysfs_values.h"
+
+#include "telemetry/text.h"
+
+namespace dcukit::telemetry {
+namespace {
+
+std::string_view basename(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::optional<std::int64_t> link_gen(std::string_view speed) {
+  auto q = parse_quantity(speed);  // "16.0 GT/s PCIe"
+  return q ? pcie_gen_from_gts(q->value) : std::nullopt;
+}
+
+std::optional<double> micro(std::string_view s) {
+  auto v = parse_double(s);
+  return v ? std::optional<double>(*v / 1e6) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Vendor> vendor_from_pci_id(std::string_view id) {
+  const auto hex = pci_id(id);
+  if (!hex) return std::nullopt;
+  const unsigned v = static_cast<unsigned>(std::stoul(hex->substr(2), nullptr, 16));
+  if (v == kPciVendorNvidia) return Vendor::nvidia;
+  if (v == kPciVendorAmd) return Vendor::amd;
+  if (v == kPciVendorHygon) return Vendor::hygon;
+  return std::nullopt;
+}
+
+void read_dpm_levels(std::string_view content, std::optional<std::int64_t>& current, std::optional<std::int64_t>& max) {
+  for (const auto& line : split(content, '\n')) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string_view rest = trim(std::string_view(line).substr(colon + 1));
+    const auto mhz = parse_int(split_ws(rest).empty() ? "" : split_ws(rest)[0]);
+    if (!mhz) continue;
+    if (!max || *mhz > *max) max = mhz;
+    if (contains(rest, "*")) current = mhz;
+  }
+}
+
+bool apply_sysfs_value(DeviceState& d, std::string_view file, std::string_view content, std::string_view temp_label) {
+  const std::string_view name = basename(file);
+  const std::string_view v = trim(content);
+  if (name == "gpu_busy_percent")
+    d.busy_percent = parse_double(v);
+  else if (name == "mem_info_vram_total")
+    d.memory_total_bytes = parse_bytes(v);
+  else if (name == "mem_info_vram_used")
+    d.memory_used_bytes = parse_bytes(v);
+  else if (name == "pp_dpm_sclk")
+    read_dpm_levels(content, d.sclk_mhz, d.sclk_max_mhz);
+  else if (name == "pp_dpm_mclk")
+    read_dpm_levels(content, d.mclk_mhz, d.mclk_max_mhz);
+  else if (name == "current_link_speed")
+    d.pcie_gen = link_gen(v);
+  else if (name == "max_link_speed")
+    d.pcie_gen_max = link_gen(v);
+  else if (name == "current_link_width")
+    d.pcie_width = parse_int(v);
+  else if (name == "max_link_width")
+    d.pcie_width_max = parse_int(v);
+  else if (name == "numa_node") {
+    const auto n = parse_int(v);
+    d.numa_node = n && *n >= 0 ? n : std::nullopt;  // -1: the kernel has no NUMA placement
+  } else if (name == "product_name")
+    d.name = text_value(v);
+  else if (name == "serial_number")
+    d.serial = text_value(v);
+  else if (name == "unique_id")
+    d.uuid = text_value(v);
+  else if (name == "device")
+    d.device_id = pci_id(v);
+  else if (name == "vendor")
+    d.vendor = vendor_from_pci_id(v);
+  else if (starts_with(name, "temp") && contains(name, "_input")) {
+    const bool wanted = temp_label.empty() ? name == "temp1_input" : true;
+    if (!wanted || d.temperature_c) return false;
+    auto milli = parse_double(v);
+    if (milli) d.temperature_c = *milli / 1000.0;
+  } else if (name == "power1_average" || (name == "power1_input" && !d.power_w))
+    d.power_w = micro(v);
+  else if (name == "power1_cap")
+    d.power_cap_w = micro(v);
+  else
+    return false;
+  return true;
+}
+
+}  // namespace dcukit::telemetry

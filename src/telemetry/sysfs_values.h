@@ -1,0 +1,30 @@
+#pragma once
+// What the files of a GPU's sysfs directory (/sys/bus/pci/devices/<bdf>/, which is
+// /sys/class/drm/cardN/device/) mean, for the live sysfs source and for a pasted transcript of
+// `cat` commands alike. amdgpu and Hygon's hydcu/hycu share the names: gpu_busy_percent,
+// mem_info_vram_total/used (bytes), pp_dpm_sclk/mclk ("1: 800Mhz *" marks the current level),
+// current/max_link_speed ("16.0 GT/s PCIe") and _width, hwmon temp*_input (millidegrees C),
+// power1_average or power1_input and power1_cap (microwatts).
+#include <string_view>
+
+#include "telemetry/types.h"
+
+namespace dcukit::telemetry {
+
+/// PCI vendor ids of the GPU makers.
+inline constexpr unsigned kPciVendorNvidia = 0x10de, kPciVendorAmd = 0x1002, kPciVendorHygon = 0x1d94;
+
+/// The vendor of a PCI vendor id ("0x1d94" -> hygon); nullopt for others (a BMC's ASPEED VGA).
+std::optional<Vendor> vendor_from_pci_id(std::string_view id);
+
+/// Applies one file of the device directory (`file` relative to it: "gpu_busy_percent",
+/// "hwmon/hwmon3/temp1_input") to d. `temp_label` is the hwmon sensor's label when known
+/// ("edge", "junction", "mem"); without one, temp1 is taken as amdgpu's edge sensor.
+/// Returns false for a file it does not use.
+bool apply_sysfs_value(DeviceState& d, std::string_view file, std::string_view content,
+                       std::string_view temp_label = "");
+
+/// The starred (current) and the highest level of a pp_dpm_* file, in MHz.
+void read_dpm_levels(std::string_view content, std::optional<std::int64_t>& current, std::optional<std::int64_t>& max);
+
+}  // namespace dcukit::telemetry

@@ -1,0 +1,142 @@
+// The sysfs source on a fake DCU host (tests/fixtures/telemetry/sysfs-dcu-host): GPUs among the
+// PCI devices, the BMC's VGA left out, amdgpu/hycu figures, and processes from /proc.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "telemetry/sysfs_source.h"
+#include "telemetry/sysfs_values.h"
+#include "tempdir.h"
+#include "test_telemetry_helpers.h"
+
+namespace dcukit::telemetry {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+const std::string kHost = testutil::telemetry_fixture("sysfs-dcu-host");
+
+TEST(TelemetrySysfs, FindsTheGpusAndNotTheBmcVga) {
+  const Snapshot s = read_sysfs(kHost);
+  ASSERT_EQ(s.devices.size(), 3u);
+  EXPECT_EQ(s.devices[0].bus_id, "0000:05:00.0");
+  EXPECT_EQ(s.devices[1].bus_id, "0000:0a:00.0");
+  EXPECT_EQ(s.devices[2].bus_id, "0000:41:00.0");
+  EXPECT_EQ(s.devices[0].index, 0);
+  EXPECT_EQ(s.devices[2].index, 2);
+}
+
+TEST(TelemetrySysfs, ReadsTheDcuFigures) {
+  const Snapshot s = read_sysfs(kHost);
+  ASSERT_GE(s.devices.size(), 1u);
+  const auto& d = s.devices[0];
+  EXPECT_EQ(d.vendor, Vendor::hygon);
+  EXPECT_EQ(d.device_id, "0x6210");
+  EXPECT_EQ(d.numa_node, 0);
+  EXPECT_EQ(d.pcie_gen, 4);  // 16.0 GT/s
+  EXPECT_EQ(d.pcie_width, 8);
+  EXPECT_EQ(d.pcie_gen_max, 4);
+  EXPECT_EQ(d.pcie_width_max, 16);
+  EXPECT_EQ(d.busy_percent, 37.0);
+  EXPECT_EQ(d.memory_total_bytes, 65520 * kMiB);
+  EXPECT_EQ(d.memory_used_bytes, 2 * kMiB);
+  EXPECT_EQ(d.sclk_mhz, 800);
+  EXPECT_EQ(d.sclk_max_mhz, 1500);
+  EXPECT_EQ(d.mclk_mhz, 1200);
+  EXPECT_EQ(d.temperature_c, 48.0);  // the sensor labelled edge, not junction's 51
+  EXPECT_EQ(d.power_w, 104.0);
+  EXPECT_EQ(d.power_cap_w, 400.0);
+  EXPECT_EQ(d.serial, "TRCW340025090301");
+  EXPECT_EQ(d.uuid, "7137d9debef24861");
+  EXPECT_EQ(d.driver_version, "6.3.28-V1.3.0b");  // /sys/module/hycu/version
+  for (const auto& [field, source] : d.sources) EXPECT_EQ(source, SourceKind::sysfs) << to_string(field);
+  EXPECT_FALSE(d.processes);  // no /proc in the tree: unknown, not none
+}
+
+TEST(TelemetrySysfs, UnlabelledHwmonAndPowerInput) {
+  const Snapshot s = read_sysfs(kHost);
+  ASSERT_GE(s.devices.size(), 2u);
+  const auto& d = s.devices[1];
+  EXPECT_EQ(d.numa_node, 1);
+  EXPECT_EQ(d.temperature_c, 55.0);  // temp1 is amdgpu's edge sensor
+  EXPECT_EQ(d.power_w, 98.0);        // power1_input where power1_average is absent
+  EXPECT_EQ(d.sclk_mhz, 300);
+  EXPECT_EQ(d.memory_used_bytes, 1024 * kMiB);
+}
+
+TEST(TelemetrySysfs, NvidiaGpuGivesLinkAndNumaOnly) {
+  const Snapshot s = read_sysfs(kHost);
+  ASSERT_EQ(s.devices.size(), 3u);
+  const auto& d = s.devices[2];
+  EXPECT_EQ(d.vendor, Vendor::nvidia);
+  EXPECT_EQ(d.device_id, "0x2335");
+  EXPECT_EQ(d.numa_node, 1);
+  EXPECT_EQ(d.pcie_gen, 5);
+  EXPECT_EQ(d.pcie_width, 16);
+  EXPECT_EQ(d.driver_version, "590.48.01");
+  EXPECT_FALSE(d.temperature_c);
+  EXPECT_FALSE(d.busy_percent);
+}
+
+TEST(TelemetrySysfs, ProcessesHoldingRenderNodes) {
+  testutil::TempDir tmp("telemetry_sysfs_proc");
+  fs::copy(kHost, tmp.path(), fs::copy_options::recursive);
+  // pid 1234 holds renderD128 twice through the same DRM client (a dup'ed fd): counted once.
+  tmp.write("proc/1234/comm", "vllm\n");
+  tmp.write("proc/1234/fdinfo/5", "pos:\t0\ndrm-driver:\thycu\ndrm-client-id:\t7\ndrm-memory-vram:\t2048 KiB\n");
+  tmp.write("proc/1234/fdinfo/6", "pos:\t0\ndrm-driver:\thycu\ndrm-client-id:\t7\ndrm-memory-vram:\t2048 KiB\n");
+  fs::create_directories(tmp.file("proc/1234/fd"));
+  fs::create_symlink("/dev/dri/renderD128", tmp.file("proc/1234/fd/5"));
+  fs::create_symlink("/dev/dri/renderD128", tmp.file("proc/1234/fd/6"));
+  // pid 1400 holds renderD129 with a driver that writes no fdinfo memory; pid 1500 holds /dev/null.
+  tmp.write("proc/1400/comm", "python3\n");
+  fs::create_directories(tmp.file("proc/1400/fd"));
+  fs::create_symlink("/dev/dri/renderD129", tmp.file("proc/1400/fd/4"));
+  tmp.write("proc/1500/comm", "bash\n");
+  fs::create_directories(tmp.file("proc/1500/fd"));
+  fs::create_symlink("/dev/null", tmp.file("proc/1500/fd/0"));
+
+  const Snapshot s = read_sysfs(tmp.path());
+  ASSERT_EQ(s.devices.size(), 3u);
+  ASSERT_TRUE(s.devices[0].processes);
+  ASSERT_EQ(s.devices[0].processes->size(), 1u);
+  const auto& p = (*s.devices[0].processes)[0];
+  EXPECT_EQ(p.pid, 1234);
+  EXPECT_EQ(p.name, "vllm");
+  EXPECT_EQ(p.memory_bytes, 2 * kMiB);
+  ASSERT_TRUE(s.devices[1].processes);
+  ASSERT_EQ(s.devices[1].processes->size(), 1u);
+  EXPECT_EQ((*s.devices[1].processes)[0].pid, 1400);
+  EXPECT_FALSE((*s.devices[1].processes)[0].memory_bytes);
+  EXPECT_FALSE(s.devices[2].processes);  // NVIDIA's processes come from NVML
+  EXPECT_EQ(s.devices[0].sources.at(Field::processes), SourceKind::sysfs);
+}
+
+TEST(TelemetrySysfs, SourceWithoutSysfsIsUnavailable) {
+  testutil::TempDir tmp("telemetry_sysfs_none");
+  SysfsSource source(tmp.path());
+  const auto r = source.sample(Snapshot{});
+  EXPECT_EQ(r.state, SourceState::unavailable);
+  EXPECT_NE(r.detail.find("/sys/bus/pci/devices"), std::string::npos);
+}
+
+TEST(TelemetrySysfs, DpmLevelsAndValues) {
+  std::optional<std::int64_t> cur, max;
+  read_dpm_levels("0: 500Mhz\n1: 800Mhz *\n2: 1700Mhz\n", cur, max);
+  EXPECT_EQ(cur, 800);
+  EXPECT_EQ(max, 1700);
+  DeviceState d;
+  EXPECT_TRUE(apply_sysfs_value(d, "numa_node", "-1\n"));
+  EXPECT_FALSE(d.numa_node);  // -1: no NUMA placement
+  EXPECT_TRUE(apply_sysfs_value(d, "current_link_speed", "8.0 GT/s PCIe"));
+  EXPECT_EQ(d.pcie_gen, 3);
+  EXPECT_TRUE(apply_sysfs_value(d, "current_link_speed", "Unknown"));
+  EXPECT_FALSE(d.pcie_gen);
+  EXPECT_FALSE(apply_sysfs_value(d, "mem_busy_percent", "39"));
+  EXPECT_EQ(vendor_from_pci_id("0x1d94"), Vendor::hygon);
+  EXPECT_FALSE(vendor_from_pci_id("0x1a03"));  // ASPEED
+}
+
+}  // namespace
+}  // namespace dcukit::telemetry
