@@ -5,8 +5,10 @@
 
 #include "cli/bench.h"
 #include "cli/command.h"
+#include "cli/exporter.h"
 #include "cli/guard.h"
 #include "cli/load.h"
+#include "cli/patrol.h"
 #include "cli/plan.h"
 #include "cli/port.h"
 #include "cli/telemetry.h"
@@ -31,13 +33,17 @@ int run_app(int argc, char** argv) {
   setup_port(app, runner);
   setup_guard(app, runner);
   setup_telemetry(app, runner);
+  setup_exporter(app, runner);
+  setup_patrol(app, runner);
   auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+    if (app.exit(e) == 0) return 0;
+    // patrol is a Nagios plugin: 2 would read as CRITICAL, so its bad input is UNKNOWN (3).
+    return static_cast<int>(app.get_subcommand("patrol")->parsed() ? ExitCode::unknown : ExitCode::bad_input);
   }
   if (help->parsed() || !runner) {
     CLI::App* target = &app;
