@@ -66,13 +66,21 @@ TEST(ExporterMetrics, EveryDeviceOfAHySmiTableAppearsWithItsFigures) {
   const auto samples = serving::parse_text(render_metrics(scrape_of(snap)));
   for (const auto& d : snap.devices) {
     const std::string gpu = std::to_string(d.index);
-    if (d.temperature_c) EXPECT_EQ(value(samples, "dcukit_gpu_temperature_celsius", gpu), *d.temperature_c);
-    if (d.power_w) EXPECT_EQ(value(samples, "dcukit_gpu_power_watts", gpu), *d.power_w);
-    if (d.busy_percent) EXPECT_DOUBLE_EQ(value(samples, "dcukit_gpu_busy_ratio", gpu), *d.busy_percent / 100);
+    if (d.temperature_c) {
+      EXPECT_EQ(value(samples, "dcukit_gpu_temperature_celsius", gpu), *d.temperature_c);
+    }
+    if (d.power_w) {
+      EXPECT_EQ(value(samples, "dcukit_gpu_power_watts", gpu), *d.power_w);
+    }
+    if (d.busy_percent) {
+      EXPECT_DOUBLE_EQ(value(samples, "dcukit_gpu_busy_ratio", gpu), *d.busy_percent / 100);
+    }
     EXPECT_EQ(value(samples, "dcukit_gpu_info", gpu), 1);
   }
   for (const auto& s : samples)
-    if (s.name == "dcukit_gpu_info") EXPECT_EQ(s.label("vendor"), "hygon");
+    if (s.name == "dcukit_gpu_info") {
+      EXPECT_EQ(s.label("vendor"), "hygon");
+    }
 }
 
 TEST(ExporterMetrics, NoDevicesStillAnswersAndSaysWhy) {
@@ -100,7 +108,9 @@ TEST(ExporterMetrics, AMissedDeadlineIsAnErrorWithTheReason) {
   EXPECT_EQ(sums.at("dcukit_exporter_collect_errors_total"), 4);
   EXPECT_EQ(sums.at("dcukit_exporter_collect_success"), 0);
   for (const auto& x : samples)
-    if (x.name == "dcukit_exporter_no_devices") EXPECT_EQ(x.label("reason"), s.error);
+    if (x.name == "dcukit_exporter_no_devices") {
+      EXPECT_EQ(x.label("reason"), s.error);
+    }
   EXPECT_TRUE(sums.count("process_open_fds"));
 }
 
