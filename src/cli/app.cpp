@@ -6,9 +6,11 @@
 
 #include "cli/bench.h"
 #include "cli/command.h"
+#include "cli/exporter.h"
 #include "cli/guard.h"
 #include "cli/doctor.h"
 #include "cli/load.h"
+#include "cli/patrol.h"
 #include "cli/plan.h"
 #include "cli/port.h"
 #include "cli/telemetry.h"
@@ -42,11 +44,13 @@ std::string command_names(CLI::App& app) {
 int parse_failed(CLI::App& app, const CLI::ParseError& e) {
   if (e.get_exit_code() == 0) return app.exit(e);
   const std::string command = command_reached(app);
+  // patrol is a Nagios plugin: 2 would read as CRITICAL, so its bad input is UNKNOWN (3).
+  const auto code = command == "patrol" ? ExitCode::unknown : ExitCode::bad_input;
   if (command.empty())
     fmt::print(stderr, "dcukit: {}\nRun 'dcukit --help' for the commands ({}).\n", e.what(), command_names(app));
   else
     fmt::print(stderr, "dcukit {}: {}\nRun 'dcukit {} --help' for its options.\n", command, e.what(), command);
-  return static_cast<int>(ExitCode::bad_input);
+  return static_cast<int>(code);
 }
 
 }  // namespace
@@ -69,6 +73,8 @@ int run_app(int argc, char** argv) {
   setup_telemetry(app, runner);
   setup_guard(app, runner);
   setup_doctor(app, runner);
+  setup_exporter(app, runner);
+  setup_patrol(app, runner);
   auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");

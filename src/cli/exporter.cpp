@@ -1,0 +1,73 @@
+// `dcukit exporter`: parsing only; the engine is src/exporter/.
+#include "cli/exporter.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "cli/common.h"
+#include "exporter/exporter.h"
+#include "util/duration.h"
+#include "util/signals.h"
+
+namespace dcukit::cli {
+namespace {
+
+struct ExporterFlags {
+  exporter::Options options;
+  std::string deadline = "8s", timeout = "2s", source = "auto";
+};
+
+ExitCode fail(ExitCode code, const std::string& message) {
+  print_error("exporter", message);
+  return code;
+}
+
+ExitCode run_exporter(ExporterFlags f) {
+  auto deadline = util::parse_duration(f.deadline);
+  if (!deadline) return fail(ExitCode::bad_input, "--deadline: " + deadline.error().message);
+  auto timeout = util::parse_duration(f.timeout);
+  if (!timeout || timeout->count() <= 0)
+    return fail(ExitCode::bad_input, "--timeout " + f.timeout + ": give a positive duration, e.g. 2s");
+  const auto choice = telemetry::parse_source_choice(f.source);
+  if (!choice)
+    return fail(ExitCode::bad_input, "--source " + f.source + ": choose auto, nvml, rocm-smi-lib, sysfs or cli");
+  if (!f.options.from.empty() && f.source != "auto")
+    return fail(ExitCode::bad_input, "--from reads a file; --source is for the live host");
+  f.options.deadline = *deadline;
+  f.options.collect.timeout = *timeout;
+  f.options.collect.choice = *choice;
+  if (auto st = exporter::validate(f.options); !st) return fail(ExitCode::bad_input, st.message());
+  auto& stop = util::StopToken::process();
+  const auto st = exporter::run(f.options, stop, [](const std::string& address) {
+    fmt::print(stderr, "dcukit exporter: serving http://{}/metrics\n", address);
+    std::fflush(stderr);
+  });
+  if (!st) return fail(ExitCode::failed, st.message());
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+void setup_exporter(CLI::App& app, Runner& runner) {
+  auto f = std::make_shared<ExporterFlags>();
+  auto* sub = app.add_subcommand("exporter",
+                                 "Serve device metrics (temperature, power, busy, memory, clocks, PCIe link, ECC) "
+                                 "for Prometheus, read fresh on each scrape");
+  sub->add_option("--listen", f->options.listen,
+                  "ADDR:PORT to serve /metrics on (default 127.0.0.1:9400; port 0: any)");
+  sub->add_flag("--listen-any", f->options.listen_any, "Allow --listen on an address other hosts can reach");
+  sub->add_option("--from", f->options.from,
+                  "Serve the figures of a captured hy-smi, rocm-smi, amd-smi or nvidia-smi output (read again on "
+                  "each scrape) instead of this host's");
+  sub->add_option("--deadline", f->deadline,
+                  "The most a scrape waits for its device reading (default 8s, under Prometheus' 10s timeout)");
+  sub->add_option("--timeout", f->timeout, "The most one telemetry source may take for one reading (default 2s)");
+  sub->add_option("--source", f->source, "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli");
+  sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)");
+  sub->callback([f, &runner] { runner = [f] { return run_exporter(*f); }; });
+}
+
+}  // namespace dcukit::cli

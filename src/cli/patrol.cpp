@@ -1,0 +1,119 @@
+// `dcukit patrol`: parsing and rendering only; the engine is src/patrol/. Its exit codes are a
+// Nagios plugin's (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN), so bad input is 3 here, not 2:
+// a monitoring system must never read a typo as CRITICAL.
+#include "cli/patrol.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "cli/common.h"
+#include "patrol/patrol.h"
+#include "patrol/render.h"
+#include "util/duration.h"
+#include "util/signals.h"
+
+namespace dcukit::cli {
+namespace {
+
+struct PatrolFlags {
+  patrol::Options options;
+  std::vector<std::string> limits;
+  std::string probe_timeout = "5s", canary_timeout = "30s", timeout = "5s", source = "auto";
+  double max_canary_ms = 0, watch_s = 0;
+  int expect_devices = 0;
+  bool no_devices = false, no_canary = false, json = false, verbose = false;
+};
+
+ExitCode bad(const std::string& message) {
+  print_error("patrol", message);
+  return ExitCode::unknown;
+}
+
+/// Fills f.options from the flags that need parsing; an error message, or "".
+std::string finish(PatrolFlags& f) {
+  for (const auto& l : f.limits)
+    if (auto st = f.options.thresholds.set(l); !st) return st.message();
+  const std::pair<const char*, std::string*> durations[] = {
+      {"--probe-timeout", &f.probe_timeout}, {"--canary-timeout", &f.canary_timeout}, {"--timeout", &f.timeout}};
+  std::chrono::milliseconds parsed[3];
+  for (int i = 0; i < 3; ++i) {
+    auto d = util::parse_duration(*durations[i].second);
+    if (!d || d->count() <= 0)
+      return fmt::format("{} {}: give a positive duration, e.g. 5s", durations[i].first, *durations[i].second);
+    parsed[i] = *d;
+  }
+  f.options.service.probe_timeout = parsed[0];
+  f.options.service.canary_timeout = parsed[1];
+  f.options.collect.timeout = parsed[2];
+  const auto choice = telemetry::parse_source_choice(f.source);
+  if (!choice) return "--source " + f.source + ": choose auto, nvml, rocm-smi-lib, sysfs or cli";
+  f.options.collect.choice = *choice;
+  if (!f.options.from.empty() && f.source != "auto") return "--from reads a file; --source is for the live host";
+  if (f.max_canary_ms > 0) f.options.service.max_canary = std::chrono::milliseconds(static_cast<long>(f.max_canary_ms));
+  if (f.expect_devices > 0) f.options.expect_devices = f.expect_devices;
+  f.options.devices = !f.no_devices;
+  f.options.service.canary = !f.no_canary;
+  if (f.no_devices && f.options.service.url.empty() && f.options.service.pid_file.empty())
+    return "--no-devices leaves nothing to inspect; give --url or --pid-file";
+  return "";
+}
+
+ExitCode run_patrol(PatrolFlags f) {
+  if (const auto err = finish(f); !err.empty()) return bad(err);
+  auto& stop = util::StopToken::process();
+  const auto interval = std::chrono::milliseconds(static_cast<long>(f.watch_s * 1000));
+  patrol::State last = patrol::State::unknown;
+  while (true) {
+    const auto report = patrol::inspect(f.options);
+    last = report.state;
+    if (f.json)
+      fmt::print("{}\n", f.watch_s > 0 ? patrol::to_json(report).dump() : patrol::to_json(report).dump(2));
+    else
+      fmt::print("{}", patrol::render_nagios(report, f.verbose));
+    std::fflush(stdout);
+    if (f.watch_s <= 0 || stop.wait_for(interval)) break;
+  }
+  return static_cast<ExitCode>(static_cast<int>(last));
+}
+
+}  // namespace
+
+void setup_patrol(CLI::App& app, Runner& runner) {
+  auto f = std::make_shared<PatrolFlags>();
+  auto* sub = app.add_subcommand("patrol",
+                                 "One inspection of the devices, the inference service and what crashed runs left "
+                                 "behind, as a Nagios check (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)");
+  sub->add_option("--url", f->options.service.url,
+                  "The service's base URL: /health, /v1/models and one small completion (the canary) are probed");
+  sub->add_option("--pid-file", f->options.service.pid_file, "A file holding the service's pid: is it running?");
+  sub->add_option("--model", f->options.service.model, "The model /v1/models must list (default: the first listed)");
+  sub->add_option("--header", f->options.service.headers,
+                  "An HTTP header for the probes, \"Name: value\" (repeatable)");
+  sub->add_option("--max-canary-ms", f->max_canary_ms, "A canary slower than this is WARNING")
+      ->check(number_in(1, 1e9));
+  sub->add_flag("--no-canary", f->no_canary, "Do not send the canary completion");
+  sub->add_option("--probe-timeout", f->probe_timeout, "Deadline of /health and /v1/models (default 5s)");
+  sub->add_option("--canary-timeout", f->canary_timeout, "A canary that takes longer is CRITICAL (default 30s)");
+  sub->add_option("--limit", f->limits,
+                  "Override a device limit for every device: KEY=WARN:CRIT, KEY=WARN, KEY=:CRIT or KEY=off; keys: "
+                  "temperature (C), power (% of cap), memory (% used), busy (%), ecc-corrected, ecc-uncorrected, "
+                  "residue-memory (MiB in use with no process), pcie=on|off (repeatable)");
+  sub->add_option("--expect-devices", f->expect_devices, "Fewer devices than N is CRITICAL")->check(number_in(1, 4096));
+  sub->add_flag("--no-devices", f->no_devices, "Inspect the service only");
+  sub->add_option("--from", f->options.from,
+                  "Judge the devices of a captured hy-smi, rocm-smi, amd-smi or nvidia-smi output instead of this "
+                  "host's (process residue is then not read from /proc)");
+  sub->add_option("--source", f->source, "Ask one telemetry source only: auto, nvml, rocm-smi-lib, sysfs, cli");
+  sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)");
+  sub->add_option("--timeout", f->timeout, "The most one telemetry source may take (default 5s)");
+  auto* json = sub->add_flag("--json", f->json, "Print the report as JSON (JSON Lines with --watch)");
+  sub->add_flag("--verbose,-v", f->verbose, "After the summary line, one line per check")->excludes(json);
+  sub->add_option("--watch", f->watch_s, "Inspect again every SECONDS until SIGINT or SIGTERM")
+      ->check(number_in(0.1, 86400));
+  sub->callback([f, &runner] { runner = [f] { return run_patrol(*f); }; });
+}
+
+}  // namespace dcukit::cli

@@ -1,0 +1,37 @@
+#pragma once
+// `dcukit exporter`: device metrics for Prometheus, read fresh on each scrape within a deadline,
+// from the live host (telemetry's Collector) or from a captured tool output (--from). The one
+// entry point cli/exporter.cpp calls.
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "telemetry/collector.h"
+#include "util/result.h"
+
+namespace dcukit::util {
+class StopToken;
+}
+
+namespace dcukit::exporter {
+
+/// How to serve.
+struct Options {
+  std::string listen = "127.0.0.1:9400";     ///< ADDR:PORT; port 0 picks a free one
+  bool listen_any = false;                   ///< allow an address other hosts can reach
+  std::string from;                          ///< a captured tool output read on each scrape, instead of the host
+  telemetry::CollectOptions collect;         ///< the live sources (collect.timeout: per source)
+  std::chrono::milliseconds deadline{8000};  ///< the most a scrape waits for its reading
+};
+
+/// Checks `o` before anything is bound: the address parses, a non-loopback one was asked for
+/// with listen_any, the deadline is positive. The error names the flag and the fix.
+Status validate(const Options& o);
+
+/// Serves /metrics (and / with a link, /healthz) until `stop` is requested. `on_listening` is
+/// called once with the address bound ("127.0.0.1:9400"), e.g. to print it. The error names the
+/// address when it cannot be bound.
+Status run(const Options& o, const util::StopToken& stop,
+           const std::function<void(const std::string&)>& on_listening = {});
+
+}  // namespace dcukit::exporter

@@ -1,0 +1,173 @@
+#include "exporter/metrics.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "serving/process_metrics.h"
+#include "serving/prometheus.h"
+
+namespace dcukit::exporter {
+namespace {
+
+using serving::Labels;
+using serving::MetricType;
+using telemetry::DeviceState;
+
+/// A device's identity labels: gpu, then uuid and bus_id where known, model, vendor.
+Labels device_labels(const DeviceState& d) {
+  Labels l{{"gpu", std::to_string(d.index)}};
+  if (d.uuid) l.emplace_back("uuid", *d.uuid);
+  if (d.bus_id) l.emplace_back("bus_id", *d.bus_id);
+  l.emplace_back("model", d.name.value_or(""));
+  l.emplace_back("vendor", d.vendor ? std::string(telemetry::to_string(*d.vendor)) : "");
+  return l;
+}
+
+/// One gauge-or-counter family of device figures: the value of a device, or nullopt.
+struct DeviceFamily {
+  const char* name;
+  MetricType type;
+  const char* help;
+  std::function<std::optional<double>(const DeviceState&)> value;
+};
+
+template <class T>
+std::optional<double> as_double(const std::optional<T>& v, double scale = 1.0) {
+  if (!v) return std::nullopt;
+  return static_cast<double>(*v) * scale;
+}
+
+const std::vector<DeviceFamily>& device_families() {
+  using D = DeviceState;
+  static const std::vector<DeviceFamily> kFamilies = {
+      {"dcukit_gpu_temperature_celsius", MetricType::gauge,
+       "Device temperature in degrees Celsius (the sensor the vendor tool shows: edge, else junction)",
+       [](const D& d) { return as_double(d.temperature_c); }},
+      {"dcukit_gpu_power_watts", MetricType::gauge, "Device power draw in watts",
+       [](const D& d) { return as_double(d.power_w); }},
+      {"dcukit_gpu_power_cap_watts", MetricType::gauge, "Device power cap (enforced limit) in watts",
+       [](const D& d) { return as_double(d.power_cap_w); }},
+      {"dcukit_gpu_busy_ratio", MetricType::gauge, "Fraction of time the device was busy, 0 to 1",
+       [](const D& d) { return as_double(d.busy_percent, 0.01); }},
+      {"dcukit_gpu_memory_used_bytes", MetricType::gauge, "Device memory in use in bytes",
+       [](const D& d) { return as_double(d.memory_used_bytes); }},
+      {"dcukit_gpu_memory_total_bytes", MetricType::gauge, "Device memory in total in bytes",
+       [](const D& d) { return as_double(d.memory_total_bytes); }},
+      {"dcukit_gpu_sclk_hz", MetricType::gauge, "Shader (SM) clock in hertz",
+       [](const D& d) { return as_double(d.sclk_mhz, 1e6); }},
+      {"dcukit_gpu_mclk_hz", MetricType::gauge, "Memory clock in hertz",
+       [](const D& d) { return as_double(d.mclk_mhz, 1e6); }},
+      {"dcukit_gpu_pcie_link_width", MetricType::gauge, "PCIe link width now, in lanes",
+       [](const D& d) { return as_double(d.pcie_width); }},
+      {"dcukit_gpu_pcie_link_width_max", MetricType::gauge, "PCIe link width the device and slot allow, in lanes",
+       [](const D& d) { return as_double(d.pcie_width_max); }},
+      {"dcukit_gpu_pcie_link_gen", MetricType::gauge, "PCIe link generation now (idle devices may train down)",
+       [](const D& d) { return as_double(d.pcie_gen); }},
+      {"dcukit_gpu_pcie_link_gen_max", MetricType::gauge, "PCIe link generation the device and slot allow",
+       [](const D& d) { return as_double(d.pcie_gen_max); }},
+      {"dcukit_gpu_processes", MetricType::gauge, "Processes the driver lists on the device",
+       [](const D& d) -> std::optional<double> {
+         if (!d.processes) return std::nullopt;
+         return static_cast<double>(d.processes->size());
+       }},
+  };
+  return kFamilies;
+}
+
+void write_devices(serving::TextWriter& w, const std::vector<DeviceState>& devices) {
+  if (devices.empty()) return;
+  w.family("dcukit_gpu_info", MetricType::gauge,
+           "Always 1: a device and what it is (arch, driver version) in the labels");
+  for (const auto& d : devices) {
+    Labels l = device_labels(d);
+    if (d.arch) l.emplace_back("arch", *d.arch);
+    if (d.driver_version) l.emplace_back("driver_version", *d.driver_version);
+    w.sample("dcukit_gpu_info", l, 1);
+  }
+  for (const auto& f : device_families()) {
+    bool started = false;
+    for (const auto& d : devices) {
+      const auto v = f.value(d);
+      if (!v) continue;
+      if (!started) w.family(f.name, f.type, f.help);
+      started = true;
+      w.sample(f.name, device_labels(d), *v);
+    }
+  }
+  bool ecc = false;
+  for (const auto& d : devices) {
+    const std::pair<const char*, const std::optional<std::int64_t>*> kinds[] = {{"corrected", &d.ecc_corrected},
+                                                                                {"uncorrected", &d.ecc_uncorrected}};
+    for (const auto& [type, value] : kinds) {
+      if (!*value) continue;
+      if (!ecc)
+        w.family("dcukit_gpu_ecc_errors_total", MetricType::counter,
+                 "ECC errors since the driver loaded (volatile), by type: corrected or uncorrected");
+      ecc = true;
+      Labels l = device_labels(d);
+      l.emplace_back("type", type);
+      w.sample("dcukit_gpu_ecc_errors_total", l, static_cast<double>(**value));
+    }
+  }
+}
+
+/// Why a scrape has no devices, in one line: the error, else each source's report.
+std::string no_device_reason(const Scrape& s) {
+  if (!s.error.empty()) return s.error;
+  if (!s.snapshot) return "no reading was made";
+  std::string why;
+  for (const auto& r : s.snapshot->sources) {
+    if (!why.empty()) why += "; ";
+    why += r.name + " " + std::string(telemetry::to_string(r.state));
+    if (!r.detail.empty()) why += ": " + r.detail;
+  }
+  return why.empty() ? "the reading lists no devices" : "no source found a device: " + why;
+}
+
+void write_exporter(serving::TextWriter& w, const Scrape& s) {
+  w.family("dcukit_exporter_build_info", MetricType::gauge, "Always 1: the exporter's version and figure source");
+  w.sample("dcukit_exporter_build_info", {{"version", DCUKIT_VERSION}, {"source", s.source}}, 1);
+  w.family("dcukit_exporter_scrapes_total", MetricType::counter, "Scrapes answered since the exporter started");
+  w.sample("dcukit_exporter_scrapes_total", {}, static_cast<double>(s.scrapes_total));
+  w.family("dcukit_exporter_collect_errors_total", MetricType::counter,
+           "Device readings that failed or missed the scrape deadline (a stuck driver call)");
+  w.sample("dcukit_exporter_collect_errors_total", {}, static_cast<double>(s.collect_errors_total));
+  w.family("dcukit_exporter_collect_success", MetricType::gauge,
+           "1 when this scrape got a device reading in time, 0 when it did not");
+  w.sample("dcukit_exporter_collect_success", {}, s.snapshot ? 1 : 0);
+  w.family("dcukit_exporter_collect_duration_seconds", MetricType::gauge,
+           "Seconds this scrape waited for its device reading");
+  w.sample("dcukit_exporter_collect_duration_seconds", {}, s.collect_seconds);
+  const std::size_t devices = s.snapshot ? s.snapshot->devices.size() : 0;
+  w.family("dcukit_exporter_devices", MetricType::gauge, "Devices in this scrape's reading");
+  w.sample("dcukit_exporter_devices", {}, static_cast<double>(devices));
+  if (s.snapshot && !s.snapshot->sources.empty()) {
+    w.family("dcukit_exporter_source_up", MetricType::gauge,
+             "1 when a telemetry source read in this reading, 0 when not; the state (ok, unavailable, failed, "
+             "skipped) and detail labels say why");
+    for (const auto& r : s.snapshot->sources)
+      w.sample("dcukit_exporter_source_up",
+               {{"source", r.name}, {"state", std::string(telemetry::to_string(r.state))}, {"detail", r.detail}},
+               r.state == telemetry::SourceState::ok ? 1 : 0);
+  }
+  if (devices == 0) {
+    w.family("dcukit_exporter_no_devices", MetricType::gauge,
+             "1 when this scrape has no device figures; the reason label says why");
+    w.sample("dcukit_exporter_no_devices", {{"reason", no_device_reason(s)}}, 1);
+  }
+}
+
+}  // namespace
+
+std::string render_metrics(const Scrape& s) {
+  serving::TextWriter w;
+  if (s.snapshot) write_devices(w, s.snapshot->devices);
+  write_exporter(w, s);
+  serving::write_process_metrics(w);
+  return w.str();
+}
+
+}  // namespace dcukit::exporter

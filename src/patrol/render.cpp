@@ -1,0 +1,94 @@
+#include "patrol/render.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace dcukit::patrol {
+namespace {
+
+std::string num(double v) {
+  return fmt::format("{}", v);
+}
+
+std::string opt(const std::optional<double>& v) {
+  return v ? num(*v) : "";
+}
+
+/// Findings worst first (CRITICAL, WARNING, UNKNOWN), in their order within a state.
+std::vector<const Finding*> problems(const Report& r) {
+  std::vector<const Finding*> out;
+  for (State s : {State::critical, State::warning, State::unknown})
+    for (const auto& f : r.findings)
+      if (f.state == s) out.push_back(&f);
+  return out;
+}
+
+}  // namespace
+
+std::string perf_text(const Perf& p) {
+  const bool quote = p.label.find_first_of(" '=") != std::string::npos;
+  std::string out = quote ? "'" + p.label + "'" : p.label;
+  out += "=" + num(p.value) + p.uom;
+  std::vector<std::string> tail{opt(p.warn), opt(p.crit), opt(p.min), opt(p.max)};
+  while (!tail.empty() && tail.back().empty()) tail.pop_back();
+  for (const auto& t : tail) out += ";" + t;
+  return out;
+}
+
+std::string summary(const Report& r) {
+  const auto bad = problems(r);
+  if (bad.empty()) {
+    std::size_t service = 0;
+    for (const auto& f : r.findings) service += f.subject == "service";
+    return fmt::format("{} devices within limits{}; {} checks OK", r.devices, service ? ", service healthy" : "",
+                       r.findings.size());
+  }
+  std::string out;
+  for (const auto* f : bad) {
+    if (!out.empty()) out += "; ";
+    out += f->subject + " " + f->check + " " + f->message;
+  }
+  return out;
+}
+
+std::string render_nagios(const Report& r, bool verbose) {
+  std::string out = fmt::format("PATROL {} - {}", to_string(r.state), summary(r));
+  std::string perf;
+  for (const auto& p : r.perfdata) perf += (perf.empty() ? "" : " ") + perf_text(p);
+  // '|' separates the perfdata; the summary must not hold one.
+  std::replace(out.begin(), out.end(), '|', '/');
+  if (!perf.empty()) out += " | " + perf;
+  out += "\n";
+  if (verbose)
+    for (const auto& f : r.findings)
+      out += fmt::format("{} {} {}: {}\n", f.subject, f.check, to_string(f.state), f.message);
+  return out;
+}
+
+nlohmann::json to_json(const Report& r) {
+  nlohmann::json j;
+  j["timestamp"] = r.timestamp;
+  j["source"] = r.source;
+  j["state"] = std::string(to_string(r.state));
+  j["exit_code"] = static_cast<int>(r.state);
+  j["summary"] = summary(r);
+  j["devices"] = r.devices;
+  auto& findings = j["findings"] = nlohmann::json::array();
+  for (const auto& f : r.findings)
+    findings.push_back({{"subject", f.subject},
+                        {"check", f.check},
+                        {"state", std::string(to_string(f.state))},
+                        {"message", f.message}});
+  auto& perf = j["perfdata"] = nlohmann::json::array();
+  for (const auto& p : r.perfdata) {
+    nlohmann::json e{{"label", p.label}, {"value", p.value}, {"uom", p.uom}};
+    const std::pair<const char*, const std::optional<double>*> levels[] = {
+        {"warn", &p.warn}, {"crit", &p.crit}, {"min", &p.min}, {"max", &p.max}};
+    for (const auto& [k, v] : levels) e[k] = *v ? nlohmann::json(**v) : nlohmann::json(nullptr);
+    perf.push_back(std::move(e));
+  }
+  return j;
+}
+
+}  // namespace dcukit::patrol

@@ -1,0 +1,135 @@
+// `dcukit exporter` as Prometheus sees it: the real binary on 127.0.0.1, scraped over HTTP, with
+// figures from captured tool outputs (--from), a reading stuck on a FIFO, a host without devices,
+// and its text checked by Prometheus' own promtool.
+#include <sys/stat.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "fixture.h"
+#include "ops_fixture.h"
+#include "serving/prometheus.h"
+
+namespace itest {
+namespace {
+
+using namespace std::chrono_literals;
+
+double value_of(const std::string& text, const std::string& name, const std::string& gpu = "") {
+  for (const auto& s : dcukit::serving::parse_text(text))
+    if (s.name == name && (gpu.empty() || s.label("gpu") == gpu)) return s.value;
+  return std::nan("");
+}
+
+std::string label_of(const std::string& text, const std::string& name, const std::string& label) {
+  for (const auto& s : dcukit::serving::parse_text(text))
+    if (s.name == name) return s.label(label);
+  return "<no " + name + ">";
+}
+
+TEST(ExporterCli, ServesACapturedH200OverHttp) {
+  testutil::TempDir dir("exporter_h200");
+  ExporterProcess exporter(dir, {"--from", telemetry_fixture("h200/csv.txt")}, "exporter");
+  ASSERT_GT(exporter.port(), 0) << exporter.err();
+  const auto first = http_get(exporter.url());
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_NE(first.body.find("# HELP dcukit_gpu_temperature_celsius"), std::string::npos);
+  EXPECT_NE(first.body.find("# TYPE dcukit_gpu_temperature_celsius gauge"), std::string::npos);
+  EXPECT_EQ(value_of(first.body, "dcukit_gpu_temperature_celsius", "0"), 53);
+  EXPECT_EQ(value_of(first.body, "dcukit_gpu_power_cap_watts", "0"), 700);
+  EXPECT_EQ(label_of(first.body, "dcukit_gpu_power_watts", "model"), "NVIDIA H200");
+  EXPECT_EQ(value_of(first.body, "dcukit_exporter_scrapes_total"), 1);
+  const auto second = http_get(exporter.url());
+  EXPECT_EQ(value_of(second.body, "dcukit_exporter_scrapes_total"), 2);
+  EXPECT_EQ(value_of(second.body, "dcukit_exporter_collect_errors_total"), 0);
+  EXPECT_EQ(http_get(exporter.url("/healthz")).status, 200);
+  EXPECT_EQ(http_get(exporter.url("/nothing")).status, 404);
+  const Exit e = exporter.stop();
+  EXPECT_FALSE(e.timed_out);
+  EXPECT_EQ(e.code, 0) << e.err;
+}
+
+TEST(ExporterCli, ReadsTheFileAgainOnEachScrape) {
+  testutil::TempDir dir("exporter_fresh");
+  std::string csv = slurp(telemetry_fixture("h200/csv.txt"));
+  const std::string path = dir.write("csv.txt", csv);
+  ExporterProcess exporter(dir, {"--from", path}, "exporter");
+  ASSERT_GT(exporter.port(), 0) << exporter.err();
+  EXPECT_EQ(value_of(http_get(exporter.url()).body, "dcukit_gpu_temperature_celsius", "0"), 53);
+  const auto p = csv.find("00000000:00:06.0, 53,");
+  ASSERT_NE(p, std::string::npos);
+  csv.replace(p, 21, "00000000:00:06.0, 61,");
+  dir.write("csv.txt", csv);
+  EXPECT_EQ(value_of(http_get(exporter.url()).body, "dcukit_gpu_temperature_celsius", "0"), 61);
+}
+
+TEST(ExporterCli, AStuckReadingIsACollectErrorNotAHungScrape) {
+  testutil::TempDir dir("exporter_stuck");
+  const std::string fifo = dir.file("stuck.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);  // opening it blocks until a writer comes: never
+  ExporterProcess exporter(dir, {"--from", fifo, "--deadline", "500ms"}, "exporter");
+  ASSERT_GT(exporter.port(), 0) << exporter.err();
+  for (int scrape = 1; scrape <= 2; ++scrape) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = http_get(exporter.url(), 5s);
+    const auto took = std::chrono::steady_clock::now() - t0;
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_LT(took, 3s);
+    EXPECT_EQ(value_of(r.body, "dcukit_exporter_collect_errors_total"), scrape);
+    EXPECT_EQ(value_of(r.body, "dcukit_exporter_collect_success"), 0);
+    EXPECT_NE(label_of(r.body, "dcukit_exporter_no_devices", "reason").find("did not finish within 500ms"),
+              std::string::npos)
+        << r.body;
+  }
+  const Exit e = exporter.stop();
+  EXPECT_FALSE(e.timed_out) << "the exporter did not stop while a reading was stuck";
+}
+
+TEST(ExporterCli, AHostWithoutDevicesStillServesAndSaysWhy) {
+  testutil::TempDir dir("exporter_none");
+  std::filesystem::create_directories(dir.file("root/sys/class/drm"));
+  ExporterProcess exporter(dir, {"--source", "sysfs", "--root", dir.file("root")}, "exporter");
+  ASSERT_GT(exporter.port(), 0) << exporter.err();
+  const auto r = http_get(exporter.url());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(value_of(r.body, "dcukit_exporter_devices"), 0);
+  EXPECT_EQ(value_of(r.body, "dcukit_exporter_no_devices"), 1);
+  EXPECT_NE(label_of(r.body, "dcukit_exporter_no_devices", "reason").find("sysfs"), std::string::npos) << r.body;
+}
+
+TEST(ExporterCli, AnAddressOtherHostsReachMustBeAskedFor) {
+  testutil::TempDir dir("exporter_any");
+  Child child({DCUKIT_BINARY, "exporter", "--listen", "0.0.0.0:0", "--from", telemetry_fixture("h200/csv.txt")},
+              dir.file("run"));
+  const Exit e = child.wait(10s);
+  EXPECT_EQ(e.code, 2);
+  EXPECT_NE(e.err.find("--listen-any"), std::string::npos) << e.err;
+}
+
+TEST(ExporterCli, PromtoolAcceptsTheMetrics) {
+  const std::string promtool = find_tool("promtool");
+  if (promtool.empty()) GTEST_SKIP() << "promtool is not installed (Debian: apt-get install prometheus)";
+  testutil::TempDir dir("exporter_promtool");
+  const std::vector<std::string> captures = {"h200/csv.txt",
+                                             "h200/q.txt",
+                                             "samples/hy-smi/plain-hcu-8card-800w-training-load-a.txt",
+                                             "samples/rocm-smi/plain-8xmi300x-ansi-italic-subheader-stuck-vram.txt",
+                                             "samples/amd-smi/monitor-watch-8xmi300x-under-gst.txt",
+                                             "samples/nvidia-smi/q-h100-80gb-load.txt",
+                                             "samples/dcgm/diag-r1-v100-pass.txt"};
+  for (std::size_t i = 0; i < captures.size(); ++i) {
+    SCOPED_TRACE(captures[i]);
+    ExporterProcess exporter(dir, {"--from", telemetry_fixture(captures[i])}, "exporter" + std::to_string(i));
+    ASSERT_GT(exporter.port(), 0) << exporter.err();
+    const auto r = http_get(exporter.url());
+    ASSERT_EQ(r.status, 200) << r.body;
+    const std::string metrics = dir.write("metrics" + std::to_string(i) + ".txt", r.body);
+    Child check({"/bin/sh", "-c", "exec \"$0\" check metrics < \"$1\"", promtool, metrics},
+                dir.file("promtool" + std::to_string(i)), {}, Child::Stderr::with_out);
+    const Exit e = check.wait(30s);
+    EXPECT_EQ(e.code, 0) << e.out << "\n" << r.body;
+  }
+}
+
+}  // namespace
+}  // namespace itest

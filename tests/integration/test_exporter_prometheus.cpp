@@ -1,0 +1,84 @@
+// A real Prometheus server (Debian's prometheus package) scraping `dcukit exporter` on
+// loopback: its HTTP API must report up == 1 for the exporter and the device figure the
+// captured output holds. Skipped, with a message, where prometheus is not installed.
+#include <fmt/format.h>
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "fixture.h"
+#include "ops_fixture.h"
+
+namespace itest {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// The value of the first series an instant query returns, or "" while there is none.
+std::string query(int port, const std::string& expr) {
+  std::string q;
+  for (char c : expr) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+      q += c;
+    else
+      q += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+  }
+  const auto r = http_get("http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + q, 5s);
+  if (r.status != 200) return "";
+  const auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object() || j.value("status", "") != "success") return "";
+  const auto& result = j["data"]["result"];
+  if (!result.is_array() || result.empty()) return "";
+  return result[0]["value"][1].get<std::string>();
+}
+
+/// Polls `expr` until it has a value or the deadline passes.
+std::string poll(int port, const std::string& expr, std::chrono::seconds deadline) {
+  const auto end = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < end) {
+    const std::string v = query(port, expr);
+    if (!v.empty()) return v;
+    std::this_thread::sleep_for(250ms);
+  }
+  return "";
+}
+
+TEST(ExporterPrometheus, ARealPrometheusScrapesTheExporter) {
+  const std::string prometheus = find_tool("prometheus");
+  if (prometheus.empty()) GTEST_SKIP() << "prometheus is not installed (Debian: apt-get install prometheus)";
+  testutil::TempDir dir("exporter_prometheus");
+  ExporterProcess exporter(dir, {"--from", telemetry_fixture("h200/csv.txt")}, "exporter");
+  ASSERT_GT(exporter.port(), 0) << exporter.err();
+  const std::string config = dir.write("prometheus.yml", fmt::format(R"(global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: dcukit_exporter
+    scrape_interval: 1s
+    scrape_timeout: 1s
+    static_configs:
+      - targets: ["127.0.0.1:{}"]
+)",
+                                                                     exporter.port()));
+  const int web = free_port();
+  ASSERT_GT(web, 0);
+  Child server({prometheus, "--config.file=" + config, "--storage.tsdb.path=" + dir.file("data"),
+                "--web.listen-address=127.0.0.1:" + std::to_string(web)},
+               dir.file("prometheus"), {}, Child::Stderr::with_out);
+  ASSERT_TRUE(server.started());
+  const auto end = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < end &&
+         http_get("http://127.0.0.1:" + std::to_string(web) + "/-/ready", 2s).status != 200) {
+    ASSERT_FALSE(server.finished()) << server.out();
+    std::this_thread::sleep_for(250ms);
+  }
+  EXPECT_EQ(poll(web, "up{job=\"dcukit_exporter\"} == 1", 60s), "1") << server.out();
+  EXPECT_EQ(poll(web, "dcukit_gpu_temperature_celsius{gpu=\"0\",model=\"NVIDIA H200\"}", 30s), "53");
+  EXPECT_EQ(poll(web, "dcukit_gpu_power_cap_watts{job=\"dcukit_exporter\"}", 30s), "700");
+  server.signal(SIGTERM);
+  const Exit e = server.wait(30s);
+  EXPECT_FALSE(e.timed_out);
+}
+
+}  // namespace
+}  // namespace itest
