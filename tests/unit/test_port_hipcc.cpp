@@ -27,9 +27,13 @@ std::string find_hipcc() {
 }
 
 /// Compiles `source` (-c) for both targets with a deadline; returns the exit code, output in `log`.
+/// hipcc's temporary files (one folder per offload target) go beside the log, inside the test's
+/// own folder, so that nothing is left in $TMPDIR.
 int compile(const std::string& hipcc, const std::string& source, const std::string& flags, const std::string& log) {
-  const std::string cmd = "timeout 600 " + hipcc + " --offload-arch=gfx906 --offload-arch=gfx90a -std=c++20 " + flags +
-                          " -c '" + source + "' -o '" + source + ".o' > '" + log + "' 2>&1";
+  const std::string tmp = log.substr(0, log.find_last_of('/'));
+  const std::string cmd = "TMPDIR='" + tmp + "' timeout 600 " + hipcc +
+                          " --offload-arch=gfx906 --offload-arch=gfx90a -std=c++20 " + flags + " -c '" + source +
+                          "' -o '" + source + ".o' > '" + log + "' 2>&1";
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
