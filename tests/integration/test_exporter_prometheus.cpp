@@ -1,6 +1,7 @@
-// A real Prometheus server (Debian's prometheus package) scraping `dcukit exporter` on
-// loopback: its HTTP API must report up == 1 for the exporter and the device figure the
-// captured output holds. Skipped, with a message, where prometheus is not installed.
+// A real Prometheus server (Debian's prometheus package) scraping `dcukit exporter` and
+// `dcukit guard` on loopback: its HTTP API must report up == 1 for both, the device figure the
+// captured output holds, and guard's state. Skipped, with a message, where prometheus is not
+// installed.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -43,12 +44,21 @@ std::string poll(int port, const std::string& expr, std::chrono::seconds deadlin
   return "";
 }
 
-TEST(ExporterPrometheus, ARealPrometheusScrapesTheExporter) {
+TEST(ExporterPrometheus, ARealPrometheusScrapesTheExporterAndGuard) {
   const std::string prometheus = find_tool("prometheus");
   if (prometheus.empty()) GTEST_SKIP() << "prometheus is not installed (Debian: apt-get install prometheus)";
   testutil::TempDir dir("exporter_prometheus");
   ExporterProcess exporter(dir, {"--from", telemetry_fixture("h200/csv.txt")}, "exporter");
   ASSERT_GT(exporter.port(), 0) << exporter.err();
+  // guard around a service that never becomes ready (nothing listens on its URL): it stays in
+  // `starting` for its whole start-up budget, serving /metrics all the while.
+  const int guard_port = free_port(), service_port = free_port();
+  ASSERT_GT(guard_port, 0);
+  ASSERT_GT(service_port, 0);
+  Child guard({DCUKIT_BINARY, "guard", "--listen", "127.0.0.1:" + std::to_string(guard_port), "--url",
+               "http://127.0.0.1:" + std::to_string(service_port), "--", "sleep", "600"},
+              dir.file("guard"));
+  ASSERT_TRUE(guard.started());
   const std::string config = dir.write("prometheus.yml", fmt::format(R"(global:
   scrape_interval: 1s
   evaluation_interval: 1s
@@ -58,8 +68,13 @@ scrape_configs:
     scrape_timeout: 1s
     static_configs:
       - targets: ["127.0.0.1:{}"]
+  - job_name: dcukit_guard
+    scrape_interval: 1s
+    scrape_timeout: 1s
+    static_configs:
+      - targets: ["127.0.0.1:{}"]
 )",
-                                                                     exporter.port()));
+                                                                     exporter.port(), guard_port));
   const int web = free_port();
   ASSERT_GT(web, 0);
   Child server({prometheus, "--config.file=" + config, "--storage.tsdb.path=" + dir.file("data"),
@@ -75,9 +90,15 @@ scrape_configs:
   EXPECT_EQ(poll(web, "up{job=\"dcukit_exporter\"} == 1", 60s), "1") << server.out();
   EXPECT_EQ(poll(web, "dcukit_gpu_temperature_celsius{gpu=\"0\",model=\"NVIDIA H200\"}", 30s), "53");
   EXPECT_EQ(poll(web, "dcukit_gpu_power_cap_watts{job=\"dcukit_exporter\"}", 30s), "700");
+  EXPECT_EQ(poll(web, "up{job=\"dcukit_guard\"} == 1", 60s), "1") << server.out() << slurp(dir.file("guard") + ".err");
+  EXPECT_EQ(poll(web, "dcukit_guard_state{job=\"dcukit_guard\",state=\"starting\"}", 30s), "1");
+  EXPECT_EQ(poll(web, "dcukit_guard_restarts_total{job=\"dcukit_guard\"}", 30s), "0");
   server.signal(SIGTERM);
   const Exit e = server.wait(30s);
   EXPECT_FALSE(e.timed_out);
+  guard.signal(SIGTERM);  // guard stops its service's group, then exits
+  const Exit g = guard.wait(60s);
+  EXPECT_FALSE(g.timed_out) << g.err;
 }
 
 }  // namespace
