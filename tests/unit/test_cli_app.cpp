@@ -52,7 +52,7 @@ TEST(CliApp, ParseErrorsNameTheCommandAndExitTwo) {
   const std::vector<Case> cases = {
       {{"bench", "--no-such-flag"}, "dcukit bench: ", "--no-such-flag"},
       {{"bench", "--iterations", "many"}, "dcukit bench: ", "--iterations"},
-      {{"plan", "--gpu", "BW1000"}, "dcukit plan: ", "--model"},  // required
+      {{"plan", "--gpu", "BW1000", "--model"}, "dcukit plan: ", "--model"},  // its value is missing
       {{"plan", "--model", ".", "--count", "2.5"}, "dcukit plan: ", "not a whole number"},
       {{"load", "--url", "http://127.0.0.1:1", "-n", "1e3"}, "dcukit load: ", "-n"},
       {{"telemetry", "--timeout", "nan"}, "dcukit telemetry: ", "--timeout"},
