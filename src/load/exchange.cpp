@@ -30,9 +30,21 @@ void Exchange::reset(std::size_t index, std::string body, bool stream, bool keep
   m_t0 = t0;
   m_stream = stream;
   m_keep_text = keep_text;
-  m_status_checked = m_status_ok = m_done = m_finished = false;
+  m_status_checked = m_status_ok = m_done = m_finished = m_rearmed = false;
   m_read_off = 0;
   m_sent_marked = false;
+}
+
+bool Exchange::rearm_after_stale_connection(CURLcode code) {
+  if (m_rearmed || m_status_checked || !m_raw.empty()) return false;  // once, and only before any reply
+  if (code != CURLE_SEND_ERROR && code != CURLE_GOT_NOTHING && code != CURLE_RECV_ERROR) return false;
+  long connects = -1;  // new connections this transfer made: 0 when it ran on a reused one
+  if (curl_easy_getinfo(m_easy.get(), CURLINFO_NUM_CONNECTS, &connects) != CURLE_OK || connects != 0) return false;
+  m_rearmed = true;
+  m_read_off = 0;
+  m_errbuf[0] = 0;
+  curl_easy_setopt(m_easy.get(), CURLOPT_FRESH_CONNECT, 1L);
+  return true;
 }
 
 std::size_t Exchange::on_read(char* buffer, std::size_t n) {

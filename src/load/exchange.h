@@ -37,6 +37,11 @@ public:
   std::size_t on_read(char* buffer, std::size_t n);
   /// Called by curl's seek callback to rewind the body (a retry on a fresh connection).
   bool on_seek(std::size_t offset);
+  /// For a request that died on a reused connection before any byte of its reply came back (the
+  /// server closed that connection after its previous reply, a race no client can avoid): true
+  /// once, with the handle set to send it again on a fresh connection. The record keeps its
+  /// first send time, so the delay counts in its latency.
+  bool rearm_after_stale_connection(CURLcode code);
   /// Called when curl reports the exchange done; classifies the outcome into the record.
   void complete(CURLcode code, const char* curl_message);
   /// The record (valid to move out after complete()).
@@ -67,6 +72,7 @@ private:
   bool m_status_ok = false;
   bool m_done = false;
   bool m_finished = false;
+  bool m_rearmed = false;  // sent again once after a stale connection
 };
 
 }  // namespace dcukit::load

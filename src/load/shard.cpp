@@ -244,6 +244,12 @@ void Loop::reap() {
     std::unique_ptr<Exchange> t(raw);
     m_active.erase(raw);
     curl_multi_remove_handle(m_state.multi.get(), h);
+    if (t->rearm_after_stale_connection(code)) {  // the server had closed the reused connection
+      curl_multi_add_handle(m_state.multi.get(), h);
+      m_active.insert(raw);
+      (void)t.release();
+      continue;
+    }
     t->complete(code, t->error_buffer());
     RequestRecord& rec = t->record();
     if (!rec.usage_reported && rec.input_tokens == 0)
