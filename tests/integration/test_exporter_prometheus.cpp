@@ -55,9 +55,10 @@ TEST(ExporterPrometheus, ARealPrometheusScrapesTheExporterAndGuard) {
   const int guard_port = free_port(), service_port = free_port();
   ASSERT_GT(guard_port, 0);
   ASSERT_GT(service_port, 0);
-  Child guard({DCUKIT_BINARY, "guard", "--listen", "127.0.0.1:" + std::to_string(guard_port), "--url",
-               "http://127.0.0.1:" + std::to_string(service_port), "--", "sleep", "600"},
-              dir.file("guard"));
+  Child guard(
+      {DCUKIT_BINARY, "guard", "--listen", "127.0.0.1:" + std::to_string(guard_port), "--url",
+       "http://127.0.0.1:" + std::to_string(service_port), "--log-file", dir.file("service.log"), "--", "sleep", "600"},
+      dir.file("guard"));
   ASSERT_TRUE(guard.started());
   const std::string config = dir.write("prometheus.yml", fmt::format(R"(global:
   scrape_interval: 1s
