@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <optional>
 
@@ -118,7 +119,15 @@ private:
     char* end = nullptr;
     const double d = std::strtod(token.c_str(), &end);
     if (!token.empty() && end && *end == '\0') {
-      if (token.find_first_of(".eE") == std::string::npos) return static_cast<std::int64_t>(d);
+      // A whole number stays exact while it fits in 64 bits (signed, then unsigned, as nlohmann
+      // reads it); a longer one is kept as a double.
+      const char* last = token.data() + token.size();
+      const auto exact = [&](auto& whole) {
+        const auto [ptr, ec] = std::from_chars(token.data(), last, whole);
+        return ec == std::errc() && ptr == last;
+      };
+      if (std::int64_t whole = 0; exact(whole)) return whole;
+      if (std::uint64_t whole = 0; exact(whole)) return whole;
       return d;
     }
     problem(fmt::format("unquoted value '{}' read as text", token));

@@ -2,6 +2,8 @@
 // addresses, a capture's header and escapes, and the lenient JSON reader.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "telemetry/capture.h"
 #include "telemetry/lenient_json.h"
 #include "telemetry/text.h"
@@ -122,6 +124,22 @@ TEST(TelemetryLenientJson, SeveralTopLevelValues) {
   ASSERT_EQ(r.values.size(), 3u);
   EXPECT_EQ(r.values[1]["a"], 2);
   EXPECT_EQ(r.values[2][0], 3);
+}
+
+TEST(TelemetryLenientJson, WholeNumbersPastSixtyFourBitsBecomeDoubles) {
+  // Unquoted, with a missing comma so that the lenient path reads them, as a mangled capture would.
+  const auto r = read_lenient_json(
+      "{\"x\": \"1\" \"a\": 123, \"b\": -9223372036854775808, \"c\": 18446744073709551615, \"d\": 99999999999999999999, "
+      "\"e\": 1e400}");
+  ASSERT_EQ(r.values.size(), 1u);
+  const auto& v = r.values[0];
+  EXPECT_EQ(v["a"].get<std::int64_t>(), 123);
+  EXPECT_EQ(v["b"].get<std::int64_t>(), INT64_MIN);
+  EXPECT_TRUE(v["c"].is_number_unsigned());
+  EXPECT_EQ(v["c"].get<std::uint64_t>(), UINT64_MAX);
+  EXPECT_TRUE(v["d"].is_number_float());
+  EXPECT_DOUBLE_EQ(v["d"].get<double>(), 1e20);
+  EXPECT_FALSE(v["e"].is_number_integer());
 }
 
 TEST(TelemetryDetect, FormatsFromContentAlone) {
