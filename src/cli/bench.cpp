@@ -14,6 +14,7 @@
 #include "bench/run.h"
 #include "cli/common.h"
 #include "core/units.h"
+#include "util/json_text.h"
 #include "util/signals.h"
 
 namespace dcukit::cli {
@@ -132,7 +133,7 @@ ExitCode run_bench(const BenchArgs& a) {
   }
   fmt::print("{}", bench::render_text(*report));
   std::fflush(stdout);
-  bool written = write_output("bench", json, bench::to_json(*report).dump(2) + "\n");
+  bool written = write_output("bench", json, util::json_text(bench::to_json(*report), 2) + "\n");
   written = write_output("bench", markdown, bench::render_markdown(*report)) && written;
   // The failures, on stderr: with -q or stdout sent elsewhere, they are still said.
   if (const auto failures = report->failures(); !failures.empty()) {

@@ -13,6 +13,7 @@
 #include "patrol/patrol.h"
 #include "patrol/render.h"
 #include "util/duration.h"
+#include "util/json_text.h"
 #include "util/signals.h"
 
 namespace dcukit::cli {
@@ -70,7 +71,8 @@ ExitCode run_patrol(PatrolFlags f) {
     const auto report = patrol::inspect(f.options);
     last = report.state;
     if (f.json)
-      fmt::print("{}\n", f.watch_s > 0 ? patrol::to_json(report).dump() : patrol::to_json(report).dump(2));
+      fmt::print("{}\n", f.watch_s > 0 ? util::json_text(patrol::to_json(report))
+                                       : util::json_text(patrol::to_json(report), 2));
     else
       fmt::print("{}", patrol::render_nagios(report, f.verbose));
     std::fflush(stdout);

@@ -15,6 +15,7 @@
 #include "telemetry/capture.h"
 #include "telemetry/collector.h"
 #include "telemetry/render.h"
+#include "util/json_text.h"
 #include "util/signals.h"
 
 namespace dcukit::cli {
@@ -47,7 +48,7 @@ nlohmann::ordered_json report_json(const telemetry::Snapshot& s) {
 void print(const telemetry::Snapshot& s, Style style, bool first, bool watching, bool redraw) {
   switch (style) {
     case Style::json:
-      fmt::print("{}\n", watching ? report_json(s).dump() : report_json(s).dump(2));
+      fmt::print("{}\n", watching ? util::json_text(report_json(s)) : util::json_text(report_json(s), 2));
       break;
     case Style::csv:
       fmt::print("{}", telemetry::render_csv(s, first));

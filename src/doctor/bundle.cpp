@@ -18,6 +18,7 @@
 #include "doctor/text.h"
 #include "telemetry/render.h"
 #include "util/files.h"
+#include "util/json_text.h"
 #include "util/process.h"
 
 namespace dcukit::doctor {
@@ -205,18 +206,18 @@ std::vector<ArchiveEntry> meta_entries(const Request& o, const Report& report) {
   const std::string m = kBundleMetaDir;
   out.push_back(file_entry(m + "/doctor.json", render_json(report)));
   out.push_back(file_entry(m + "/doctor.txt", render_text(report, true)));
-  out.push_back(file_entry(m + "/telemetry.json", telemetry::to_json(report.telemetry).dump(2) + "\n"));
-  out.push_back(file_entry(m + "/environment.json", json(redact_environment(o.env)).dump(2) + "\n"));
+  out.push_back(file_entry(m + "/telemetry.json", util::json_text(telemetry::to_json(report.telemetry), 2) + "\n"));
+  out.push_back(file_entry(m + "/environment.json", util::json_text(json(redact_environment(o.env)), 2) + "\n"));
   const util::Root host("/");
   const Identity id = o.identity ? *o.identity : live_identity(host);
   const auto policy = o.mem_policy ? o.mem_policy : live_mem_policy();
   json ident = {{"uid", id.uid}, {"gids", id.gids}, {"user", id.user}, {"mem_policy", nullptr}};
   if (policy) ident["mem_policy"] = {{"mode", policy->mode}, {"nodes", policy->nodes}};
-  out.push_back(file_entry(m + "/identity.json", ident.dump(2) + "\n"));
+  out.push_back(file_entry(m + "/identity.json", util::json_text(ident, 2) + "\n"));
   json py = {{"interpreter", report.python.interpreter}};
   if (!report.python.answer.empty()) py["answer"] = report.python.answer;
   if (!report.python.error.empty()) py["error"] = report.python.error;
-  out.push_back(file_entry(m + "/python.json", py.dump(2) + "\n"));
+  out.push_back(file_entry(m + "/python.json", util::json_text(py, 2) + "\n"));
   out.push_back(
       file_entry(m + "/README.txt",
                  "A dcukit doctor support bundle.\n"
@@ -277,7 +278,7 @@ Report write_bundle(const Request& o) {
   for (const auto& t : index)
     written.tools.push_back(fmt::format("{}: {}", t.value("name", "?"), t.value("status", "?")));
   entries.insert(entries.end(), tools.begin(), tools.end());
-  entries.push_back(file_entry(std::string(kBundleMetaDir) + "/tools.json", index.dump(2) + "\n"));
+  entries.push_back(file_entry(std::string(kBundleMetaDir) + "/tools.json", util::json_text(index, 2) + "\n"));
   auto host = host_entries(*r.record);
   entries.insert(entries.end(), host.begin(), host.end());
   written.files = entries.size();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/table.h"
+#include "util/json_text.h"
 
 namespace dcukit::doctor {
 namespace {
@@ -59,7 +60,7 @@ std::string render_json(const Report& report) {
             {"root", report.root},
             {"summary", {{"ok", s.ok}, {"warn", s.warn}, {"fail", s.fail}, {"skip", s.skip}}},
             {"findings", findings}};
-  return j.dump(2) + "\n";
+  return util::json_text(j, 2) + "\n";
 }
 
 Result<Report> parse_report_json(const std::string& text) {

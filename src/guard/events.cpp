@@ -7,6 +7,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "util/json_text.h"
+
 namespace dcukit::guard {
 namespace {
 
@@ -50,7 +52,7 @@ void EventLog::emit(EventKind kind, State state, const nlohmann::json& fields) {
   line["state"] = to_string(state);
   if (fields.is_object())
     for (const auto& [k, v] : fields.items()) line[k] = v;
-  const std::string text = line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  const std::string text = util::json_text(line) + "\n";
   std::lock_guard lock(m_mutex);
   if (!m_out) m_out = stdout;
   std::fwrite(text.data(), 1, text.size(), m_out);

@@ -9,6 +9,7 @@
 #include "util/duration.h"
 #include "util/files.h"
 #include "util/http.h"
+#include "util/json_text.h"
 #include "util/net.h"
 
 namespace dcukit::guard {
@@ -215,7 +216,7 @@ Result<Pairs> read_options_file(const std::string& path) {
     if (j.is_discarded() || !j.is_object()) return Error{path + " is not a JSON object"};
     for (const auto& [key, value] : j.items()) {
       if (auto st = check_key(key, ""); !st) return st.error();
-      std::string v = value.is_string() ? value.get<std::string>() : value.is_null() ? "" : value.dump();
+      std::string v = value.is_string() ? value.get<std::string>() : value.is_null() ? "" : util::json_text(value);
       pairs.emplace_back(key, v);
     }
     return pairs;

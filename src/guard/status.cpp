@@ -5,6 +5,7 @@
 
 #include "serving/process_metrics.h"
 #include "serving/prometheus.h"
+#include "util/json_text.h"
 
 namespace dcukit::guard {
 namespace {
@@ -145,7 +146,7 @@ std::string render_healthz(const StatusView& v) {
   j["reason"] = v.reason;
   if (v.last_canary_seconds) j["last_canary_seconds"] = *v.last_canary_seconds;
   if (v.state != State::ready) j["log_tail"] = v.log_tail;
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return util::json_text(j, 2) + "\n";
 }
 
 }  // namespace dcukit::guard

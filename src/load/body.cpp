@@ -1,5 +1,7 @@
 #include "load/body.h"
 
+#include "util/json_text.h"
+
 namespace dcukit::load {
 
 std::string build_body(const Prompt& prompt, const BodyOptions& options) {
@@ -25,7 +27,7 @@ std::string build_body(const Prompt& prompt, const BodyOptions& options) {
     if (options.continuous_usage) body["stream_options"]["continuous_usage_stats"] = true;
   }
   if (options.extra_body.is_object()) body.update(options.extra_body);
-  return body.dump();
+  return util::json_text(body);
 }
 
 }  // namespace dcukit::load

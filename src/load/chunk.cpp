@@ -3,6 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "util/json_text.h"
+
 namespace dcukit::load {
 namespace {
 
@@ -22,7 +24,7 @@ std::string message_of(const json& err) {
     const auto m = err.find("message");
     if (m != err.end() && m->is_string()) return m->get<std::string>();
   }
-  return err.dump();
+  return util::json_text(err);
 }
 
 /// usage.<key> as a token count: absent is 0; a whole number in range is itself; anything else
@@ -40,7 +42,7 @@ Result<int> token_count(const json& usage, const char* key) {
     if (std::isfinite(d) && d >= 0 && d <= static_cast<double>(kMaxTokenCount) && d == std::floor(d))
       return static_cast<int>(d);
   }
-  return Error{std::string("usage.") + key + " is " + v.dump().substr(0, 40) + ", not a token count"};
+  return Error{std::string("usage.") + key + " is " + util::json_text(v).substr(0, 40) + ", not a token count"};
 }
 
 Result<ChunkInfo> read_object(const json& j, std::string* text) {

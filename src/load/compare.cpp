@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/files.h"
+#include "util/json_text.h"
 
 namespace dcukit::load {
 namespace {
@@ -47,7 +48,7 @@ std::string cell(const json& j, const std::string& key) {
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
   if (v.is_number()) return fmt::format("{:.2f}", v.get<double>());
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  return util::json_text(v);
 }
 
 /// The load a level ran at, as a key and a label: "closed c=4", "rate 2 cap 8".

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "load/render.h"
+#include "util/json_text.h"
 
 namespace dcukit::load {
 namespace {
@@ -195,7 +196,7 @@ std::string report_json(const Report& report) {
   if (report.levels.size() == 1) {
     j.update(level_json(report, report.levels.front()));
     add_run_state(j, report);
-    return j.dump(2) + "\n";
+    return util::json_text(j, 2) + "\n";
   }
   j["date"] = report.date;
   j["backend"] = report.backend;
@@ -205,7 +206,7 @@ std::string report_json(const Report& report) {
   add_run_state(j, report);
   j["runs"] = ojson::array();
   for (const auto& l : report.levels) j["runs"].push_back(level_json(report, l));
-  return j.dump(2) + "\n";
+  return util::json_text(j, 2) + "\n";
 }
 
 std::string report_csv(const Report& report) {
@@ -218,7 +219,7 @@ std::string report_csv(const Report& report) {
     std::vector<std::string> row;
     for (const auto& item : s.items()) {
       const ojson& v = item.value();
-      row.push_back(v.is_null() ? "" : v.is_string() ? v.get<std::string>() : v.dump());
+      row.push_back(v.is_null() ? "" : v.is_string() ? v.get<std::string>() : util::json_text(v));
     }
     t.add_row(std::move(row));
   }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "load/chunk.h"
+#include "util/json_text.h"
 #include "util/signals.h"
 
 namespace dcukit::load {
@@ -101,7 +102,7 @@ Result<int> TokenCounter::count_as(TokenizerKind kind, const std::string& text) 
   } else {
     body["inputs"] = text;
   }
-  auto r = post(m_config.server.base_url + "/tokenize", body.dump());
+  auto r = post(m_config.server.base_url + "/tokenize", util::json_text(body));
   if (!r) return r.error();
   if (r->status != 200) return Error{fmt::format("HTTP {}", r->status)};
   const auto j = json::parse(r->body, nullptr, false);

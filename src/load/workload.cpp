@@ -8,6 +8,7 @@
 #include <random>
 
 #include "util/files.h"
+#include "util/json_text.h"
 
 namespace dcukit::load {
 namespace {
@@ -205,8 +206,8 @@ Workload jsonl_prompts(const WorkloadSpec& spec) {
       if (!j.contains(key)) continue;
       const auto& v = j[key];
       if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 10'000'000)
-        return bad_input(
-            fmt::format("{}: \"{}\" is {}, not a token count from 1 to 10000000", where, key, v.dump().substr(0, 40)));
+        return bad_input(fmt::format("{}: \"{}\" is {}, not a token count from 1 to 10000000", where, key,
+                                     util::json_text(v).substr(0, 40)));
       p.max_tokens = static_cast<int>(v.get<long long>());
     }
     if (spec.output_len > 0) p.max_tokens = spec.output_len;

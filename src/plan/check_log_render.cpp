@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.h"
+#include "util/json_text.h"
 
 namespace dcukit::plan {
 namespace {
@@ -120,7 +121,7 @@ std::string render_check_json(const core::RunInfo& run_info, const LogCheck& che
                          {"uncertain", r.uncertain},
                          {"notes", r.notes}});
   }
-  return j.dump(2) + "\n";
+  return util::json_text(j, 2) + "\n";
 }
 
 }  // namespace dcukit::plan

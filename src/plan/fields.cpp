@@ -5,10 +5,12 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "util/json_text.h"
+
 namespace dcukit::plan {
 
 std::string show(const nlohmann::json& value) {
-  std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string s = util::json_text(value);
   if (s.size() > 48) s = s.substr(0, 45) + "...";
   return s;
 }

@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "plan/check_log_render.h"
 #include "plan/flags.h"
+#include "util/json_text.h"
 
 namespace dcukit::plan {
 namespace {
@@ -260,7 +261,7 @@ std::string render_json(const Report& report) {
   if (!p.nearest.empty()) j["nearest"] = p.nearest;
   j["warnings"] = p.warnings;
   j["caveats"] = p.caveats;
-  return j.dump(2) + "\n";
+  return util::json_text(j, 2) + "\n";
 }
 
 }  // namespace dcukit::plan

@@ -4,6 +4,7 @@
 
 #include "core/run_info.h"
 #include "port/render.h"
+#include "util/json_text.h"
 
 namespace dcukit::port {
 namespace {
@@ -79,7 +80,7 @@ std::string render_audit_json(const AuditReport& r) {
                       {"suppressed", r.suppressed},
                       {"ignored", ignored}};
   j["notes"] = r.notes;
-  return j.dump(2) + "\n";
+  return util::json_text(j, 2) + "\n";
 }
 
 std::string render_audit_sarif(const AuditReport& r) {
@@ -118,7 +119,7 @@ std::string render_audit_sarif(const AuditReport& r) {
   ojson log{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
             {"version", "2.1.0"},
             {"runs", ojson::array({run})}};
-  return log.dump(2) + "\n";
+  return util::json_text(log, 2) + "\n";
 }
 
 }  // namespace dcukit::port

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_text.h"
+
 namespace dcukit::serving {
 
 Result<CanaryResult> send_canary(const Endpoint& server, const CanaryRequest& request) {
@@ -14,7 +16,7 @@ Result<CanaryResult> send_canary(const Endpoint& server, const CanaryRequest& re
                                {"stream", false}};
   util::HttpRequest http{.url = server.base_url + "/v1/completions",
                          .method = "POST",
-                         .body = body.dump(),
+                         .body = util::json_text(body),
                          .headers = server.headers,
                          .timeout = request.timeout,
                          .tls = server.tls};

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "util/json_text.h"
 #include "util/signals.h"
 
 namespace dcukit::serving {
@@ -31,7 +32,8 @@ Result<std::vector<std::string>> parse_models(const std::string& body, const std
   for (const auto& m : *data) {
     const auto id = m.is_object() ? m.find("id") : m.end();
     if (!m.is_object() || id == m.end() || !id->is_string())
-      return Error{fmt::format("{} listed a model whose \"id\" is not a string: {}", where, m.dump().substr(0, 120))};
+      return Error{
+          fmt::format("{} listed a model whose \"id\" is not a string: {}", where, util::json_text(m).substr(0, 120))};
     ids.push_back(id->get<std::string>());
   }
   return ids;

@@ -6,6 +6,7 @@
 
 #include "telemetry/lenient_json.h"
 #include "telemetry/parsers.h"
+#include "util/json_text.h"
 
 namespace dcukit::telemetry::parse {
 namespace {
@@ -126,7 +127,7 @@ Snapshot rvs(const Capture& cap) {
   for (const auto& v : json.values) {
     if (!v.is_object() || !v.contains("srcgpu")) continue;
     const auto name = [&](const char* k) {
-      const std::string id = v[k].is_string() ? v[k].get<std::string>() : v[k].dump();
+      const std::string id = v[k].is_string() ? v[k].get<std::string>() : util::json_text(v[k]);
       return endpoint.count(id) ? endpoint[id] : "GPU id " + id;
     };
     TopoLink link{name("srcgpu"), name("dstgpu"), {}, {}, {}, {}, {}};
@@ -134,7 +135,7 @@ Snapshot rvs(const Capture& cap) {
     if (v.contains("throughput") && v["throughput"].is_string())
       link.bandwidth_gbps = parse_double(v["throughput"].get<std::string>());
     if (v.contains("pass")) {
-      const std::string pass = v["pass"].is_string() ? v["pass"].get<std::string>() : v["pass"].dump();
+      const std::string pass = v["pass"].is_string() ? v["pass"].get<std::string>() : util::json_text(v["pass"]);
       link.attributes.emplace_back("pass", pass);
       s.checks.push_back(Check{module, "p2p " + link.a + " -> " + link.b,
                                lower(pass) == "true" ? CheckStatus::pass : CheckStatus::fail, "pass: " + pass, ""});

@@ -2,6 +2,7 @@
 // the vendor tools and sysfs), `pip list`, version strings quoted from documents, and notes.
 #include "telemetry/lenient_json.h"
 #include "telemetry/parsers.h"
+#include "util/json_text.h"
 
 namespace dcukit::telemetry::parse {
 namespace {
@@ -12,7 +13,7 @@ std::optional<std::string> str(const ojson& o, const char* k) {
   if (!o.contains(k)) return std::nullopt;
   const ojson& v = o[k];
   if (v.is_string()) return text_value(v.get<std::string>());
-  if (v.is_number()) return v.dump();
+  if (v.is_number()) return util::json_text(v);
   return std::nullopt;
 }
 

@@ -3,6 +3,7 @@
 // paste cut short); the lenient reader takes what is there and each fault becomes a warning.
 #include "telemetry/lenient_json.h"
 #include "telemetry/parsers.h"
+#include "util/json_text.h"
 
 namespace dcukit::telemetry::parse {
 namespace {
@@ -12,7 +13,7 @@ using ojson = nlohmann::ordered_json;
 std::string as_text(const ojson& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";
-  return v.dump();
+  return util::json_text(v);
 }
 
 std::optional<int> card_index(const std::string& key) {

@@ -12,6 +12,8 @@
 #include <string>
 
 #include "telemetry/capture.h"
+#include "telemetry/render.h"
+#include "util/json_text.h"
 #include "test_telemetry_helpers.h"
 
 using namespace dcukit::telemetry;
@@ -42,6 +44,28 @@ TEST(TelemetryCapture, MangledNumbersInAnySampleNeverThrow) {
       EXPECT_NO_THROW((void)parse_capture(prepare_capture(mangled, "mangled"), *format)) << what;
       EXPECT_NO_THROW((void)read_capture_text(mangled, "mangled")) << what;
     }
+  }
+  EXPECT_GT(samples, 20) << "the samples were not found";
+}
+
+TEST(TelemetryCapture, BytesThatAreNotUtf8InAnySampleNeverThrow) {
+  // A paste through a terminal in another code page: each vowel becomes a lone byte that is not
+  // UTF-8. Parsed, and the report rendered as JSON, which must not throw on such text.
+  int samples = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(testutil::telemetry_fixture("samples"))) {
+    if (!entry.is_regular_file() || entry.path().extension() == ".md") continue;
+    std::string text = slurp(entry.path());
+    const auto format = detect_format(prepare_capture(text, entry.path().string()));
+    if (!format) continue;
+    ++samples;
+    for (char& c : text)
+      if (c == 'a' || c == 'e' || c == 'o') c = static_cast<char>(0xA4);
+    const std::string what = entry.path().filename().string();
+    EXPECT_NO_THROW((void)parse_capture(prepare_capture(text, "mangled"), *format)) << what;
+    EXPECT_NO_THROW({
+      auto report = read_capture_text(text, "mangled");
+      if (report) (void)dcukit::util::json_text(to_json(*report));
+    }) << what;
   }
   EXPECT_GT(samples, 20) << "the samples were not found";
 }
