@@ -15,7 +15,7 @@ if ! command -v "$cxx" >/dev/null; then
 fi
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDCUKIT_LINE_TABLES=ON \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
   -DDCUKIT_FUZZ=ON -DDCUKIT_CUDA=OFF -DDCUKIT_HIP=OFF -DDCUKIT_TESTS=ON >/dev/null
 names=("$@")
