@@ -127,18 +127,6 @@ Link Gpu::link_max() const {
   return {static_cast<int>(state.pcie_gen_max.value_or(0)), static_cast<int>(state.pcie_width_max.value_or(0))};
 }
 
-core::Vendor to_core(telemetry::Vendor v) {
-  switch (v) {
-    case telemetry::Vendor::nvidia:
-      return core::Vendor::nvidia;
-    case telemetry::Vendor::amd:
-      return core::Vendor::amd;
-    case telemetry::Vendor::hygon:
-      return core::Vendor::hygon;
-  }
-  return core::Vendor::nvidia;
-}
-
 std::string isa_from_target_version(long long v) {
   if (v <= 0) return {};
   const long long major = v / 10000, minor = (v / 100) % 100, step = v % 100;
@@ -154,7 +142,7 @@ GpuScan gpus_from(const telemetry::Snapshot& snapshot, const util::Root& root) {
     Gpu g;
     g.state = d;
     g.bus_id = d.bus_id.value_or("");
-    if (d.vendor) g.vendor = to_core(*d.vendor);
+    if (d.vendor) g.vendor = *d.vendor;
     add_sysfs(g, root);
     if (!d.vendor)
       if (auto v = core::vendor_of_pci_id(g.pci_id)) g.vendor = *v;

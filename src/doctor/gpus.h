@@ -67,7 +67,4 @@ GpuScan scan_gpus(const util::Root& root, bool live, std::chrono::milliseconds t
 /// 110001 -> "gfx1101".
 std::string isa_from_target_version(long long v);
 
-/// core::Vendor of telemetry's vendor.
-core::Vendor to_core(telemetry::Vendor v);
-
 }  // namespace dcukit::doctor

@@ -13,12 +13,6 @@
 namespace dcukit::telemetry {
 namespace {
 
-constexpr util::Name<Vendor> kVendors[] = {
-    {Vendor::nvidia, "nvidia"},
-    {Vendor::amd, "amd"},
-    {Vendor::hygon, "hygon"},
-};
-
 constexpr util::Name<SourceKind> kSources[] = {
     {SourceKind::nvml, "nvml"},
     {SourceKind::rocm_smi_lib, "rocm_smi_lib"},
@@ -91,12 +85,6 @@ bool is_hex(std::string_view s) {
 
 }  // namespace
 
-std::string_view to_string(Vendor v) {
-  return util::name_of(kVendors, v);
-}
-std::optional<Vendor> parse_vendor(std::string_view s) {
-  return util::value_of(kVendors, s);
-}
 std::string_view to_string(SourceKind s) {
   return util::name_of(kSources, s);
 }

@@ -12,13 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "core/vendor.h"
+
 namespace dcukit::telemetry {
 
-/// Who made the device.
-enum class Vendor { nvidia, amd, hygon };
-/// "nvidia", "amd", "hygon".
-std::string_view to_string(Vendor v);
-std::optional<Vendor> parse_vendor(std::string_view s);
+/// Who made the device: core's Vendor, its names and parser.
+using Vendor = core::Vendor;
+using core::parse_vendor;
+using core::to_string;
 
 /// Who gave a figure: a library, sysfs, a vendor tool, or another tool whose output was read.
 enum class SourceKind {
