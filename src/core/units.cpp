@@ -5,31 +5,22 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "util/text.h"
+
 namespace dcukit::core {
 namespace {
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
 // Splits "1.5GiB" into 1.5 and "GiB"; false when no number leads.
 bool split_number(std::string_view text, double& value, std::string& suffix) {
-  const std::string t = trim(text);
+  const std::string t(util::trim(text));
   std::size_t used = 0;
   try {
     value = std::stod(t, &used);
   } catch (...) {
     return false;
   }
-  suffix = trim(std::string_view(t).substr(used));
+  suffix = std::string(util::trim(std::string_view(t).substr(used)));
   return std::isfinite(value);
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 } // namespace
@@ -39,7 +30,7 @@ Result<std::uint64_t> parse_size(std::string_view text) {
   std::string suffix;
   if (!split_number(text, v, suffix) || v < 0)
     return Error{fmt::format("'{}' is not a size: write a number with an optional unit, such as 256MiB or 4GiB", text)};
-  const std::string s = lower(suffix);
+  const std::string s = util::lower(suffix);
   double mult = 0;
   if (s.empty() || s == "b") mult = 1;
   else if (s == "k" || s == "kb" || s == "kib") mult = kKiB;

@@ -8,13 +8,6 @@
 
 namespace dcukit::doctor {
 
-std::string_view trim(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string> split(std::string_view s, char sep, bool skip_empty) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -34,19 +27,6 @@ std::vector<std::string> lines(std::string_view s) {
   return out;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-bool contains(std::string_view s, std::string_view part) {
-  return s.find(part) != std::string_view::npos;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::optional<long long> parse_int(std::string_view s) {
   s = trim(s);

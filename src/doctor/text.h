@@ -6,18 +6,19 @@
 #include <string_view>
 #include <vector>
 
+#include "util/text.h"
+
 namespace dcukit::doctor {
 
-/// Without leading and trailing blanks (spaces, tabs, CR, LF).
-std::string_view trim(std::string_view s);
+using util::contains;
+using util::lower;
+using util::starts_with;
+using util::trim;
+
 /// The pieces between separators; empty pieces are dropped when `skip_empty`.
 std::vector<std::string> split(std::string_view s, char sep, bool skip_empty = true);
 /// The lines of a text (without line ends).
 std::vector<std::string> lines(std::string_view s);
-bool starts_with(std::string_view s, std::string_view prefix);
-bool contains(std::string_view s, std::string_view part);
-/// Lower case (ASCII).
-std::string lower(std::string_view s);
 /// A whole decimal integer (blanks around allowed); nullopt otherwise.
 std::optional<long long> parse_int(std::string_view s);
 /// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; nullopt when malformed or larger than `limit` entries.

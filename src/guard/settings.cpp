@@ -10,7 +10,9 @@
 #include "util/files.h"
 #include "util/http.h"
 #include "util/json_text.h"
+#include "util/listen.h"
 #include "util/net.h"
+#include "util/text.h"
 
 namespace dcukit::guard {
 namespace {
@@ -173,12 +175,6 @@ const std::vector<Setting> kSettings = {
      set_slack, [](const Options& o) { return std::to_string(o.device_slack_bytes); }},
 };
 
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 const Setting* find(std::string_view name) {
   for (const auto& s : kSettings)
@@ -203,7 +199,7 @@ Result<Pairs> read_options_file(const std::string& path) {
   auto text = util::read_file(path, 1 << 20);
   if (!text) return Error{fmt::format("--config: {}", text.error().message)};
   Pairs pairs;
-  const std::string body = trim(*text);
+  const std::string body(util::trim(*text));
   auto check_key = [&](const std::string& key, const std::string& where) -> Status {
     if (key == "config") return Error{fmt::format("{}{}: an options file cannot name another", path, where)};
     if (!find(key))
@@ -225,18 +221,18 @@ Result<Pairs> read_options_file(const std::string& path) {
   std::size_t pos = 0;
   while (pos <= text->size()) {
     const auto nl = text->find('\n', pos);
-    const std::string line =
-        trim(std::string_view(*text).substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+    const std::string line(
+        util::trim(std::string_view(*text).substr(pos, nl == std::string::npos ? std::string::npos : nl - pos)));
     pos = nl == std::string::npos ? text->size() + 1 : nl + 1;
     ++line_no;
     if (line.empty() || line[0] == '#') continue;
     const auto eq = line.find('=');
     const std::string where = fmt::format(":{}", line_no);
     if (eq == std::string::npos) return Error{fmt::format("{}{}: expected NAME=VALUE, got '{}'", path, where, line)};
-    std::string key = trim(std::string_view(line).substr(0, eq));
+    std::string key(util::trim(std::string_view(line).substr(0, eq)));
     if (key.rfind("--", 0) == 0) key = key.substr(2);
     if (auto st = check_key(key, where); !st) return st.error();
-    std::string value = trim(std::string_view(line).substr(eq + 1));
+    std::string value(util::trim(std::string_view(line).substr(eq + 1)));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
       value = value.substr(1, value.size() - 2);
     pairs.emplace_back(key, value);
@@ -259,13 +255,7 @@ Result<Options> resolve_options(const std::vector<std::string>& command, const s
     if (auto st = apply_setting(o, k, v); !st) return st.error();
   if (o.command.empty())
     return Error{"no service command: write it after --, e.g. dcukit guard -- vllm serve /models/x --port 8000"};
-  auto listen = util::parse_host_port(o.listen);
-  if (!listen) return Error{"--listen: " + listen.error().message};
-  if (!o.listen_any && !util::is_loopback_host(listen->host))
-    return Error{
-        fmt::format("--listen {} is reachable from other hosts; pass --listen-any to allow it, or listen "
-                    "on 127.0.0.1",
-                    o.listen)};
+  if (auto listen = util::parse_listen(o.listen, o.listen_any); !listen) return listen.error();
   if (o.backoff_max < o.backoff_initial)
     return Error{fmt::format("--backoff-max {} is shorter than --backoff-initial {}",
                              util::format_duration(o.backoff_max), util::format_duration(o.backoff_initial))};

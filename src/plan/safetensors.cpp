@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/fields.h"
+#include "util/text.h"
 
 namespace dcukit::plan {
 namespace {
@@ -29,10 +30,6 @@ Result<std::optional<std::uint64_t>> layer_index(std::string_view name) {
     return std::optional<std::uint64_t>(v);
   }
   return std::optional<std::uint64_t>{};
-}
-
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
 }
 
 }  // namespace
@@ -68,7 +65,7 @@ Status add_safetensors_header(std::string_view header, std::uint64_t data_bytes,
     const auto served = dtype->get<std::string>() == "F32" ? stored / 2 : stored;  // vLLM loads floats in 16-bit
     auto layer = layer_index(name);
     if (!layer) return Error{fmt::format("{}: {}", origin, layer.error().message)};
-    const bool mtp = starts_with(name, "mtp.") || starts_with(name, "model.mtp.") ||
+    const bool mtp = util::starts_with(name, "mtp.") || util::starts_with(name, "model.mtp.") ||
                      (*layer && num_layers >= 0 && **layer >= static_cast<std::uint64_t>(num_layers));
     ++total.tensors;
     total.stored_bytes += stored;

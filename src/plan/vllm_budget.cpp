@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "util/names.h"
+#include "util/text.h"
 
 namespace dcukit::plan {
 namespace {
@@ -36,12 +37,6 @@ constexpr double kDcuExtra = 0.50;     // no DCU start-up log is published; seed
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
-}
-
-bool contains_ci(std::string_view text, std::string_view what) {
-  std::string low;
-  for (char c : text) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return low.find(what) != std::string::npos;
 }
 
 double non_torch_gib(const VllmContext& ctx, int gpus) {
@@ -95,7 +90,7 @@ VllmPlatform platform_of(const Cards& cards, bool rocm_hint, bool navi_hint) {
   if (cards.vendor == core::Vendor::amd || rocm_hint) {
     // Every Instinct card has 64 GB or more; an AMD card reporting under 60 GiB is a Radeon.
     const bool small = cards.total_bytes > 0 && static_cast<double>(cards.total_bytes) < 60.0 * kGiB;
-    if (navi_hint || small || contains_ci(cards.name, "radeon") || contains_ci(cards.name, "w7900"))
+    if (navi_hint || small || util::icontains(cards.name, "radeon") || util::icontains(cards.name, "w7900"))
       return VllmPlatform::rocm_rdna;
     return VllmPlatform::rocm_cdna;
   }
@@ -232,8 +227,8 @@ VllmDefaults vllm_defaults(const VllmContext& ctx, const Cards& cards, std::int6
     return d;
   }
   const double total_gib = static_cast<double>(cards.total_bytes) / kGiB;
-  const bool big = ctx.rules.v1_big_gpu_by_memory ? total_gib >= 70 && !contains_ci(cards.name, "a100")
-                                                  : contains_ci(cards.name, "h100") || contains_ci(cards.name, "h200");
+  const bool big = ctx.rules.v1_big_gpu_by_memory ? total_gib >= 70 && !util::icontains(cards.name, "a100")
+                                                  : util::icontains(cards.name, "h100") || util::icontains(cards.name, "h200");
   d.max_num_seqs = big ? ctx.rules.v1_big_gpu_seqs : 256;
   d.max_num_batched_tokens = big ? (llm_class ? 16384 : 8192) : (llm_class ? 8192 : 2048);
   d.why = fmt::format(

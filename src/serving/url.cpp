@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "util/text.h"
+
 namespace dcukit::serving {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool ends_authority(char c) {
   return c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' || c == '<' || c == '>' ||
@@ -37,10 +33,10 @@ HostPort host_port(std::string_view url) {
   const auto bracket = a.find(']');  // [v6]:port
   const auto colon = a.rfind(':');
   if (colon != std::string_view::npos && (bracket == std::string_view::npos || colon > bracket)) {
-    hp.host = lower(a.substr(0, colon));
+    hp.host = util::lower(a.substr(0, colon));
     hp.port = std::string(a.substr(colon + 1));
   } else {
-    hp.host = lower(a);
+    hp.host = util::lower(a);
   }
   if (hp.port.empty()) {
     const std::string s = scheme_of(url);
@@ -84,7 +80,7 @@ bool has_credentials(std::string_view url) {
 
 std::string scheme_of(std::string_view url) {
   const auto sep = url.find("://");
-  return sep == std::string_view::npos ? std::string() : lower(url.substr(0, sep));
+  return sep == std::string_view::npos ? std::string() : util::lower(url.substr(0, sep));
 }
 
 bool same_origin(std::string_view a, std::string_view b) {

@@ -50,28 +50,6 @@ std::string header_value(std::string_view line, std::string_view key) {
 
 }  // namespace
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-bool contains(std::string_view s, std::string_view part) {
-  return s.find(part) != std::string_view::npos;
-}
-bool icontains(std::string_view s, std::string_view part) {
-  return contains(lower(s), lower(part));
-}
-
 std::vector<std::string> split_ws(std::string_view s) {
   std::vector<std::string> out;
   std::size_t i = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "telemetry/types.h"
+#include "util/text.h"
 
 namespace dcukit::telemetry {
 
@@ -29,12 +30,11 @@ Capture prepare_capture(std::string_view raw, std::string name);
 /// The lines joined with '\n'.
 std::string join_lines(const std::vector<std::string>& lines, std::size_t from = 0);
 
-std::string_view trim(std::string_view s);
-std::string lower(std::string_view s);
-bool starts_with(std::string_view s, std::string_view prefix);
-bool contains(std::string_view s, std::string_view part);
-/// Case-insensitive contains.
-bool icontains(std::string_view s, std::string_view part);
+using util::contains;
+using util::icontains;
+using util::lower;
+using util::starts_with;
+using util::trim;
 /// Splits on runs of blanks (spaces and tabs).
 std::vector<std::string> split_ws(std::string_view s);
 /// Splits on `sep`, keeping empty fields.
