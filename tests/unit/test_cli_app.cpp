@@ -3,37 +3,17 @@
 // starts with the same run_info object, whichever command wrote it.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "dcukit_run.h"
 #include "tempdir.h"
 #include "test_telemetry_helpers.h"
-#include "util/process.h"
 
 namespace {
 
-using namespace std::chrono_literals;
-
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-CliRun run_dcukit(std::vector<std::string> args) {
-  args.insert(args.begin(), DCUKIT_BINARY);
-  CliRun r;
-  auto c = dcukit::util::run_capture(args, 60s);
-  if (!c) {
-    ADD_FAILURE() << c.error().message;
-    return r;
-  }
-  r.code = c->status.code;
-  r.out = c->out;
-  r.err = c->err;
-  return r;
-}
+using testutil::run_dcukit;
 
 /// The keys of a JSON object in the order they were written.
 nlohmann::ordered_json parse_ordered(const std::string& text) {

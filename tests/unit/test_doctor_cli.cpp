@@ -3,13 +3,12 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "cli/command.h"
 #include "cli/doctor.h"
+#include "cli_run.h"
 #include "doctor/context.h"
 #include "doctor/run.h"
 #include "tempdir.h"
@@ -20,33 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  ExitCode code = ExitCode::ok;
-  std::string out, err;
-};
-
-Run run(std::vector<std::string> args) {
-  args.insert(args.begin(), {"dcukit", "doctor"});
-  CLI::App app;
-  dcukit::cli::Runner runner;
-  dcukit::cli::setup_doctor(app, runner);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  Run r;
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    r.code = ExitCode::bad_input;
-    r.err = e.what();
-    return r;
-  }
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  r.code = runner();
-  std::fflush(stdout);
-  r.out = testing::internal::GetCapturedStdout();
-  r.err = testing::internal::GetCapturedStderr();
-  return r;
+testutil::CliRun run(std::vector<std::string> args) {
+  return testutil::cli_run(dcukit::cli::setup_doctor, "doctor", std::move(args));
 }
 
 std::string fixture_copy(const testutil::TempDir& d) {

@@ -2,37 +2,19 @@
 // (0: no error finding, 1: error findings or names left untranslated, 2: bad input).
 #include <gtest/gtest.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "cli/command.h"
 #include "cli/port.h"
+#include "cli_run.h"
 #include "tempdir.h"
 
 using dcukit::cli::ExitCode;
 
 namespace {
 
-struct Run {
-  ExitCode code = ExitCode::ok;
-  std::string out;
-};
-
-Run run(std::vector<std::string> args) {
-  args.insert(args.begin(), {"dcukit", "port"});
-  CLI::App app;
-  dcukit::cli::Runner runner;
-  dcukit::cli::setup_port(app, runner);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  app.parse(static_cast<int>(argv.size()), argv.data());
-  testing::internal::CaptureStdout();
-  Run r;
-  r.code = runner();
-  std::fflush(stdout);
-  r.out = testing::internal::GetCapturedStdout();
-  return r;
+testutil::CliRun run(std::vector<std::string> args) {
+  return testutil::cli_run(dcukit::cli::setup_port, "port", std::move(args));
 }
 
 const char* kBad = "__global__ void k(int* p) { p[threadIdx.x % 32] = 0; }\n";

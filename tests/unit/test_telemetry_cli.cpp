@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "dcukit_run.h"
 #include "tempdir.h"
 #include "test_telemetry_helpers.h"
 #include "util/process.h"
@@ -13,23 +14,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-CliRun telemetry(std::vector<std::string> args) {
-  args.insert(args.begin(), {DCUKIT_BINARY, "telemetry"});
-  CliRun r;
-  auto c = dcukit::util::run_capture(args, 60s);
-  if (!c) {
-    ADD_FAILURE() << c.error().message;
-    return r;
-  }
-  r.code = c->status.code;
-  r.out = c->out;
-  r.err = c->err;
-  return r;
+testutil::BinaryRun telemetry(std::vector<std::string> args) {
+  args.insert(args.begin(), "telemetry");
+  return testutil::run_dcukit(std::move(args));
 }
 
 const std::string kHost = testutil::telemetry_fixture("sysfs-dcu-host");
