@@ -31,5 +31,6 @@ for n in "${names[@]}"; do
   if [ -d "$root/tests/fuzz/corpus/$n" ]; then cp -n "$root/tests/fuzz/corpus/$n"/* "$work"/ 2>/dev/null || true; fi
   echo "fuzz_$n: running for ${seconds}s"
   "$build/bin/fuzz_$n" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$work/" \
     -print_final_stats=1 "$work"
 done
