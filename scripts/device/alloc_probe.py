@@ -3,7 +3,8 @@
 the allocator keeps reserved (what vLLM 0.6.3's free-memory accounting counts), for plan's
 activation term. The op sequence mirrors vLLM's V0 Llama layer: fused add+RMSNorm in place, the
 QKV GEMM, an attention output, o_proj, fused add+RMSNorm in place, gate_up, SiLU-and-mul into one
-new tensor, down_proj; the model's loop holds the previous layer's output during the call.
+new tensor (gate_up freed, as LlamaMLP rebinds x), down_proj; the model's loop holds the previous
+layer's output during the call.
 
   python3 scripts/device/alloc_probe.py OUT.json
 """
@@ -17,6 +18,7 @@ GiB = float(1 << 30)
 SHAPES = {
     # name: hidden, intermediate per GPU, q heads per GPU, kv heads per GPU, head dim, tokens
     "llama-3.1-8b tp1 20000 (vllm-issue10517: vLLM printed 2.07 GiB allocated)": (4096, 14336, 32, 8, 128, 20000),
+    "llama-3.1-8b tp1 29000 (vllm-issue10517: vLLM printed 2.99 GiB allocated)": (4096, 14336, 32, 8, 128, 29000),
     "llama-3.1-405b tp8 131072 (lhl-mi300x-llama31-405b-tp8)": (16384, 6656, 16, 1, 128, 131072),
     "llama-2-7b tp1 4096 (lhl-mi300x-llama2-7b-tp1)": (4096, 11008, 32, 32, 128, 4096),
 }
@@ -45,11 +47,13 @@ def probe(h, inter, qh, kvh, d, tokens, layers=6):
         out.copy_(q)  # the attention backend writes a new output tensor
         return out @ w_o
 
-    def mlp(x):
-        gate_up = x @ w_gu
-        act = F.silu(gate_up[:, :inter])  # silu_and_mul: one new tensor of I
-        act.mul_(gate_up[:, inter:])
-        return act @ w_d
+    def mlp(x):  # LlamaMLP.forward rebinds x: gate_up is freed before down_proj's output
+        x = x @ w_gu
+        act = F.silu(x[:, :inter])  # silu_and_mul: one new tensor of I
+        act.mul_(x[:, inter:])
+        x = act
+        del act
+        return x @ w_d
 
     def layer(hidden, residual):
         if residual is None:
@@ -81,7 +85,7 @@ def probe(h, inter, qh, kvh, d, tokens, layers=6):
         "fragmentation_gib": (reserved - peak_alloc) / GiB,
         "allocated_peak_in_hidden_units": (peak_alloc / per_token - 3 * inter) / h,
         "plan_3h_3i_gib": per_token * (3 * h + 3 * inter) / GiB,
-        "plan_4h_3i_gib": per_token * (4 * h + 3 * inter) / GiB,
+        "phases_gib": per_token * max(3 * h + 3 * inter, 4 * h + inter) / GiB,
     }
 
 

@@ -172,7 +172,11 @@ void name_uncertain_terms(RunCheck& c) {
   if (c.context.engine == VllmEngine::v1 && !c.context.sampler_known)
     act_why += "; the log does not say which sampler ran (FlashInfer's needs 14 bytes a logit, PyTorch's 38)";
   if (c.context.formula == ProfileFormula::free_delta)
-    act_why += "; 0.6.3 and earlier also count what PyTorch's allocator keeps cached, which plan does not model";
+    act_why += c.plan.forward_replayed
+                   ? "; 0.6.3 and earlier also count what PyTorch's allocator keeps cached: the forward pass's "
+                     "layers replayed through the allocator"
+                   : "; 0.6.3 and earlier also count what PyTorch's allocator keeps cached, which plan models only "
+                     "for dense models";
   std::vector<Term> terms{
       {"activation", b.activation, activation, act_why},
       {"non-torch", b.non_torch, f.non_torch,

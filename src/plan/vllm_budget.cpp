@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/units.h"
+#include "plan/eager_forward.h"
 #include "util/names.h"
 #include "util/text.h"
 
@@ -169,6 +170,13 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
   b.usable = s.gpu_memory_utilization * static_cast<double>(cards.total_bytes);
   b.weights = ctx.weights_per_gpu ? *ctx.weights_per_gpu : static_cast<double>(w.per_gpu(m, tp, pp));
   out.forward = tokens * act_bytes * forward_width(m, tp);
+  // Eager (V0's profile run, or --enforce-eager): a dense model's layers replayed through PyTorch's
+  // allocator; free_delta (0.6.3 and earlier) counts its reserved segments, the others its peak.
+  if (ctx.engine == VllmEngine::v0 || s.enforce_eager)
+    if (const auto eager = eager_forward(m, tp, s.max_num_batched_tokens, act_bytes)) {
+      out.forward = ctx.formula == ProfileFormula::free_delta ? eager->reserved : eager->allocated_peak;
+      out.forward_replayed = true;
+    }
   const std::int64_t seqs = s.max_num_seqs;
   out.sampler_rows = ctx.engine == VllmEngine::v1 ? std::min<std::int64_t>(seqs, s.max_num_batched_tokens) : seqs;
   out.sampler =

@@ -67,6 +67,7 @@ KvLayout vllm_kv_layout(const ModelConfig& model, const Settings& settings, int 
 struct VllmBudget {
   Budget budget;                  ///< usable, weights, activation, non_torch, graphs, kv_budget, blocks, tokens...
   double forward = 0;             ///< peak of the profiling forward pass (bytes)
+  bool forward_replayed = false;  ///< forward came from eager_forward (layers replayed through the allocator)
   double sampler = 0;             ///< peak of the sampler over max-num-seqs dummy requests (bytes)
   std::int64_t sampler_rows = 0;  ///< requests the sampler ran with
   KvLayout layout;

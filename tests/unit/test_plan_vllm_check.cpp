@@ -66,7 +66,7 @@ const std::map<std::string, LogCase>& cases() {
        {"qwen2-7b-instruct", "a100-sxm-80gb", {}, {}, {}, false, Expect::within}},
       {"lhl-mi300x-llama2-7b-tp1.txt", {"llama-2-7b-chat-hf", "mi300x", {}, {}, {}, false, Expect::within}},
       {"lhl-mi300x-llama2-7b-tp8.txt", {"llama-2-7b-chat-hf", "mi300x", {}, {}, {}, false, Expect::within}},
-      {"lhl-mi300x-llama31-405b-tp8.txt", {"llama-3.1-405b-instruct", "mi300x", {}, {}, {}, false, Expect::known_miss}},
+      {"lhl-mi300x-llama31-405b-tp8.txt", {"llama-3.1-405b-instruct", "mi300x", {}, {}, {}, false, Expect::within}},
       {"lhl-mi300x-llama31-70b-fp8-tp1.txt", {"llama-3.1-70b-instruct", "mi300x", {}, {}, {}, false, Expect::within}},
       {"lhl-rtx3090-llama3-8b-v041.txt", {"meta-llama-3-8b", {}, 23.58, {}, {}, false, Expect::within}},
       {"lhl-w7900-llama3-8b-v041.txt", {"meta-llama-3-8b", {}, 44.98, {}, {}, false, Expect::within}},
@@ -224,14 +224,22 @@ TEST(PlanVllmCheck, ThroughTheCli) {
   EXPECT_NE(ok.out.find("available KV per GPU"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("2.36 GiB"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("vLLM 0.7.2 (the log (v0.7.2))"), std::string::npos) << ok.out;
-  auto miss = cli({"--check-log", kLogs + "lhl-mi300x-llama31-405b-tp8.txt", "--model",
-                   kModels + "llama-3.1-405b-instruct", "--gpu", "mi300x", "--json"});
-  EXPECT_EQ(miss.code, ExitCode::failed);
-  const auto j = nlohmann::ordered_json::parse(miss.out);
+  auto hit = cli({"--check-log", kLogs + "lhl-mi300x-llama31-405b-tp8.txt", "--model",
+                  kModels + "llama-3.1-405b-instruct", "--gpu", "mi300x", "--json"});
+  EXPECT_EQ(hit.code, ExitCode::ok) << hit.err;
+  const auto j = nlohmann::ordered_json::parse(hit.out);
   EXPECT_EQ(j.begin().key(), "run_info");  // every JSON of dcukit starts with how it was made
-  EXPECT_FALSE(j["all_within"].get<bool>());
-  EXPECT_FALSE(j["runs"][0]["within"].get<bool>());
+  EXPECT_TRUE(j["all_within"].get<bool>());
   EXPECT_EQ(j["runs"][0]["settings"]["dtype"], "bfloat16");
+  // A flag overrides the log: at a utilization the run did not use, the budget misses by the
+  // difference (0.05 of 191.98 GiB), and the exit code says so.
+  auto miss = cli({"--check-log", kLogs + "lhl-mi300x-llama31-405b-tp8.txt", "--model",
+                   kModels + "llama-3.1-405b-instruct", "--gpu", "mi300x", "--gpu-memory-utilization", "0.95",
+                   "--json"});
+  EXPECT_EQ(miss.code, ExitCode::failed);
+  const auto k = nlohmann::ordered_json::parse(miss.out);
+  EXPECT_FALSE(k["all_within"].get<bool>());
+  EXPECT_FALSE(k["runs"][0]["within"].get<bool>());
   // The log names a model path that is not here: bad input that says to pass --model.
   auto no_model = cli({"--check-log", kLogs + "notebook-t4-qwen25-1p5b-v072.txt"});
   EXPECT_EQ(no_model.code, ExitCode::bad_input);
