@@ -6,6 +6,7 @@
 
 #include "telemetry/lenient_json.h"
 #include "telemetry/parsers.h"
+#include "util/json_text.h"
 
 namespace dcukit::telemetry::parse {
 namespace {
@@ -41,12 +42,12 @@ std::optional<std::string> txt(const ojson* v) {
     if (t && (contains(*t, "redacted") || contains(*t, "XXXX"))) return std::nullopt;  // masked by the author
     return t;
   }
-  if (v->is_number()) return v->dump();
+  if (v->is_number()) return util::json_text(*v);
   return std::nullopt;
 }
 
 std::optional<std::int64_t> whole(const std::optional<Quantity>& q) {
-  return q ? std::optional<std::int64_t>(static_cast<std::int64_t>(q->value + 0.5)) : std::nullopt;
+  return q ? whole_number(q->value) : std::nullopt;
 }
 
 std::optional<std::int64_t> gen_of(const std::optional<Quantity>& q) {

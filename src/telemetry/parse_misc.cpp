@@ -31,14 +31,17 @@ Snapshot gpustack_json(const Capture& cap) {
     if (!top.is_array()) continue;
     for (const auto& g : top) {
       if (!g.is_object() || !g.contains("manufacturer")) continue;
-      const int idx = static_cast<int>(num(g, "index").value_or(static_cast<double>(s.devices.size())));
-      DeviceState& d = device_at(s.devices, idx);
+      // A device's index: its position when there is none; an index no int holds is not a device.
+      std::optional<std::int64_t> idx = static_cast<std::int64_t>(s.devices.size());
+      if (const auto v = num(g, "index")) idx = whole_number(*v, 0, 1e6);
+      if (!idx) continue;
+      DeviceState& d = device_at(s.devices, static_cast<int>(*idx));
       if (auto v = str(g, "manufacturer")) d.vendor = parse_vendor(lower(*v));
       d.name = str(g, "name");
       d.uuid = str(g, "uuid");
       d.driver_version = str(g, "driver_version");
       d.arch = str(g, "compute_capability");
-      if (auto v = num(g, "cores")) d.compute_units = static_cast<std::int64_t>(*v);
+      if (auto v = num(g, "cores")) d.compute_units = whole_number(*v, 0, 1e9);
       d.busy_percent = num(g, "cores_utilization");
       if (auto v = num(g, "memory")) d.memory_total_bytes = to_bytes(*v, "MiB");
       if (auto v = num(g, "memory_used")) d.memory_used_bytes = to_bytes(*v, "MiB");

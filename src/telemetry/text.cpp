@@ -183,6 +183,11 @@ std::optional<Quantity> parse_quantity(std::string_view s) {
   return q;
 }
 
+std::optional<std::int64_t> whole_number(double v, double lo, double hi) {
+  if (!std::isfinite(v) || v < lo || v > hi) return std::nullopt;
+  return static_cast<std::int64_t>(std::llround(v));
+}
+
 std::optional<double> parse_double(std::string_view s) {
   auto q = parse_quantity(s);
   return q ? std::optional<double>(q->value) : std::nullopt;

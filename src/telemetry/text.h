@@ -54,6 +54,9 @@ bool is_missing(std::string_view s);
 /// A number with an optional unit glued or spaced after it; nullopt for missing values and text.
 std::optional<Quantity> parse_quantity(std::string_view s);
 std::optional<double> parse_double(std::string_view s);
+/// `v` rounded to the nearest whole number when it is finite and within [lo, hi]; nullopt otherwise
+/// (a cast of 1e20 or NaN to an integer is undefined behaviour).
+std::optional<std::int64_t> whole_number(double v, double lo = -9.2e18, double hi = 9.2e18);
 /// The quantity rounded to an integer ("16x" -> 16, "1980 MHz" -> 1980).
 std::optional<std::int64_t> parse_int(std::string_view s);
 /// Bytes from a size in the given or printed unit: B, KB/KiB, MB/MiB, GB/GiB, TB/TiB. The GPU

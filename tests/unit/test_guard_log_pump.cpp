@@ -46,10 +46,14 @@ TEST(GuardLogPump, AnEscapedWriterCannotHoldThePumpAndRotationKeepsN) {
   ASSERT_TRUE(pump.start());
   auto fd = pump.new_pipe();
   ASSERT_TRUE(fd);
-  // A writer that keeps the pipe open for 30 s (like a double-forked grandchild).
+  // A writer that keeps the pipe open for 30 s (like a double-forked grandchild). Its lines come
+  // in two bursts a second apart, each past the 2 KiB limit: one write larger than the limit
+  // goes whole into an empty file, and the second burst rotates it, however slowly the pump
+  // reads (a sanitizer build read all 200 lines at once).
   auto p = util::Process::spawn(
       {.argv = {"sh", "-c",
-                "i=0; while [ $i -lt 200 ]; do echo line-$i-xxxxxxxxxxxxxxxxxxxx; i=$((i+1)); done; sleep 30"},
+                "i=0; while [ $i -lt 200 ]; do echo line-$i-xxxxxxxxxxxxxxxxxxxx; i=$((i+1)); "
+                "if [ $i -eq 100 ]; then sleep 1; fi; done; sleep 30"},
        .output_fd = *fd});
   close(*fd);
   ASSERT_TRUE(p);
