@@ -175,7 +175,6 @@ const std::vector<Setting> kSettings = {
      set_slack, [](const Options& o) { return std::to_string(o.device_slack_bytes); }},
 };
 
-
 const Setting* find(std::string_view name) {
   for (const auto& s : kSettings)
     if (s.name == name) return &s;
