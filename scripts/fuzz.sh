@@ -25,12 +25,44 @@ fi
 targets=()
 for n in "${names[@]}"; do targets+=("fuzz_$n"); done
 cmake --build "$build" --target "${targets[@]}"
-for n in "${names[@]}"; do
-  work="$build/fuzz-work/$n"
+# The targets run side by side, FUZZ_JOBS at a time (default: one a core): each still gets its
+# full time, and the stage takes about seconds x targets / jobs.
+jobs="${FUZZ_JOBS:-$(nproc)}"
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+run_one() {  # $1: the target's name; its output goes to $logs/$1.log, its status to $logs/$1.rc
+  local n=$1 work="$build/fuzz-work/$1" rc=0
   mkdir -p "$work"
   if [ -d "$root/tests/fuzz/corpus/$n" ]; then cp -n "$root/tests/fuzz/corpus/$n"/* "$work"/ 2>/dev/null || true; fi
-  echo "fuzz_$n: running for ${seconds}s"
   "$build/bin/fuzz_$n" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$work/" \
-    -print_final_stats=1 "$work"
+    -artifact_prefix="$work/" -print_final_stats=1 "$work" >"$logs/$n.log" 2>&1 || rc=$?
+  echo "$rc" >"$logs/$n.rc"
+}
+status=0
+report() {  # $1: the target's name, once it has finished
+  local n=$1 rc
+  rc=$(cat "$logs/$n.rc")
+  if [ "$rc" -eq 0 ]; then
+    echo "fuzz_$n: ${seconds}s, no crash ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$logs/$n.log" | grep -o '[0-9]*$' || echo '?') runs)"
+  else
+    echo "fuzz_$n: FAILED (exit $rc); its input is in $build/fuzz-work/$n/" >&2
+    tail -80 "$logs/$n.log" >&2
+    status=1
+  fi
+}
+running=()
+for n in "${names[@]}"; do
+  echo "fuzz_$n: running for ${seconds}s"
+  run_one "$n" &
+  running+=("$n:$!")
+  if [ "${#running[@]}" -ge "$jobs" ]; then
+    wait "${running[0]#*:}" || true
+    report "${running[0]%%:*}"
+    running=("${running[@]:1}")
+  fi
 done
+for r in "${running[@]}"; do
+  wait "${r#*:}" || true
+  report "${r%%:*}"
+done
+exit $status

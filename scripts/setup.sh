@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 or Ubuntu 22.04/24.04 machine to build dcukit, then configures and
 # builds it in ./build. Idempotent: installs only missing packages, reuses the build tree.
-# `--tests` also installs what the test stages use (clang for the fuzz targets, shellcheck,
-# Prometheus' promtool and server, systemd-analyze, the packaging tools).
+# Without arguments it builds what the main job runs: the binary and the GPU backends.
+# `--tests` also builds the tests and installs what the test stages use (clang for the fuzz
+# targets, shellcheck, Prometheus' promtool and server, systemd-analyze, the packaging tools).
+# The time taken by the installation and by the build is printed, each apart.
 # GPU toolkits are not installed: the CUDA backend builds where nvcc is found (PATH or
 # /usr/local/cuda), the HIP backend where hipcc is (Debian's `hipcc` package, or DTK/ROCm).
 set -euo pipefail
@@ -10,11 +12,14 @@ cd "$(dirname "$0")/.."
 
 required=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
           libcurl4-openssl-dev libopenblas-dev libnuma-dev libgtest-dev libcpp-httplib-dev zlib1g-dev)
-# Optional: Debian's HIP compiler (builds the HIP backend).
-optional=(hipcc libamdhip64-dev)
+# Optional: Debian's HIP compiler (builds the HIP backend), ccache (rebuilds and other clones).
+optional=(hipcc libamdhip64-dev ccache)
+tests=OFF
 if [ "${1:-}" = "--tests" ]; then
+  tests=ON
   optional+=(clang libclang-rt-dev shellcheck prometheus systemd rpm dpkg-dev file)
 fi
+start=$SECONDS
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -39,6 +44,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   done
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${installable[@]}" >/dev/null
 fi
+echo "setup: packages ready in $((SECONDS - start)) s"
 
 # nvcc from the usual place when it is not on PATH.
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
@@ -46,5 +52,8 @@ if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export 
 BUILD_DIR="${DCUKIT_BUILD_DIR:-build}"
 # DCUKIT_CMAKE_ARGS holds several -D options: split on spaces on purpose.
 read -r -a extra <<<"${DCUKIT_CMAKE_ARGS:-}"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${DCUKIT_BUILD_TYPE:-RelWithDebInfo}" "${extra[@]}" >/dev/null
+start=$SECONDS
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${DCUKIT_BUILD_TYPE:-RelWithDebInfo}" -DDCUKIT_TESTS="$tests" \
+  "${extra[@]}" >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"
+echo "setup: configured and built $BUILD_DIR in $((SECONDS - start)) s (tests: $tests)"

@@ -85,6 +85,9 @@ std::string metrics_text(std::string_view dialect, const Totals& t, const std::s
     s += "tgi_request_generated_tokens_count " + std::to_string(t.requests) + "\n";
     s += counter("tgi_batch_current_size", "", t.active, "gauge");
   }
+  // The fake's own counts, in every dialect: tests wait on them instead of sleeping.
+  s += "fake_requests_total " + std::to_string(t.requests) + "\nfake_streams_active " + std::to_string(t.active) +
+       "\nfake_health_checks_total " + std::to_string(t.health) + "\n";
   s += "# TYPE fake_emit_lateness_ms summary\nfake_emit_lateness_ms_sum " + std::to_string(t.late_sum_ms) + "\n";
   s += "fake_emit_lateness_ms_count " + std::to_string(t.late_n) + "\nfake_emit_lateness_ms_max " +
        std::to_string(t.late_max_ms) + "\n";

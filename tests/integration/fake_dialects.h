@@ -21,7 +21,7 @@ Reply tokenize_reply(std::string_view dialect, std::string_view body, int templa
 
 /// What the server has served, for /metrics.
 struct Totals {
-  long long prompt = 0, generation = 0, requests = 0;
+  long long prompt = 0, generation = 0, requests = 0, health = 0;
   int active = 0;
   double late_sum_ms = 0, late_max_ms = 0;
   long long late_n = 0;

@@ -222,6 +222,7 @@ void Loop::handle(Conn& c, const std::string& method, const std::string& path, c
   const auto now = Clock::now();
   if (path == "/health") {
     const bool ready = now - m_shared.boot >= ms(m_cfg.ready_after_ms);
+    add(m_counts.health, 1LL);
     return respond(c, ready ? 200 : 503, "text/plain", ready ? "" : "starting");
   }
   if (path == "/metrics") {
@@ -437,6 +438,7 @@ std::string Loop::metrics_text() const {
     t.prompt += c->prompt.load(std::memory_order_relaxed);
     t.generation += c->generation.load(std::memory_order_relaxed);
     t.requests += c->requests.load(std::memory_order_relaxed);
+    t.health += c->health.load(std::memory_order_relaxed);
     t.active += c->active.load(std::memory_order_relaxed);
     t.late_sum_ms += c->late_sum_ms.load(std::memory_order_relaxed);
     t.late_max_ms = std::max(t.late_max_ms, c->late_max_ms.load(std::memory_order_relaxed));

@@ -34,7 +34,7 @@ struct Config {
 /// What one loop has served. Written only by its own loop's thread, read by whichever loop
 /// serves /metrics, which sums (and, for the max, takes the maximum of) all loops' counters.
 struct alignas(64) Counters {
-  std::atomic<long long> prompt{0}, generation{0}, requests{0};
+  std::atomic<long long> prompt{0}, generation{0}, requests{0}, health{0};
   std::atomic<int> active{0};
   std::atomic<double> late_sum_ms{0}, late_max_ms{0};  // how far token writes ran behind their schedule
   std::atomic<long long> late_n{0};

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -58,8 +62,57 @@ public:
   std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
   /// Kills the server (SIGKILL), as a crash would.
   void kill() { m_child->signal(SIGKILL); }
+  /// The fake's own counts from its /metrics (fake_requests_total, fake_streams_active,
+  /// fake_health_checks_total): -1 when
+  /// it did not answer.
+  long long count(const std::string& name) const {
+    const std::string text = get("/metrics");
+    const auto p = text.find("\n" + name + " ");
+    return p == std::string::npos ? -1 : std::stoll(text.substr(p + name.size() + 2));
+  }
+  /// Waits until count(name) reaches at least `n`: an event, not a time; false after `limit`.
+  bool wait_count(const std::string& name, long long n, std::chrono::milliseconds limit = std::chrono::seconds(30)) const {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      if (count(name) >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
 
 private:
+  /// One HTTP GET on 127.0.0.1: the body (after a newline), or "" on failure.
+  std::string get(const std::string& path) const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return "";
+    timeval tv{2, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(m_port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string out;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      const std::string q = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+      if (::send(fd, q.data(), q.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(q.size())) {
+        char buf[4096];
+        // Until the body's Content-Length is in (the fake may keep the connection open), or it closes.
+        for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
+          out.append(buf, static_cast<std::size_t>(n));
+          const auto head = out.find("\r\n\r\n");
+          const auto cl = out.find("Content-Length: ");
+          if (head != std::string::npos && cl != std::string::npos && cl < head &&
+              out.size() - head - 4 >= std::stoull(out.substr(cl + 16)))
+            break;
+        }
+      }
+    }
+    ::close(fd);
+    const auto body = out.find("\r\n\r\n");
+    return body == std::string::npos ? "" : "\n" + out.substr(body + 4);
+  }
+
   testutil::TempDir m_dir;
   std::unique_ptr<Child> m_child;
   int m_port = 0;
@@ -127,6 +180,36 @@ inline Run run_dcukit(const testutil::TempDir& dir, std::vector<std::string> arg
   const std::string text = slurp(r.json_path);
   if (!text.empty()) r.json = nlohmann::json::parse(text, nullptr, false);
   return r;
+}
+
+/// What a load run decides about time, whatever the machine's speed: no request is sent before
+/// its scheduled time, the reported p99 send lag lies within the requests' own lags, and each
+/// request's TTFT plus its gaps is its end-to-end latency. Speed itself is a benchmark's
+/// (scripts/load-overhead.sh), never a bound here.
+inline void expect_times_consistent(const nlohmann::json& run) {
+  ASSERT_TRUE(run["requests"].is_array()) << "run with --save-detailed";
+  double lo = 1e300, hi = -1e300;
+  for (const auto& q : run["requests"]) {
+    const double lag = q["sent_ms"].get<double>() - q["scheduled_ms"].get<double>();
+    EXPECT_GE(lag, -1e-6) << "sent before its schedule: " << q.dump();
+    lo = std::min(lo, lag);
+    hi = std::max(hi, lag);
+    if (!q["ok"].get<bool>() || !q["streamed"].get<bool>()) continue;
+    EXPECT_LE(q["sent_ms"].get<double>(), q["first_token_ms"].get<double>()) << q.dump();
+    EXPECT_LE(q["first_token_ms"].get<double>(), q["last_token_ms"].get<double>()) << q.dump();
+  }
+  if (run["requests"].empty() || run["p99_send_lag_ms"].is_null()) return;
+  EXPECT_GE(run["p99_send_lag_ms"].get<double>(), lo - 1e-6);
+  EXPECT_LE(run["p99_send_lag_ms"].get<double>(), hi + 1e-6);
+}
+
+/// A --duration run issues no request at or after the duration (closed loops schedule each at
+/// its issue), and it ends by itself.
+inline void expect_issued_within(const nlohmann::json& run, double duration_s) {
+  ASSERT_TRUE(run["requests"].is_array()) << "run with --save-detailed";
+  for (const auto& q : run["requests"])
+    EXPECT_LT(q["scheduled_ms"].get<double>(), duration_s * 1000.0) << "issued after the duration: " << q.dump();
+  EXPECT_GE(run["duration"].get<double>(), 0.0);
 }
 
 }  // namespace itest

@@ -8,6 +8,7 @@ add_executable(dcukit_guard_tests test_guard_faults.cpp test_guard_escape.cpp te
   test_guard_contrib.cpp)
 target_link_libraries(dcukit_guard_tests PRIVATE dcukit_lib dcukit_warnings GTest::gtest_main)
 target_include_directories(dcukit_guard_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
+dcukit_test_program(dcukit_guard_tests)
 target_compile_definitions(dcukit_guard_tests PRIVATE
   DCUKIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
   DCUKIT_BINARY="$<TARGET_FILE:dcukit>"

@@ -5,6 +5,7 @@ add_executable(dcukit_ops_tests test_exporter_cli.cpp test_exporter_prometheus.c
 target_link_libraries(dcukit_ops_tests PRIVATE dcukit_lib dcukit_warnings nlohmann_json::nlohmann_json
                       GTest::gtest_main)
 target_include_directories(dcukit_ops_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
+dcukit_test_program(dcukit_ops_tests)
 target_compile_definitions(dcukit_ops_tests PRIVATE
   DCUKIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
   DCUKIT_BINARY="$<TARGET_FILE:dcukit>"

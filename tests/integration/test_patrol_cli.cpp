@@ -9,6 +9,7 @@
 
 #include "fixture.h"
 #include "ops_fixture.h"
+#include "no_hang.h"
 
 namespace itest {
 namespace {
@@ -84,16 +85,16 @@ TEST_F(SlowSuite, ASlowCanaryIsAWarning) {
 
 struct HangSuite : ServerSuite<HangSuite> {
   static constexpr const char* kName = "patrol_hang";
-  // Completions take a minute, far past the canary's deadline: a stuck engine behind a live /health.
+  // Completions take kStall, far past the canary's deadline: a stuck engine behind a live /health.
   // (--mode hang stalls streams only; the canary is not streamed.)
-  static std::vector<std::string> flags() { return {"--ttft-ms", "60000"}; }
+  static std::vector<std::string> flags() { return {"--ttft-ms", std::to_string(testutil::kStall.count() * 1000)}; }
 };
 
 TEST_F(HangSuite, AServerThatAnswersHealthButHangsCompletionsIsCritical) {
   testutil::TempDir dir("patrol_hang");
   const auto t0 = std::chrono::steady_clock::now();
   const Exit e = patrol(dir, {"--url", s_server->url(), "--no-devices", "--canary-timeout", "1s"}, "patrol");
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, testutil::kNoHang);
   EXPECT_EQ(e.code, 2) << e.out << e.err;
   EXPECT_NE(e.out.find("service canary canary failed"), std::string::npos) << e.out;
   EXPECT_EQ(e.out.find("service health"), std::string::npos) << "/health answered: " << e.out;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tempdir.h"
+#include "no_hang.h"
 
 namespace {
 
@@ -162,7 +163,7 @@ TEST(CliBench, OutputsAreCheckedBeforeAnythingIsMeasured) {
   EXPECT_NE(folder.out.find("--markdown"), std::string::npos) << folder.out;
   EXPECT_EQ(folder.out.find("GEMM"), std::string::npos) << folder.out;
   EXPECT_FALSE(std::ifstream(dir.file("r.json")).good()) << "nothing is written when an output is bad";
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, testutil::kNoHang);
 }
 
 TEST(CliBench, SigtermAndSigintBothStopWriteWhatWasMeasuredAndExit130) {

@@ -13,6 +13,7 @@
 #include "doctor/run.h"
 #include "tempdir.h"
 #include "util/process.h"
+#include "no_hang.h"
 
 using dcukit::cli::ExitCode;
 namespace fs = std::filesystem;
@@ -84,7 +85,7 @@ TEST(DoctorCli, BadInputIsExitTwo) {
   EXPECT_NE(r.err.find("not gzip"), std::string::npos) << r.err;
 }
 
-TEST(DoctorCli, QuickTakesUnderTwoSecondsHere) {
+TEST(DoctorCli, QuickRunsNoProbe) {
   dcukit::doctor::Request req;
   req.env = dcukit::doctor::live_environment();
   req.python_probe = false;
@@ -94,8 +95,10 @@ TEST(DoctorCli, QuickTakesUnderTwoSecondsHere) {
   const auto report = dcukit::doctor::run(req);
   ASSERT_TRUE(report.ok()) << report.error().message;
   const double used = cpu_seconds() - cpu;
-  EXPECT_LT(used, 2.0) << "CPU seconds";
-  EXPECT_LT(std::chrono::steady_clock::now() - wall, std::chrono::seconds(30));  // a loaded test host: wall is loose
+  // No probe runs in a quick doctor: a CPU-time bound far above what reading /proc and /sys
+  // costs, even sanitized, catches one that does. Its real figure is the doctor benchmark's.
+  EXPECT_LT(used, 20.0) << "CPU seconds";
+  EXPECT_LT(std::chrono::steady_clock::now() - wall, testutil::kNoHang);
   EXPECT_GT(report->findings.size(), 20u);
 }
 

@@ -5,6 +5,7 @@
 
 #include "doctor/python_stack.h"
 #include "test_doctor_fake_host.h"
+#include "no_hang.h"
 
 using namespace doctor_test;
 
@@ -113,12 +114,12 @@ TEST(DoctorPython, ServingPackagesBuiltForAnotherStack) {
 
 TEST(DoctorPython, AHangingInterpreterIsAFailureNotAHang) {
   FakeHost h = consistent_host();
-  h.python = h.script("python3", "#!/bin/sh\nsleep 30\n");
+  h.python = h.script("python3", "#!/bin/sh\nsleep " + std::to_string(testutil::kStall.count()) + "\n");
   Request req = h.request();
   req.python_timeout = std::chrono::milliseconds(300);
   const auto start = std::chrono::steady_clock::now();
   const auto r = *dcukit::doctor::run(req);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, testutil::kNoHang);
   const Finding* f = find(r, "python.interpreter");
   EXPECT_EQ(to_string(f->status), "fail") << dump(r);
   EXPECT_NE(f->evidence.front().find("did not answer the probe within 0.3 s"), std::string::npos);

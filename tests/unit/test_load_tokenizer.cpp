@@ -12,6 +12,7 @@
 #include "load/workload.h"
 #include "local_server.h"
 #include "tempdir.h"
+#include "no_hang.h"
 
 using namespace dcukit;
 using namespace dcukit::load;
@@ -135,7 +136,7 @@ TEST(LoadTokenizer, ADeadServerFailsAtOnceSayingSo) {
   const auto start = std::chrono::steady_clock::now();
   auto n = c.count("hello");
   ASSERT_FALSE(n);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, testutil::kNoHang);
   EXPECT_NE(n.error().message.find("127.0.0.1:1"), std::string::npos) << n.error().message;
 }
 

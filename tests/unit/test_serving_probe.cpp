@@ -8,6 +8,7 @@
 #include "serving/probe.h"
 #include "serving/watcher.h"
 #include "util/signals.h"
+#include "no_hang.h"
 
 using namespace dcukit;
 using namespace std::chrono_literals;
@@ -61,7 +62,7 @@ TEST(ServingProbe, GivesUpAtItsBudgetSayingWhy) {
   const auto start = std::chrono::steady_clock::now();
   const Status st = serving::wait_ready(endpoint(s), 600ms);
   ASSERT_FALSE(st);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, testutil::kNoHang);
   EXPECT_NE(st.message().find("/health was not ready"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("HTTP 503"), std::string::npos);
 }
@@ -74,10 +75,10 @@ TEST(ServingProbe, AStopEndsTheWait) {
     token.request_stop();
   });
   const auto start = std::chrono::steady_clock::now();
-  const Status st = serving::wait_ready({"http://127.0.0.1:1", {}, {}}, 60s, &token);
+  const Status st = serving::wait_ready({"http://127.0.0.1:1", {}, {}}, testutil::kStall, &token);
   t.join();
   ASSERT_FALSE(st);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, testutil::kNoHang);
   EXPECT_NE(st.message().find("stopped"), std::string::npos);
   token.reset();
 }

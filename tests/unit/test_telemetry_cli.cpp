@@ -9,6 +9,7 @@
 #include "tempdir.h"
 #include "test_telemetry_helpers.h"
 #include "util/process.h"
+#include "no_hang.h"
 
 namespace {
 
@@ -118,10 +119,13 @@ TEST(TelemetryCli, WatchStopsCleanlyOnSigterm) {
   o.stdout_path = tmp.file("out.jsonl");
   auto p = dcukit::util::Process::spawn(o);
   ASSERT_TRUE(p) << p.error().message;
-  std::this_thread::sleep_for(700ms);
+  // Two readings written (an event, not a time), then the stop.
+  for (const auto end = std::chrono::steady_clock::now() + testutil::kNoHang;
+       lines_of(tmp.read("out.jsonl")).size() < 2 && std::chrono::steady_clock::now() < end;)
+    std::this_thread::sleep_for(10ms);
   ASSERT_TRUE(p->signal_group(SIGTERM));
-  const auto st = p->wait_for(5s);
-  ASSERT_TRUE(st) << "did not stop within 5 s of SIGTERM";
+  const auto st = p->wait_for(testutil::kNoHang);
+  ASSERT_TRUE(st) << "did not stop after SIGTERM";
   EXPECT_EQ(st->code, 0) << st->describe();
   const auto lines = lines_of(tmp.read("out.jsonl"));
   ASSERT_GE(lines.size(), 2u);  // JSON Lines: one object a reading
