@@ -7,8 +7,10 @@ string(TOUPPER "${DCUKIT_CCACHE}" _ccache)
 if(NOT _ccache STREQUAL "OFF")
   find_program(DCUKIT_CCACHE_PROGRAM ccache)
   if(DCUKIT_CCACHE_PROGRAM)
+    # Depend mode: a miss hashes the compiler's own -MD output instead of running the
+    # preprocessor first, so that a cold cache costs next to nothing.
     set(_launcher ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} CCACHE_NOHASHDIR=1
-        ${DCUKIT_CCACHE_PROGRAM})
+        CCACHE_DEPEND=1 ${DCUKIT_CCACHE_PROGRAM})
     foreach(_lang C CXX CUDA)
       if(NOT CMAKE_${_lang}_COMPILER_LAUNCHER)
         set(CMAKE_${_lang}_COMPILER_LAUNCHER ${_launcher})

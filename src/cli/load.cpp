@@ -102,13 +102,17 @@ ExitCode run_load(const LoadArgs& a) {
   const load::Report report = load::run(std::move(*request));
   if (progress_open) fmt::print(stderr, "\n");
   if (report.levels.empty()) {
+    // Stopped before any level (no server, a failed trial, a stop): a program that asked for
+    // --json still gets the file, with run_info, no runs, and the problem. Bad input writes none.
+    const bool bad_input = report.problem && report.problem->kind == load::ProblemKind::bad_input;
+    if (!bad_input && a.json_path == "-") fmt::print("{}", load::report_json(report));
+    if (!bad_input && a.json_path != "-") (void)write_output(kCommand, json_out, load::report_json(report));
     if (report.problem) print_error(kCommand, report.problem->message);
     if (report.interrupted) {
       print_error(kCommand, "stopped (Ctrl-C or SIGTERM) before anything was measured");
       return ExitCode::interrupted;
     }
-    return report.problem && report.problem->kind == load::ProblemKind::bad_input ? ExitCode::bad_input
-                                                                                  : ExitCode::failed;
+    return bad_input ? ExitCode::bad_input : ExitCode::failed;
   }
   if (a.json_path != "-" && !a.quiet) {
     for (const auto& t : load::report_tables(report))

@@ -27,20 +27,21 @@ std::string message_of(const json& err) {
   return util::json_text(err);
 }
 
-/// usage.<key> as a token count: absent is 0; a whole number in range is itself; anything else
-/// (null, a string, a fraction, a negative or huge number) is an Error naming the value.
-Result<int> token_count(const json& usage, const char* key) {
+/// usage.<key> as a token count: absent or null is unknown (a null field is an absent one, as
+/// servers that fill only some counts send them); a whole number in range is itself; anything
+/// else (a string, a fraction, a negative or huge number) is an Error naming the value.
+Result<std::optional<int>> token_count(const json& usage, const char* key) {
   const auto it = usage.find(key);
-  if (it == usage.end()) return 0;
+  if (it == usage.end() || it->is_null()) return std::optional<int>{};
   const json& v = *it;
   if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxTokenCount))
-    return static_cast<int>(v.get<std::uint64_t>());
+    return std::optional<int>{static_cast<int>(v.get<std::uint64_t>())};
   if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= kMaxTokenCount)
-    return static_cast<int>(v.get<std::int64_t>());
+    return std::optional<int>{static_cast<int>(v.get<std::int64_t>())};
   if (v.is_number_float()) {
     const double d = v.get<double>();
     if (std::isfinite(d) && d >= 0 && d <= static_cast<double>(kMaxTokenCount) && d == std::floor(d))
-      return static_cast<int>(d);
+      return std::optional<int>{static_cast<int>(d)};
   }
   return Error{std::string("usage.") + key + " is " + util::json_text(v).substr(0, 40) + ", not a token count"};
 }
@@ -57,9 +58,9 @@ Result<ChunkInfo> read_object(const json& j, std::string* text) {
     if (!prompt) return prompt.error();
     auto completion = token_count(*u, "completion_tokens");
     if (!completion) return completion.error();
-    info.has_usage = true;
     info.prompt_tokens = *prompt;
     info.completion_tokens = *completion;
+    info.has_usage = info.prompt_tokens || info.completion_tokens;
   }
   const auto choices = j.find("choices");
   if (choices == j.end() || !choices->is_array()) return info;

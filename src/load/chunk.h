@@ -5,6 +5,7 @@
 // is a value or an Error of that one reply: a usage count of the wrong type (null, "5", 1e30,
 // -1) is an Error, never an exception or a wrapped-around number.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,9 +21,9 @@ struct ChunkInfo {
   bool done = false;                ///< the `[DONE]` sentinel
   std::size_t content_bytes = 0;    ///< bytes of text / content
   std::size_t reasoning_bytes = 0;  ///< bytes of reasoning_content / reasoning
-  bool has_usage = false;
-  int prompt_tokens = 0;
-  int completion_tokens = 0;
+  bool has_usage = false;                 ///< a usage object with at least one count
+  std::optional<int> prompt_tokens;      ///< absent or null: the server did not say
+  std::optional<int> completion_tokens;  ///< absent or null: the server did not say
   bool finished = false;   ///< a choice carried a finish_reason
   bool has_error = false;  ///< an `error` object in place of choices
   std::string error_message;

@@ -138,14 +138,10 @@ void Exchange::on_event(const SseEvent& event) {
     // With continuous usage, the growth of completion_tokens since the last usage (the record's
     // output_tokens so far) is this chunk's exact token count; counting stops at the first
     // content chunk without usage (complete() then drops the counts).
-    if (c.has_usage && m_rec.chunk_tokens.size() + 1 == m_rec.chunk_ms.size())
-      m_rec.chunk_tokens.push_back(static_cast<std::uint32_t>(std::max(0, c.completion_tokens - m_rec.output_tokens)));
+    if (c.completion_tokens && m_rec.chunk_tokens.size() + 1 == m_rec.chunk_ms.size())
+      m_rec.chunk_tokens.push_back(static_cast<std::uint32_t>(std::max(0, *c.completion_tokens - m_rec.output_tokens)));
   }
-  if (c.has_usage) {
-    m_rec.usage_reported = true;
-    m_rec.input_tokens = c.prompt_tokens;
-    m_rec.output_tokens = c.completion_tokens;
-  }
+  take_usage(c);
   if (c.finished) m_finished = true;
 }
 
@@ -159,10 +155,16 @@ void Exchange::complete_body(double end) {
   m_rec.first_token_ms = m_rec.last_token_ms = end;
   m_rec.chunk_ms.push_back(end);
   m_rec.chunk_bytes.push_back(static_cast<std::uint32_t>(bytes));
-  if (parsed->has_usage) {
+  take_usage(*parsed);
+}
+
+// The counts a usage object gave: the output's makes the record's tokens the server's; a count
+// the server left out (absent or null) keeps what the client knows.
+void Exchange::take_usage(const ChunkInfo& c) {
+  if (c.prompt_tokens) m_rec.input_tokens = *c.prompt_tokens;
+  if (c.completion_tokens) {
     m_rec.usage_reported = true;
-    m_rec.input_tokens = parsed->prompt_tokens;
-    m_rec.output_tokens = parsed->completion_tokens;
+    m_rec.output_tokens = *c.completion_tokens;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "load/chunk.h"
 #include "load/sse.h"
 #include "load/types.h"
 #include "util/http.h"
@@ -54,6 +55,7 @@ private:
   void on_event(const SseEvent& event);
   void fail(ErrorClass c, std::string message);
   void complete_body(double end);
+  void take_usage(const ChunkInfo& c);
   double now_ms() const;
 
   util::CurlEasy m_easy;

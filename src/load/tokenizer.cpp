@@ -138,8 +138,8 @@ Result<int> TokenCounter::count_by_usage(const std::string& text) {
   if (r->status != 200) return Error{fmt::format("HTTP {}: {}", r->status, error_text(r->body))};
   auto parsed = parse_response(r->body);
   if (!parsed) return parsed.error();
-  if (!parsed->has_usage || parsed->prompt_tokens == 0) return Error{"the reply had no usage.prompt_tokens"};
-  return parsed->prompt_tokens;
+  if (!parsed->prompt_tokens || *parsed->prompt_tokens == 0) return Error{"the reply had no usage.prompt_tokens"};
+  return *parsed->prompt_tokens;
 }
 
 }  // namespace dcukit::load

@@ -14,9 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::string generated;
   auto r = dcukit::load::parse_response(text, &generated);
-  if (r && r->has_usage) {
-    if (r->prompt_tokens < 0 || r->prompt_tokens > dcukit::load::kMaxTokenCount) std::abort();
-    if (r->completion_tokens < 0 || r->completion_tokens > dcukit::load::kMaxTokenCount) std::abort();
+  if (r) {  // a count the server gave is a whole number in range; one it left out is unknown
+    for (const auto& n : {r->prompt_tokens, r->completion_tokens})
+      if (n && (*n < 0 || *n > dcukit::load::kMaxTokenCount)) std::abort();
+    if (r->has_usage != (r->prompt_tokens || r->completion_tokens)) std::abort();
   }
   if (r && r->content_bytes + r->reasoning_bytes != generated.size()) std::abort();  // the text is what was counted
   (void)dcukit::load::error_text(text);

@@ -203,6 +203,16 @@ inline void expect_times_consistent(const nlohmann::json& run) {
   EXPECT_LE(run["p99_send_lag_ms"].get<double>(), hi + 1e-6);
 }
 
+/// A run that stopped before its first level: its --json holds run_info, no runs, and the
+/// problem that stopped it (containing `says`).
+inline void expect_stopped_with(const Run& r, const std::string& says) {
+  ASSERT_TRUE(r.json.is_object()) << "a stopped run writes its --json: " << r.exit.err;
+  EXPECT_TRUE(r.json["run_info"].is_object());
+  EXPECT_TRUE(r.json["runs"].is_array() && r.json["runs"].empty()) << r.json.dump();
+  ASSERT_TRUE(r.json["problem"].is_string()) << r.json.dump();
+  EXPECT_NE(r.json["problem"].get<std::string>().find(says), std::string::npos) << r.json["problem"];
+}
+
 /// A --duration run issues no request at or after the duration (closed loops schedule each at
 /// its issue), and it ends by itself.
 inline void expect_issued_within(const nlohmann::json& run, double duration_s) {

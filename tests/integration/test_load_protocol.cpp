@@ -203,15 +203,15 @@ TEST_F(LoadProtocol, AFailedTrialRequestStopsTheRunBeforeTheLoad) {
                        "X-Fake-Mode: status=503", "-q"},
                       "trial", {.deadline = std::chrono::seconds(20)});
   EXPECT_EQ(r.exit.code, 1);
-  EXPECT_TRUE(r.json.is_null()) << "nothing was measured";
+  itest::expect_stopped_with(r, "the trial request failed (http_status: HTTP 503");
   EXPECT_NE(r.exit.err.find("the trial request failed (http_status: HTTP 503"), std::string::npos) << r.exit.err;
   EXPECT_NE(r.exit.err.find("nothing else was sent"), std::string::npos) << r.exit.err;
 }
 
 TEST_F(LoadProtocol, UsageOfTheWrongTypeFailsItsRequestNotTheRun) {
-  // Old builds aborted inside curl's callback on a null or string count, and turned 1e30 into
-  // INT_MIN tokens and -2.5e12 tokens/s.
-  for (const char* mode : {"usage_null", "usage_string", "usage_huge"}) {
+  // Old builds aborted inside curl's callback on a string count, and turned 1e30 into INT_MIN
+  // tokens and -2.5e12 tokens/s.
+  for (const char* mode : {"usage_string", "usage_huge"}) {
     const auto r = run(mode, {"--no-trial"});
     expect_all_failed(r, "protocol");
     EXPECT_NE(r.json["errors"][0].get<std::string>().find("usage."), std::string::npos) << r.json["errors"][0];
@@ -219,6 +219,17 @@ TEST_F(LoadProtocol, UsageOfTheWrongTypeFailsItsRequestNotTheRun) {
   }
   const auto whole = run("usage_huge", {"--no-trial", "--no-stream"});
   expect_all_failed(whole, "protocol");
+}
+
+TEST_F(LoadProtocol, ANullPromptCountIsUnknownNotAProtocolError) {
+  // "prompt_tokens": null in the final usage (the trial request included): every request
+  // succeeds, its output count is the server's, its input count the one the client sent.
+  for (const bool stream : {true, false}) {
+    const auto r = stream ? run("usage_null") : run("usage_null", {"--no-stream"});
+    expect_all_ok(r);
+    EXPECT_EQ(r.json["total_input_tokens"], kRequests * 16);
+    EXPECT_TRUE(r.json["requests"][0]["usage_reported"].get<bool>());
+  }
 }
 
 TEST_F(LoadProtocol, APlainJsonReplyToAStreamIsReadWholeNotDropped) {
@@ -245,7 +256,7 @@ TEST_F(LoadProtocol, ConnectionRefusedIsConnect) {
                                       "--input-len", "4",     "--output-len",       "2",       "-q"};
   auto r = run_dcukit(dir, args, "refused", {.deadline = std::chrono::seconds(20)});
   EXPECT_EQ(r.exit.code, 1);
-  EXPECT_TRUE(r.json.is_null());
+  itest::expect_stopped_with(r, "is the server running at http://127.0.0.1:1");
   EXPECT_NE(r.exit.err.find("is the server running at http://127.0.0.1:1"), std::string::npos) << r.exit.err;
   auto args_no_trial = args;
   args_no_trial.push_back("--no-trial");

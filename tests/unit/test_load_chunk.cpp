@@ -57,8 +57,7 @@ TEST(LoadBody, BodiesForBothApis) {
 }
 
 TEST(LoadChunk, UsageOfTheWrongTypeIsAnErrorNeverACrashOrAWrappedNumber) {
-  for (const char* bad : {R"({"usage":{"prompt_tokens":null,"completion_tokens":3}})",
-                          R"({"usage":{"prompt_tokens":"5","completion_tokens":3}})",
+  for (const char* bad : {R"({"usage":{"prompt_tokens":"5","completion_tokens":3}})",
                           R"({"usage":{"prompt_tokens":5,"completion_tokens":1e30}})",
                           R"({"usage":{"prompt_tokens":-1,"completion_tokens":3}})",
                           R"({"usage":{"prompt_tokens":2.5,"completion_tokens":3}})",
@@ -75,6 +74,22 @@ TEST(LoadChunk, UsageOfTheWrongTypeIsAnErrorNeverACrashOrAWrappedNumber) {
   auto null_usage = parse_chunk(R"({"choices":[{"text":"a"}],"usage":null})");
   ASSERT_TRUE(null_usage.ok());
   EXPECT_FALSE(null_usage->has_usage);
+}
+
+TEST(LoadChunk, ANullCountIsAnAbsentOne) {
+  // A final usage with "prompt_tokens": null (seen from OpenAI-compatible servers that fill only
+  // some counts): the completion count is taken, the prompt count is unknown, not an error.
+  auto partial = parse_chunk(R"({"choices":[],"usage":{"prompt_tokens":null,"completion_tokens":3,"total_tokens":null}})");
+  ASSERT_TRUE(partial.ok()) << partial.error().message;
+  EXPECT_TRUE(partial->has_usage);
+  EXPECT_FALSE(partial->prompt_tokens.has_value());
+  EXPECT_EQ(partial->completion_tokens, 3);
+  auto none = parse_response(R"({"choices":[{"text":"a"}],"usage":{"prompt_tokens":null,"completion_tokens":null}})");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_usage) << "no count given: as if there were no usage";
+  auto absent = parse_chunk(R"({"usage":{"completion_tokens":2}})");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->prompt_tokens.has_value()) << "absent is unknown, not 0";
 }
 
 TEST(LoadChunk, TextIsKeptWhenAsked) {
