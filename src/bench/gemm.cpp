@@ -17,7 +17,7 @@ namespace {
 using device::MemKind;
 using device::Precision;
 
-std::vector<int> default_sizes(const Context& ctx) {
+std::vector<int> gemm_default_sizes(const Context& ctx) {
   if (ctx.on_cpu()) return {1024, 2048};
   if (ctx.options.suite == Suite::full) return {2048, 4096, 8192, 12288};
   return {4096, 8192};
@@ -40,7 +40,7 @@ public:
   std::string description() const override { return "matrix multiply throughput per precision and size (vendor BLAS)"; }
 
   void run(Context& ctx, std::vector<Measurement>& out) override {
-    const auto sizes = ctx.options.gemm_sizes.empty() ? default_sizes(ctx) : ctx.options.gemm_sizes;
+    const auto sizes = ctx.options.gemm_sizes.empty() ? gemm_default_sizes(ctx) : ctx.options.gemm_sizes;
     const auto precisions = ctx.options.precisions.empty() ? default_precisions() : ctx.options.precisions;
     for (auto p : precisions)
       for (int n : sizes) {

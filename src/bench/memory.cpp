@@ -17,7 +17,7 @@ using device::StreamOp;
 constexpr double kScalar = 0.4;  // BabelStream's startScalar
 constexpr double kInitA = 0.1, kInitB = 0.2, kInitC = 0.0;
 
-std::vector<std::uint64_t> default_sizes(const Context& ctx) {
+std::vector<std::uint64_t> memory_default_sizes(const Context& ctx) {
   if (ctx.on_cpu()) return {256 * core::kMiB};
   if (ctx.options.suite == Suite::full) return {256 * core::kMiB, core::kGiB, 4 * core::kGiB};
   return {4 * core::kGiB};
@@ -33,7 +33,7 @@ public:
     if (types.empty())
       types = ctx.options.suite == Suite::full ? std::vector{Precision::fp64, Precision::fp32}
                                                : std::vector{Precision::fp64};
-    const auto sizes = ctx.options.memory_sizes.empty() ? default_sizes(ctx) : ctx.options.memory_sizes;
+    const auto sizes = ctx.options.memory_sizes.empty() ? memory_default_sizes(ctx) : ctx.options.memory_sizes;
     for (auto size : sizes)
       for (auto t : types) {
         if (ctx.stopped()) return;

@@ -35,7 +35,7 @@ std::string to_string(HostMemory h) {
   return std::string(util::name_of(kHostMemoryNames, h));
 }
 
-std::vector<std::uint64_t> default_sizes(const Context& ctx) {
+std::vector<std::uint64_t> transfer_default_sizes(const Context& ctx) {
   if (ctx.on_cpu()) return {64 * core::kMiB};
   if (ctx.options.suite == Suite::full) return {64 * core::kMiB, 256 * core::kMiB, core::kGiB};
   return {64 * core::kMiB, core::kGiB};
@@ -63,7 +63,7 @@ public:
   }
 
   void run(Context& ctx, std::vector<Measurement>& out) override {
-    const auto sizes = ctx.options.transfer_sizes.empty() ? default_sizes(ctx) : ctx.options.transfer_sizes;
+    const auto sizes = ctx.options.transfer_sizes.empty() ? transfer_default_sizes(ctx) : ctx.options.transfer_sizes;
     const auto nodes = util::numa_memory_nodes();
     for (auto size : sizes) {
       if (ctx.stopped()) return;

@@ -88,4 +88,9 @@ void print_error(const std::string& command, const std::string& message) {
   fmt::print(stderr, "dcukit {}: {}\n", command, message);
 }
 
+ExitCode fail(const std::string& command, ExitCode code, const std::string& message) {
+  print_error(command, message);
+  return code;
+}
+
 }  // namespace dcukit::cli

@@ -41,5 +41,7 @@ bool write_output(const std::string& command, const OutputFile& output, const st
 
 /// Prints "dcukit <command>: message" on stderr.
 void print_error(const std::string& command, const std::string& message);
+/// print_error, then `code`: `return fail("telemetry", ExitCode::bad_input, why);`.
+ExitCode fail(const std::string& command, ExitCode code, const std::string& message);
 
 }  // namespace dcukit::cli

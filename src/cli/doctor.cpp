@@ -20,7 +20,7 @@
 namespace dcukit::cli {
 namespace {
 
-constexpr const char* kCommand = "doctor";
+constexpr const char* kDoctor = "doctor";
 
 struct DoctorOptions {
   bool json = false, verbose = false, no_python = false, no_smoke = false, quick = false;
@@ -29,7 +29,7 @@ struct DoctorOptions {
 };
 
 ExitCode fail(ExitCode code, const std::string& message) {
-  print_error(kCommand, message);
+  print_error(kDoctor, message);
   return code;
 }
 
@@ -68,7 +68,7 @@ ExitCode run_doctor(const DoctorOptions& o) {
     if (b->error.empty())
       fmt::print(stderr, "dcukit doctor: wrote {} ({} files; {})\n", b->path, b->files, fmt::join(b->tools, "; "));
     else
-      print_error(kCommand, b->error);
+      print_error(kDoctor, b->error);
   }
   return finish(o, *report);
 }

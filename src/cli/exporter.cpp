@@ -20,32 +20,28 @@ struct ExporterFlags {
   std::string deadline = "8s", timeout = "2s", source = "auto";
 };
 
-ExitCode fail(ExitCode code, const std::string& message) {
-  print_error("exporter", message);
-  return code;
-}
 
 ExitCode run_exporter(ExporterFlags f) {
   auto deadline = util::parse_duration(f.deadline);
-  if (!deadline) return fail(ExitCode::bad_input, "--deadline: " + deadline.error().message);
+  if (!deadline) return fail("exporter", ExitCode::bad_input, "--deadline: " + deadline.error().message);
   auto timeout = util::parse_duration(f.timeout);
   if (!timeout || timeout->count() <= 0)
-    return fail(ExitCode::bad_input, "--timeout " + f.timeout + ": give a positive duration, e.g. 2s");
+    return fail("exporter", ExitCode::bad_input, "--timeout " + f.timeout + ": give a positive duration, e.g. 2s");
   const auto choice = telemetry::parse_source_choice(f.source);
   if (!choice)
-    return fail(ExitCode::bad_input, "--source " + f.source + ": choose auto, nvml, rocm-smi-lib, sysfs or cli");
+    return fail("exporter", ExitCode::bad_input, "--source " + f.source + ": choose auto, nvml, rocm-smi-lib, sysfs or cli");
   if (!f.options.from.empty() && f.source != "auto")
-    return fail(ExitCode::bad_input, "--from reads a file; --source is for the live host");
+    return fail("exporter", ExitCode::bad_input, "--from reads a file; --source is for the live host");
   f.options.deadline = *deadline;
   f.options.collect.timeout = *timeout;
   f.options.collect.choice = *choice;
-  if (auto st = exporter::validate(f.options); !st) return fail(ExitCode::bad_input, st.message());
+  if (auto st = exporter::validate(f.options); !st) return fail("exporter", ExitCode::bad_input, st.message());
   auto& stop = util::StopToken::process();
   const auto st = exporter::run(f.options, stop, [](const std::string& address) {
     fmt::print(stderr, "dcukit exporter: serving http://{}/metrics\n", address);
     std::fflush(stderr);
   });
-  if (!st) return fail(ExitCode::failed, st.message());
+  if (!st) return fail("exporter", ExitCode::failed, st.message());
   return ExitCode::ok;
 }
 

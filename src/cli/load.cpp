@@ -24,7 +24,7 @@
 namespace dcukit::cli {
 namespace {
 
-constexpr const char* kCommand = "load";
+constexpr const char* kLoad = "load";
 
 /// A request rate: a number in [0.001, 1e6] requests/s, or "inf" (all at once, vLLM's default).
 CLI::Validator rate_in() {
@@ -73,13 +73,13 @@ std::string failure_summary(const load::Report& r) {
 ExitCode run_load(const LoadArgs& a) {
   auto request = to_request(a);
   if (!request) {
-    print_error(kCommand, request.error().message);
+    print_error(kLoad, request.error().message);
     return ExitCode::bad_input;
   }
   const OutputFile json_out{"--json", a.json_path == "-" ? "" : a.json_path};
   const OutputFile csv_out{"--csv", a.csv_path};
   if (Status s = check_outputs({json_out, csv_out}); !s) {
-    print_error(kCommand, s.message());
+    print_error(kLoad, s.message());
     return ExitCode::bad_input;
   }
   auto& stop = util::StopToken::process();
@@ -106,10 +106,10 @@ ExitCode run_load(const LoadArgs& a) {
     // --json still gets the file, with run_info, no runs, and the problem. Bad input writes none.
     const bool bad_input = report.problem && report.problem->kind == load::ProblemKind::bad_input;
     if (!bad_input && a.json_path == "-") fmt::print("{}", load::report_json(report));
-    if (!bad_input && a.json_path != "-") (void)write_output(kCommand, json_out, load::report_json(report));
-    if (report.problem) print_error(kCommand, report.problem->message);
+    if (!bad_input && a.json_path != "-") (void)write_output(kLoad, json_out, load::report_json(report));
+    if (report.problem) print_error(kLoad, report.problem->message);
     if (report.interrupted) {
-      print_error(kCommand, "stopped (Ctrl-C or SIGTERM) before anything was measured");
+      print_error(kLoad, "stopped (Ctrl-C or SIGTERM) before anything was measured");
       return ExitCode::interrupted;
     }
     return bad_input ? ExitCode::bad_input : ExitCode::failed;
@@ -122,15 +122,15 @@ ExitCode run_load(const LoadArgs& a) {
   if (a.json_path == "-")
     fmt::print("{}", load::report_json(report));
   else
-    written = write_output(kCommand, json_out, load::report_json(report));
-  written = write_output(kCommand, csv_out, load::report_csv(report)) && written;
+    written = write_output(kLoad, json_out, load::report_json(report));
+  written = write_output(kLoad, csv_out, load::report_csv(report)) && written;
   // What went wrong goes last, after the tables, whichever of stdout and stderr is redirected.
   std::fflush(stdout);
   if (report.problem)
-    print_error(kCommand,
+    print_error(kLoad,
                 fmt::format("{}; the {} level{} measured before it are in the results", report.problem->message,
                             report.levels.size(), report.levels.size() == 1 ? "" : "s"));
-  if (report.failed_requests() > 0) print_error(kCommand, failure_summary(report));
+  if (report.failed_requests() > 0) print_error(kLoad, failure_summary(report));
   if (report.interrupted) return ExitCode::interrupted;
   if (report.problem && report.problem->kind == load::ProblemKind::bad_input) return ExitCode::bad_input;
   if (report.problem || report.failed_requests() > 0 || !written) return ExitCode::failed;

@@ -23,7 +23,7 @@
 namespace dcukit::cli {
 namespace {
 
-constexpr const char* kCommand = "plan";
+constexpr const char* kPlan = "plan";
 
 /// Everything the user typed; the request's optionals stay empty where a flag was not given.
 struct PlanOptions {
@@ -45,7 +45,7 @@ std::optional<T> given(const CLI::App* sub, const char* name, const T& value) {
 }
 
 ExitCode fail(ExitCode code, const std::string& message) {
-  print_error(kCommand, message);
+  print_error(kPlan, message);
   return code;
 }
 
@@ -106,7 +106,7 @@ ExitCode run_plan(PlanOptions& o) {
       fmt::print("{}", *script);
       return ExitCode::ok;
     }
-    if (!write_output(kCommand, script_file, *script)) return ExitCode::failed;
+    if (!write_output(kPlan, script_file, *script)) return ExitCode::failed;
     std::error_code ec;
     namespace fs = std::filesystem;
     fs::permissions(script_file.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
@@ -116,7 +116,7 @@ ExitCode run_plan(PlanOptions& o) {
   }
   if (o.json) {
     fmt::print("{}", plan::render_json(*report));
-    if (!p.chosen()) print_error(kCommand, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));
+    if (!p.chosen()) print_error(kPlan, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));
   } else {
     fmt::print("{}", plan::render_text(p, o.markdown));
   }

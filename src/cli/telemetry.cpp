@@ -28,10 +28,6 @@ struct TelemetryOptions {
   std::string from, source = "auto", root = "/";
 };
 
-ExitCode fail(ExitCode code, const std::string& message) {
-  fmt::print(stderr, "dcukit telemetry: {}\n", message);
-  return code;
-}
 
 enum class Style { text, json, csv };
 
@@ -66,7 +62,7 @@ void print(const telemetry::Snapshot& s, Style style, bool first, bool watching,
 
 ExitCode run_from(const TelemetryOptions& o, Style style) {
   auto snap = telemetry::read_capture_file(o.from);
-  if (!snap) return fail(ExitCode::bad_input, snap.error().message);
+  if (!snap) return fail("telemetry", ExitCode::bad_input, snap.error().message);
   print(*snap, style, true, false, false);
   return ExitCode::ok;
 }
@@ -75,14 +71,14 @@ ExitCode run_telemetry(const TelemetryOptions& o) {
   const Style style = o.json ? Style::json : o.csv ? Style::csv : Style::text;
   if (!o.from.empty()) {
     if (o.watch_s > 0 || o.count > 0 || o.source != "auto")
-      return fail(ExitCode::bad_input, fmt::format("--from {} reads a file once; --watch, --count and --source are "
+      return fail("telemetry", ExitCode::bad_input, fmt::format("--from {} reads a file once; --watch, --count and --source are "
                                                    "for the live host",
                                                    o.from));
     return run_from(o, style);
   }
   const auto choice = telemetry::parse_source_choice(o.source);
   if (!choice)
-    return fail(ExitCode::bad_input,
+    return fail("telemetry", ExitCode::bad_input,
                 fmt::format("--source {}: choose auto, nvml, rocm-smi-lib, sysfs or cli", o.source));
   telemetry::CollectOptions co;
   co.choice = *choice;
@@ -101,7 +97,7 @@ ExitCode run_telemetry(const TelemetryOptions& o) {
     if (!watching || (o.count > 0 && n + 1 >= o.count)) break;
     if (stop.wait_for(interval)) break;
   }
-  if (!any_device) return fail(ExitCode::failed, "no GPU found; the report says what each source found");
+  if (!any_device) return fail("telemetry", ExitCode::failed, "no GPU found; the report says what each source found");
   return ExitCode::ok;
 }
 

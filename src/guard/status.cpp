@@ -12,9 +12,6 @@ namespace {
 
 const std::vector<double> kCanaryBounds = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 }  // namespace
 
@@ -84,8 +81,8 @@ StatusView StatusBoard::view() const {
   {
     std::lock_guard lock(m_mutex);
     v = m_v;
-    v.state_seconds = since(m_state_since);
-    v.uptime_seconds = v.pid ? since(m_started_at) : 0;
+    v.state_seconds = seconds_since(m_state_since);
+    v.uptime_seconds = v.pid ? seconds_since(m_started_at) : 0;
     tail = m_tail;
   }
   if (v.state != State::ready && tail) v.log_tail = tail();

@@ -13,9 +13,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 bool alive(pid_t pid) {
   auto info = util::read_proc_info(pid);
@@ -118,7 +115,7 @@ StopOutcome stop_service(util::Process& process, const StopPlan& plan) {
       } else {
         out.device->error = m.error().message;
       }
-      out.device->waited_seconds = since(release_start);
+      out.device->waited_seconds = seconds_since(release_start);
     }
     const bool device_done = !out.device || out.device->released;
     if ((out.port_free && device_done) || Clock::now() >= release_until) break;
@@ -129,7 +126,7 @@ StopOutcome stop_service(util::Process& process, const StopPlan& plan) {
     for (pid_t pid : gpu_file_holders())
       if (!plan.device_holders_before.count(pid)) note_foreign(out.escaped, pid, "device");
   for (auto& e : out.escaped) e.ended = !alive(e.pid);
-  out.seconds = since(start);
+  out.seconds = seconds_since(start);
   return out;
 }
 

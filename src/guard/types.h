@@ -18,6 +18,9 @@ namespace dcukit::guard {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
+/// Seconds from t until now, as a fraction (status ages, stop times).
+inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
 /// Where the service is in its life. Readiness is probed in `starting`, liveness in `ready`.
 enum class State { starting, ready, unhealthy, stopping, backoff, failed };
 /// "starting", "ready", ...: the label values of dcukit_guard_state.

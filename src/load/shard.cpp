@@ -10,24 +10,10 @@
 #include <unordered_set>
 
 #include "load/schedule.h"
+#include "util/unique_fd.h"
 
 namespace dcukit::load {
 namespace {
-
-/// An owned file descriptor.
-class UniqueFd {
-public:
-  explicit UniqueFd(int fd = -1) : m_fd(fd) {}
-  ~UniqueFd() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
 
 constexpr auto kNever = Clock::time_point::max();
 
@@ -36,8 +22,8 @@ constexpr auto kNever = Clock::time_point::max();
 /// What outlives one run: the multi handle (and so its connection cache), the descriptors and
 /// the pool of idle exchanges.
 struct Shard::State {
-  UniqueFd epoll{epoll_create1(EPOLL_CLOEXEC)};
-  UniqueFd timer{timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)};
+  util::UniqueFd epoll{epoll_create1(EPOLL_CLOEXEC)};
+  util::UniqueFd timer{timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)};
   std::vector<std::unique_ptr<Exchange>> idle;
   Clock::time_point curl_deadline = kNever;  // when curl wants CURL_SOCKET_TIMEOUT
   bool timer_added = false;

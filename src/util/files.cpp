@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "util/unique_fd.h"
+
 namespace dcukit::util {
 namespace {
 
@@ -18,24 +20,18 @@ std::string folder_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
 
 }  // namespace
 
 Result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
-  Fd f{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) return Error{fmt::format("cannot read {}: {}", path, std::strerror(errno))};
+  UniqueFd f{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (f.get() < 0) return Error{fmt::format("cannot read {}: {}", path, std::strerror(errno))};
   struct stat st {};
-  if (fstat(f.fd, &st) == 0 && S_ISDIR(st.st_mode)) return Error{fmt::format("cannot read {}: it is a folder", path)};
+  if (fstat(f.get(), &st) == 0 && S_ISDIR(st.st_mode)) return Error{fmt::format("cannot read {}: it is a folder", path)};
   std::string out;
   char buf[65536];
   for (;;) {
-    const ssize_t n = read(f.fd, buf, sizeof buf);
+    const ssize_t n = read(f.get(), buf, sizeof buf);
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -64,23 +60,22 @@ Status check_writable(const std::string& path) {
 Status write_file(const std::string& path, const std::string& content) {
   if (Status s = check_writable(path); !s) return s;
   std::string tmp = path + ".XXXXXX";
-  Fd f{mkostemp(tmp.data(), O_CLOEXEC)};
-  if (f.fd < 0) return Error{fmt::format("cannot write {}: {}", path, std::strerror(errno))};
+  UniqueFd f{mkostemp(tmp.data(), O_CLOEXEC)};
+  if (f.get() < 0) return Error{fmt::format("cannot write {}: {}", path, std::strerror(errno))};
   auto fail = [&](int err) {
     std::remove(tmp.c_str());
     return Error{fmt::format("cannot write {}: {}; the previous file, if any, is unchanged", path, std::strerror(err))};
   };
   std::size_t done = 0;
   while (done < content.size()) {
-    const ssize_t n = write(f.fd, content.data() + done, content.size() - done);
+    const ssize_t n = write(f.get(), content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return fail(n < 0 ? errno : ENOSPC);
     done += static_cast<std::size_t>(n);
   }
   // mkstemp makes 0600; a report is as readable as any file a user creates by default.
-  if (fchmod(f.fd, 0644) != 0 || fsync(f.fd) != 0) return fail(errno);
-  const int fd = f.fd;
-  f.fd = -1;
+  if (fchmod(f.get(), 0644) != 0 || fsync(f.get()) != 0) return fail(errno);
+  const int fd = f.release();
   if (close(fd) != 0) return fail(errno);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail(errno);
   return {};

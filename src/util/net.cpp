@@ -12,6 +12,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "util/unique_fd.h"
+
 namespace dcukit::util {
 namespace {
 
@@ -23,13 +25,6 @@ Result<int> parse_port(std::string_view text, std::string_view whole) {
   return port;
 }
 
-/// A socket descriptor closed on scope exit.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
 
 }  // namespace
 
@@ -101,9 +96,9 @@ Status tcp_accepts(const HostPort& address, std::chrono::milliseconds timeout) {
   std::string last = "no address";
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (addrinfo* ai = found; ai; ai = ai->ai_next) {
-    Fd s{socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol)};
-    if (s.fd < 0) continue;
-    if (connect(s.fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+    UniqueFd s{socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol)};
+    if (s.get() < 0) continue;
+    if (connect(s.get(), ai->ai_addr, ai->ai_addrlen) == 0) {
       freeaddrinfo(found);
       return {};
     }
@@ -113,7 +108,7 @@ Status tcp_accepts(const HostPort& address, std::chrono::milliseconds timeout) {
     }
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    pollfd p{s.fd, POLLOUT, 0};
+    pollfd p{s.get(), POLLOUT, 0};
     int r;
     do r = poll(&p, 1, static_cast<int>(std::max<long long>(0, left.count())));
     while (r < 0 && errno == EINTR);
@@ -123,7 +118,7 @@ Status tcp_accepts(const HostPort& address, std::chrono::milliseconds timeout) {
     }
     int err = 0;
     socklen_t len = sizeof err;
-    getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &err, &len);
     if (r > 0 && err == 0) {
       freeaddrinfo(found);
       return {};
