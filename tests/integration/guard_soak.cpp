@@ -56,8 +56,10 @@ std::map<std::string, double> scrape(int port) {
   return out;
 }
 
+/// guard's port from its first event, waited for up to 30 s (a loaded, sanitized machine's start
+/// stays far within; only a guard that never starts reaches it).
 int listen_port(const std::string& events_path) {
-  for (int i = 0; i < 500; ++i) {
+  for (int i = 0; i < 3000; ++i) {
     std::ifstream in(events_path);
     std::string line;
     if (std::getline(in, line)) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "fixture.h"
+#include "no_hang.h"
 
 namespace {
 
@@ -36,8 +37,10 @@ protected:
                                   "--output-len",
                                   std::to_string(kOutput),
                                   "-q"};
-    // Each option once (dcukit refuses a repeated one): extra's --timeout replaces the default.
-    if (std::find(extra.begin(), extra.end(), "--timeout") == extra.end()) args.insert(args.end(), {"--timeout", "2"});
+    // Each option once (dcukit refuses a repeated one): extra's --timeout replaces the default,
+    // kNoHang, which a loaded, sanitized machine stays far within (a 1 MiB line took 3.3 s so).
+    if (std::find(extra.begin(), extra.end(), "--timeout") == extra.end())
+      args.insert(args.end(), {"--timeout", std::to_string(testutil::kNoHang.count())});
     if (!modes.empty()) {
       args.push_back("-H");
       args.push_back("X-Fake-Mode: " + modes);

@@ -1,5 +1,6 @@
 // `dcukit bench` as a user runs it: the real binary, on this GPU-less host.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -9,9 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 
-#include "tempdir.h"
 #include "no_hang.h"
+#include "tempdir.h"
+#include "util/process.h"
 
 namespace {
 
@@ -33,11 +36,23 @@ CliRun shell(const std::string& cmd) {
   return r;
 }
 
-CliRun dcukit(const std::string& args) {
+CliRun bench_cli(const std::string& args) {
   return shell(std::string("timeout 120 ") + DCUKIT_BINARY + " " + args + " 2>&1");
 }
 
 // The JSON a run wrote, with its keys in the order written.
+/// Whether process `pid` comes to hold at least `mib` MiB resident within kNoHang.
+bool resident_reaches(pid_t pid, long mib) {
+  const auto end = std::chrono::steady_clock::now() + testutil::kNoHang;
+  while (std::chrono::steady_clock::now() < end) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmRSS:", 0) == 0 && std::stol(line.substr(6)) >= mib * 1024) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
 nlohmann::ordered_json read_json(const std::string& path) {
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << path;
@@ -50,7 +65,7 @@ const std::string kSmall =
 }  // namespace
 
 TEST(CliBench, ListBackendsExplainsWhatIsMissing) {
-  const CliRun r = dcukit("bench --list-backends");
+  const CliRun r = bench_cli("bench --list-backends");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("cpu   loaded"), std::string::npos) << r.out;
   // No GPU here: each GPU backend is listed with the loader's or the runtime's own message.
@@ -63,7 +78,7 @@ TEST(CliBench, ListBackendsExplainsWhatIsMissing) {
 TEST(CliBench, RunsOnTheCpuAndSaysSoAndWritesJsonAndMarkdown) {
   testutil::TempDir dir("cli_bench");
   const std::string json = dir.file("bench.json"), md = dir.file("bench.md");
-  const CliRun r = dcukit(kSmall + " --json " + json + " --markdown " + md);
+  const CliRun r = bench_cli(kSmall + " --json " + json + " --markdown " + md);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("backend cpu"), std::string::npos) << r.out;
   std::ifstream in(json);
@@ -114,7 +129,7 @@ TEST(CliBench, BadInputNamesTheInputAndExitsTwo) {
       {"bench --backend cpu --device 0,0", "--device 0,0: device 0 is named twice"},
   };
   for (const auto& c : cases) {
-    const CliRun r = dcukit(c.args);
+    const CliRun r = bench_cli(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.args << "\n" << r.out;
   }
@@ -124,7 +139,7 @@ TEST(CliBench, ASizeThatDoesNotFitFailsThatCaseKeepsTheRestAndExitsOne) {
   testutil::TempDir dir("cli_bench");  // fresh: only what this run wrote can be read
   const std::string json = dir.file("partial.json");
   const CliRun r =
-      dcukit("bench -q --backend cpu --only memory,latency --memory-sizes 1024GiB --iterations 2 --json " + json);
+      bench_cli("bench -q --backend cpu --only memory,latency --memory-sizes 1024GiB --iterations 2 --json " + json);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("1 TiB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("free"), std::string::npos) << r.out;
@@ -139,14 +154,14 @@ TEST(CliBench, ASizeThatDoesNotFitFailsThatCaseKeepsTheRestAndExitsOne) {
 
 TEST(CliBench, PeakOverrideGivesAPercentage) {
   const CliRun r =
-      dcukit("bench -q --backend cpu --only gemm --sizes 64 --precisions fp64 --iterations 2 --peak fp64=1e9");
+      bench_cli("bench -q --backend cpu --only gemm --sizes 64 --precisions fp64 --iterations 2 --peak fp64=1e9");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("%"), std::string::npos) << r.out;
 }
 
 TEST(CliBench, VersionAndHelp) {
-  EXPECT_NE(dcukit("--version").out.find("dcukit 0."), std::string::npos);
-  const CliRun h = dcukit("help bench");
+  EXPECT_NE(bench_cli("--version").out.find("dcukit 0."), std::string::npos);
+  const CliRun h = bench_cli("help bench");
   EXPECT_EQ(h.code, 0);
   EXPECT_NE(h.out.find("--list-backends"), std::string::npos);
 }
@@ -154,11 +169,11 @@ TEST(CliBench, VersionAndHelp) {
 TEST(CliBench, OutputsAreCheckedBeforeAnythingIsMeasured) {
   testutil::TempDir dir("cli_bench");
   const auto t0 = std::chrono::steady_clock::now();
-  const CliRun missing = dcukit(kSmall + " --json " + dir.file("no/such/folder/r.json"));
+  const CliRun missing = bench_cli(kSmall + " --json " + dir.file("no/such/folder/r.json"));
   EXPECT_EQ(missing.code, 2) << missing.out;
   EXPECT_NE(missing.out.find("--json " + dir.file("no/such/folder/r.json")), std::string::npos) << missing.out;
   EXPECT_EQ(missing.out.find("GEMM"), std::string::npos) << "it measured before checking: " << missing.out;
-  const CliRun folder = dcukit(kSmall + " --json " + dir.file("r.json") + " --markdown " + dir.path());
+  const CliRun folder = bench_cli(kSmall + " --json " + dir.file("r.json") + " --markdown " + dir.path());
   EXPECT_EQ(folder.code, 2) << folder.out;
   EXPECT_NE(folder.out.find("--markdown"), std::string::npos) << folder.out;
   EXPECT_EQ(folder.out.find("GEMM"), std::string::npos) << folder.out;
@@ -167,24 +182,34 @@ TEST(CliBench, OutputsAreCheckedBeforeAnythingIsMeasured) {
 }
 
 TEST(CliBench, SigtermAndSigintBothStopWriteWhatWasMeasuredAndExit130) {
-  for (const std::string sig : {"TERM", "INT"}) {
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const std::string name = sig == SIGTERM ? "TERM" : "INT";
     testutil::TempDir dir("cli_bench");
     const std::string json = dir.file("stopped.json");
-    // 64 MiB arrays and 100000 rounds: hours of work, ended by the signal after 2 s.
-    const CliRun r = shell("timeout --preserve-status -s " + sig + " 2 " + DCUKIT_BINARY +
-                           " bench -q --backend cpu --only memory,latency --memory-sizes 64MiB --iterations 100000 "
-                           "--json " +
-                           json + " 2>&1");
-    EXPECT_EQ(r.code, 130) << sig << "\n" << r.out;
+    // 64 MiB arrays and 100000 rounds: hours of work, ended by the signal once the memory case
+    // runs (its three arrays resident: an event, whatever the machine's speed).
+    dcukit::util::SpawnOptions o;
+    o.argv = {DCUKIT_BINARY, "bench",      "-q",         "--backend", "cpu",  "--only", "memory,latency",
+              "--memory-sizes", "64MiB", "--iterations", "100000",   "--json", json};
+    o.stdout_path = o.stderr_path = dir.file("out");
+    auto p = dcukit::util::Process::spawn(o);
+    ASSERT_TRUE(p) << p.error().message;
+    ASSERT_TRUE(resident_reaches(p->pid(), 3 * 64)) << name << ": the memory case never ran\n" << dir.read("out");
+    ASSERT_TRUE(p->signal_group(sig));
+    const auto st = p->wait_for(testutil::kNoHang);
+    ASSERT_TRUE(st) << name << ": did not stop after the signal";
+    const std::string out = dir.read("out");
+    EXPECT_EQ(st->code, 130) << name << " " << st->describe() << "\n" << out;
     const auto j = read_json(json);
-    ASSERT_TRUE(j.is_object()) << sig;
+    ASSERT_TRUE(j.is_object()) << name;
     EXPECT_EQ(j.begin().key(), "run_info");
-    EXPECT_TRUE(j["interrupted"].get<bool>()) << sig;
+    EXPECT_TRUE(j["interrupted"].get<bool>()) << name;
     EXPECT_FALSE(j["ok"].get<bool>());
     const std::string errors = j["errors"].dump();
-    EXPECT_NE(errors.find("interrupted by SIG" + sig), std::string::npos) << errors;
+    EXPECT_NE(errors.find("interrupted by SIG" + name), std::string::npos) << errors;
+    ASSERT_TRUE(j["devices"].is_array() && !j["devices"].empty()) << j.dump();
     ASSERT_FALSE(j["devices"][0]["results"].empty()) << "the case running when the signal came is recorded";
-    EXPECT_NE(r.out.find("interrupted by SIG" + sig), std::string::npos) << r.out;
+    EXPECT_NE(out.find("interrupted by SIG" + name), std::string::npos) << out;
   }
 }
 
