@@ -1,7 +1,9 @@
 # ccache (Debian's `ccache`, installed by scripts/setup.sh) in front of the C, C++ and CUDA
 # compilers where it is found: DCUKIT_CCACHE=AUTO (default), ON or OFF. Paths under the source
-# tree are hashed relative to it, so that a second clone reuses what an earlier one compiled
-# with the same flags (a cold cache only costs ccache's own bookkeeping).
+# tree are hashed relative to it. A rebuild of one tree (a changed flag, a `git checkout` back
+# and forth) takes what it compiled before from the cache; a second clone reuses only the files
+# whose command lines and contents name no path of its own (the unity batches and the test
+# programs name theirs). A cold cache costs only ccache's own bookkeeping.
 set(DCUKIT_CCACHE AUTO CACHE STRING "Compile through ccache: ON, OFF or AUTO (when ccache is found)")
 string(TOUPPER "${DCUKIT_CCACHE}" _ccache)
 if(NOT _ccache STREQUAL "OFF")
