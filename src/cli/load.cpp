@@ -100,13 +100,18 @@ ExitCode run_load(const LoadArgs& a) {
   };
   // Each level's progress line ends when the next begins; the last is closed here.
   const load::Report report = load::run(std::move(*request));
+  // The --json result, to stdout for "-": written whole also when the run stopped early.
+  const auto write_json = [&] {
+    if (a.json_path != "-") return write_output(kLoad, json_out, load::report_json(report));
+    fmt::print("{}", load::report_json(report));
+    return true;
+  };
   if (progress_open) fmt::print(stderr, "\n");
   if (report.levels.empty()) {
     // Stopped before any level (no server, a failed trial, a stop): a program that asked for
     // --json still gets the file, with run_info, no runs, and the problem. Bad input writes none.
     const bool bad_input = report.problem && report.problem->kind == load::ProblemKind::bad_input;
-    if (!bad_input && a.json_path == "-") fmt::print("{}", load::report_json(report));
-    if (!bad_input && a.json_path != "-") (void)write_output(kLoad, json_out, load::report_json(report));
+    if (!bad_input) (void)write_json();
     if (report.problem) print_error(kLoad, report.problem->message);
     if (report.interrupted) {
       print_error(kLoad, "stopped (Ctrl-C or SIGTERM) before anything was measured");
@@ -118,11 +123,7 @@ ExitCode run_load(const LoadArgs& a) {
     for (const auto& t : load::report_tables(report))
       fmt::print("{}\n", a.markdown ? core::render_markdown(t) : core::render_text(t));
   }
-  bool written = true;
-  if (a.json_path == "-")
-    fmt::print("{}", load::report_json(report));
-  else
-    written = write_output(kLoad, json_out, load::report_json(report));
+  bool written = write_json();
   written = write_output(kLoad, csv_out, load::report_csv(report)) && written;
   // What went wrong goes last, after the tables, whichever of stdout and stderr is redirected.
   std::fflush(stdout);
