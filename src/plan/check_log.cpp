@@ -115,12 +115,41 @@ std::optional<double> vllm_available(const RunCheck& c, bool& derived) {
   derived = false;
   const auto& f = c.run.figures;
   if (f.available_kv) return *f.available_kv * kGiB;
-  if (!f.gpu_blocks) return std::nullopt;
-  derived = true;
   const auto& lay = c.plan.layout;
   const double per_token = c.plan.budget.kv.per_token + c.plan.budget.kv.per_window_token;  // all layers
   const double block = static_cast<double>(c.settings.block_size) * per_token;
-  return static_cast<double>(*f.gpu_blocks) * (lay.groups > 1 ? block / lay.groups : block);
+  std::optional<double> blocks;
+  if (f.gpu_blocks)
+    blocks = static_cast<double>(*f.gpu_blocks);
+  else if (f.kv_tokens && lay.groups <= 1 && c.plan.budget.kv.per_sequence == 0)  // tokens = blocks x block size
+    blocks = static_cast<double>(*f.kv_tokens) / static_cast<double>(c.settings.block_size);
+  if (!blocks || per_token <= 0) return std::nullopt;
+  derived = true;
+  return *blocks * (lay.groups > 1 ? block / lay.groups : block);
+}
+
+/// Sets each compared line's verdict: weights within the KV tolerance rule of their own (5% or
+/// 0.35 GiB), the figures that follow from the KV (blocks, tokens, concurrency) within the KV's
+/// relative tolerance and one block. True when every compared line is within.
+bool compare_lines(RunCheck& c, double avail) {
+  bool all = true;
+  const double rel = avail != 0 ? c.kv_tolerance / std::abs(avail) : kKvTolerance;
+  for (auto& l : c.lines) {
+    if (!l.vllm || !l.plan) continue;
+    const double d = std::abs(*l.plan - *l.vllm), v = std::abs(*l.vllm);
+    if (l.name == "available KV per GPU")
+      l.within = c.kv_within;
+    else if (l.name == "weights")
+      l.within = d <= std::max(kKvTolerance * v, kKvToleranceGiB);
+    else if (l.name == "KV blocks")
+      l.within = d <= rel * v + 1;
+    else if (l.name == "KV tokens")
+      l.within = d <= rel * v + static_cast<double>(c.settings.block_size) * std::max(1, c.plan.layout.groups);
+    else if (l.name == "max concurrency")
+      l.within = d <= rel * v + 0.01;
+    if (l.within && !*l.within) all = false;
+  }
+  return all;
 }
 
 /// Whether plan's block, token and concurrency rules give what vLLM printed from vLLM's own available KV.
@@ -213,7 +242,7 @@ void name_uncertain_terms(RunCheck& c) {
 }  // namespace
 
 bool LogCheck::all_within() const {
-  return std::all_of(runs.begin(), runs.end(), [](const RunCheck& r) { return !r.checked || r.within; });
+  return checked() > 0 && std::all_of(runs.begin(), runs.end(), [](const RunCheck& r) { return !r.checked || r.within; });
 }
 
 int LogCheck::checked() const {
@@ -230,6 +259,8 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   c.context = run_context(run, *version, cards);
   c.tp = run.settings.tp.value_or(1);
   c.pp = run.settings.pp.value_or(1);
+  if (!run.settings.parallel_source.empty()) c.notes.push_back(run.settings.parallel_source);
+  else if (!run.settings.tp) c.notes.push_back("TP 1: the log states no tensor-parallel size and shows no worker ranks");
   for (const auto& n : run.ignored) c.notes.push_back(n);
   auto asked = run_asked(run, c.context, cards, m, o, c.notes);
   auto resolved = resolve_settings(m, cards, asked);
@@ -248,6 +279,25 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   }
   const Weights none{};
   c.plan = vllm_budget(m, weights ? *weights : none, cards, c.settings, c.tp, c.pp, c.context);
+  bool derived = false;
+  const auto avail = vllm_available(c, derived);
+  // V1 on CUDA runs FlashInfer's sampler where flashinfer is installed; a log that does not say
+  // which ran leaves the activation open between the two: the one vLLM's figure fits is taken, and said.
+  if (avail && c.context.engine == VllmEngine::v1 && !c.context.sampler_known &&
+      c.context.platform == VllmPlatform::cuda) {
+    VllmContext other = c.context;
+    other.sampler = c.context.sampler == SamplerKind::flashinfer ? SamplerKind::native_sort : SamplerKind::flashinfer;
+    auto alt = vllm_budget(m, weights ? *weights : none, cards, c.settings, c.tp, c.pp, other);
+    const double mine = std::abs(c.plan.budget.kv_budget - *avail), theirs = std::abs(alt.budget.kv_budget - *avail);
+    if (theirs < mine && alt.sampler != c.plan.sampler) {
+      c.notes.push_back(fmt::format(
+          "sampler: the log does not say which ran; vLLM's figure fits {} ({:.2f} GiB) rather than {} ({:.2f} GiB), "
+          "taken as the one that ran",
+          to_string(other.sampler), alt.sampler / kGiB, to_string(c.context.sampler), c.plan.sampler / kGiB));
+      c.context = other;
+      c.plan = std::move(alt);
+    }
+  }
   for (const auto& n : c.plan.notes) c.notes.push_back(n);
   const auto& b = c.plan.budget;
   const auto& f = run.figures;
@@ -266,8 +316,6 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   c.lines.push_back({"non-torch", f.non_torch, b.non_torch / kGiB, true, std::string(to_string(c.context.platform))});
   c.lines.push_back({"CUDA graphs in the budget", f.graphs_estimate, b.graphs / kGiB, true,
                      f.graphs_after ? fmt::format("captured after sizing: {:.2f} GiB", *f.graphs_after) : ""});
-  bool derived = false;
-  const auto avail = vllm_available(c, derived);
   c.lines.push_back({"available KV per GPU", avail ? std::optional<double>(*avail / kGiB) : std::nullopt,
                      b.kv_budget / kGiB, true,
                      derived ? "vLLM's from its # GPU blocks"
@@ -289,10 +337,14 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   if (avail) {
     c.checked = true;
     c.kv_difference = b.kv_budget - *avail;
-    c.kv_tolerance = std::max(kKvTolerance * *avail, kKvToleranceGiB * kGiB);
-    c.within = std::abs(c.kv_difference) <= c.kv_tolerance;
+    c.kv_tolerance = std::max(kKvTolerance * std::abs(*avail), kKvToleranceGiB * kGiB);
+    c.kv_within = std::abs(c.kv_difference) <= c.kv_tolerance;
+    c.within = compare_lines(c, *avail) && c.kv_within;
     reproduce(c, m, *avail, derived);
     if (!c.within) name_uncertain_terms(c);
+  } else {
+    c.not_checked = "vLLM printed no available KV memory or blocks, and its token count cannot be turned into "
+                    "bytes for this model's layout (KV-cache groups or per-request state)";
   }
   return c;
 }

@@ -38,6 +38,9 @@ struct CheckLine {
   std::optional<double> vllm, plan;
   bool gib = true;   ///< GiB (else a count or a ratio)
   std::string note;  ///< how vLLM's figure was read or plan's reached
+  /// For the figures the verdict compares (available KV, blocks, tokens, concurrency, weights):
+  /// whether plan's is within tolerance of vLLM's; empty for the other lines or where a side is missing.
+  std::optional<bool> within;
 };
 
 /// One engine start of the log held against the plan.
@@ -51,7 +54,9 @@ struct RunCheck {
   VllmBudget plan;
   std::vector<CheckLine> lines;
   bool checked = false;          ///< vLLM printed a KV result to compare with
-  bool within = false;           ///< available KV per GPU within tolerance
+  std::string not_checked;       ///< why not, when not checked
+  bool within = false;           ///< every compared figure within tolerance (available KV, blocks, tokens, ...)
+  bool kv_within = false;        ///< available KV per GPU within tolerance
   double kv_difference = 0;      ///< plan - vLLM, bytes
   double kv_tolerance = 0;       ///< bytes
   bool rules_reproduce = false;  ///< from vLLM's own available KV, plan's rules give its blocks/tokens/concurrency
@@ -66,7 +71,8 @@ struct LogCheck {
   std::string model;
   std::vector<RunCheck> runs;
 
-  /// True when every run that printed a KV result is within tolerance.
+  /// True when at least one run was compared and every compared run is within tolerance: a file
+  /// in which nothing could be compared is not a pass.
   bool all_within() const;
   /// Runs with a KV result.
   int checked() const;

@@ -1,6 +1,7 @@
 #include "plan/check_log_render.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -31,10 +32,15 @@ std::string difference(const CheckLine& l) {
 }
 
 std::string verdict(const RunCheck& r) {
-  if (!r.checked) return "not checked: vLLM printed no KV-cache figure";
-  return fmt::format("available KV per GPU {} ({:+.2f} GiB; tolerance {:.2f} GiB = the larger of 5% and 0.35 GiB)",
-                     r.within ? "within tolerance" : "OUTSIDE tolerance", r.kv_difference / kGiB,
-                     r.kv_tolerance / kGiB);
+  if (!r.checked) return "not checked: " + (r.not_checked.empty() ? "vLLM printed no KV-cache figure" : r.not_checked);
+  std::string out =
+      fmt::format("available KV per GPU {} ({:+.2f} GiB; tolerance {:.2f} GiB = the larger of 5% and 0.35 GiB)",
+                  r.kv_within ? "within tolerance" : "OUTSIDE tolerance", r.kv_difference / kGiB, r.kv_tolerance / kGiB);
+  std::vector<std::string> off;
+  for (const auto& l : r.lines)
+    if (l.within && !*l.within && l.name != "available KV per GPU") off.push_back(l.name);
+  if (!off.empty()) out += fmt::format("; OUTSIDE tolerance too: {}", fmt::join(off, ", "));
+  return out;
 }
 
 }  // namespace
@@ -69,6 +75,12 @@ std::string render_check_text(const LogCheck& check, bool markdown) {
     const auto t = check_table(check, r);
     out += (markdown ? core::render_markdown(t) : core::render_text(t)) + "\n";
   }
+  if (check.checked() == 0) {
+    out += fmt::format("nothing compared: no run of {} gives a KV-cache figure plan can hold its own against", check.log);
+    for (const auto& r : check.runs)
+      out += fmt::format("\n  run {} (lines {}-{}): {}", r.index, r.run.first_line, r.run.last_line, r.not_checked);
+    return out + "\nthis is not a pass (exit 1)\n";
+  }
   out += fmt::format(
       "{} of {} runs with a KV-cache result within tolerance\n",
       std::count_if(check.runs.begin(), check.runs.end(), [](const RunCheck& r) { return r.checked && r.within; }),
@@ -89,6 +101,7 @@ std::string render_check_json(const core::RunInfo& run_info, const LogCheck& che
       Json line{{"name", l.name}, {"unit", l.gib ? "GiB" : "count"}, {"note", l.note}};
       line["vllm"] = l.vllm ? Json(*l.vllm) : Json(nullptr);
       line["plan"] = l.plan ? Json(*l.plan) : Json(nullptr);
+      line["within"] = l.within ? Json(*l.within) : Json(nullptr);
       lines.push_back(line);
     }
     const auto& s = r.settings;
@@ -114,6 +127,8 @@ std::string render_check_json(const core::RunInfo& run_info, const LogCheck& che
                          {"lines", lines},
                          {"checked", r.checked},
                          {"within", r.within},
+                         {"kv_within", r.kv_within},
+                         {"not_checked", r.not_checked},
                          {"kv_difference_gib", r.kv_difference / kGiB},
                          {"kv_tolerance_gib", r.kv_tolerance / kGiB},
                          {"rules_reproduce", r.rules_reproduce},

@@ -25,11 +25,14 @@ double KvFootprint::sequence_bytes(std::int64_t tokens, int block_size) const {
   return rounded * per_token + windowed * per_window_token + per_sequence;
 }
 
-KvFootprint kv_footprint(const ModelConfig& m, const Settings& s, int tp, int pp) {
+KvFootprint kv_footprint(const ModelConfig& m, const Settings& s, int tp, int pp, bool mla_latent) {
   KvFootprint kv;
   const double kvb = kv_element_bytes(s.kv_cache_dtype);
   double per_layer = 0;
-  if (m.mla) {
+  if (m.mla && !mla_latent) {  // K of qk_nope + qk_rope, V padded to it, for this rank's heads
+    const std::int64_t heads = m.num_heads >= tp ? ceil_div(m.num_heads, tp) : 1;
+    per_layer = 2.0 * static_cast<double>(heads * (m.qk_nope_head_dim + m.qk_rope_head_dim)) * kvb;
+  } else if (m.mla) {
     per_layer = static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * kvb;  // one latent, every rank keeps it
   } else {
     const std::int64_t heads = m.num_kv_heads >= tp ? ceil_div(m.num_kv_heads, tp) : 1;

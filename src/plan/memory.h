@@ -26,7 +26,9 @@ struct KvFootprint {
 
 /// The KV footprint on the busiest GPU for this TP and PP. GQA heads split by TP until TP
 /// exceeds them, then each rank keeps one copy; an MLA latent is never split.
-KvFootprint kv_footprint(const ModelConfig& model, const Settings& settings, int tp, int pp);
+/// `mla_latent`: an MLA model caches its compressed latent (vLLM 0.7.1 on); false: every head's K
+/// and V, V padded to the K width, as vLLM did before.
+KvFootprint kv_footprint(const ModelConfig& model, const Settings& settings, int tp, int pp, bool mla_latent = true);
 
 /// One GPU's budget for one option, in bytes. kv_budget may be negative: nothing fits.
 struct Budget {

@@ -119,7 +119,7 @@ VllmContext default_context(const VllmRules& rules, const Cards& cards) {
 KvLayout vllm_kv_layout(const ModelConfig& m, const Settings& s, int tp, int pp, const VllmContext& ctx,
                         double available) {
   KvLayout out;
-  const auto kv = kv_footprint(m, s, tp, pp);
+  const auto kv = kv_footprint(m, s, tp, pp, ctx.rules.mla_latent);
   const std::int64_t full = cdiv(m.count(LayerKind::full_attention), pp);
   const std::int64_t window = cdiv(m.count(LayerKind::sliding_attention), pp);
   const double per_layer = full > 0 ? kv.per_token / static_cast<double>(full)
@@ -192,7 +192,7 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
         "CUDA graphs are captured after the KV cache is sized: their memory comes out of the "
         "(1 - utilization) headroom, not out of the budget");
   b.kv_budget = b.usable - b.weights - b.activation - b.non_torch - b.graphs;
-  b.kv = kv_footprint(m, s, tp, pp);
+  b.kv = kv_footprint(m, s, tp, pp, ctx.rules.mla_latent);
   b.weights_fit = b.kv_budget > 0;
   if (!b.weights_fit) return out;
   if (m.hybrid()) {  // linear-attention state per sequence: count whole requests (page unification not modelled)

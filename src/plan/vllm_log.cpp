@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "plan/cards.h"
 #include "plan/vllm_log_text.h"
@@ -131,10 +134,65 @@ struct Taker {
   }
 };
 
+/// The whole number at `at`, when a digit is there.
+std::optional<int> rank_at(std::string_view line, std::size_t at) {
+  if (at >= line.size() || !std::isdigit(static_cast<unsigned char>(line[at]))) return std::nullopt;
+  return static_cast<int>(logtext::number_at(line, at).value_or(0));
+}
+
+void keep_max(std::optional<int>& field, std::optional<int> v) {
+  if (v && *v >= 0 && *v < kMaxCards) field = std::max(field.value_or(0), *v + 1);
+}
+
+/// The ranks a worker line names: its prefix "(VllmWorker TP3 pid=..)", "(Worker_PP1_TP0 pid=..)",
+/// "(VllmWorker rank=3 pid=..)", and the lines that state them.
+void read_workers(std::string_view line, VllmLogSettings& s) {
+  for (auto pid = line.find(" pid="); pid != std::string_view::npos; pid = line.find(" pid=", pid + 1)) {
+    const auto open = line.rfind('(', pid);
+    if (open == std::string_view::npos) break;
+    const auto tag = line.substr(open, pid - open);
+    for (std::size_t i = 1; i + 2 < tag.size(); ++i) {
+      if (tag[i - 1] != ' ' && tag[i - 1] != '_') continue;
+      if (tag.compare(i, 2, "TP") == 0) keep_max(s.worker_tp, rank_at(tag, i + 2));
+      if (tag.compare(i, 2, "PP") == 0) keep_max(s.worker_pp, rank_at(tag, i + 2));
+    }
+    if (auto r = tag.find(" rank="); r != std::string_view::npos) keep_max(s.world_size, rank_at(tag, r + 6));
+  }
+  if (auto at = line.find(" in world size "); at != std::string_view::npos) {  // parallel_state.py, 0.8+
+    if (auto w = rank_at(line, at + 15)) keep_max(s.world_size, *w - 1);
+    if (auto p = line.find("PP rank ", at); p != std::string_view::npos) keep_max(s.worker_pp, rank_at(line, p + 8));
+    if (auto t = line.find("TP rank ", at); t != std::string_view::npos) keep_max(s.worker_tp, rank_at(line, t + 8));
+  }
+  if (auto at = line.find("world_size="); at != std::string_view::npos && has(line, "rank="))
+    if (auto w = rank_at(line, at + 11)) keep_max(s.world_size, *w - 1);
+}
+
+/// TP and PP from the worker lines where no setting stated them.
+void settle_parallelism(VllmLogSettings& s) {
+  if (s.tp && s.pp) return;
+  std::vector<std::string> from;
+  if (!s.pp && s.worker_pp && *s.worker_pp > 1) {
+    s.pp = s.worker_pp;
+    from.push_back(fmt::format("PP {} from the worker lines (PP0..PP{})", *s.pp, *s.pp - 1));
+  }
+  const int pp = s.pp.value_or(1);
+  if (!s.tp && s.world_size && *s.world_size > 1 && *s.world_size % pp == 0 &&
+      *s.world_size / pp >= s.worker_tp.value_or(1)) {
+    s.tp = *s.world_size / pp;
+    from.push_back(fmt::format("TP {} from the world size {} the workers print{}", *s.tp, *s.world_size,
+                               s.pp ? "" : " (no pipeline parallelism assumed)"));
+  } else if (!s.tp && s.worker_tp) {
+    s.tp = s.worker_tp;
+    from.push_back(fmt::format("TP {} from the worker lines (TP0..TP{})", *s.tp, *s.tp - 1));
+  }
+  if (!from.empty()) s.parallel_source = fmt::format("{}", fmt::join(from, "; "));
+}
+
 void read_settings(std::string_view line, Taker& t) {
   using logtext::to_bool;
   using logtext::to_number;
   auto& s = t.run.settings;
+  read_workers(line, s);
   if (auto at = line.find("LLM engine (v"); at != std::string_view::npos) {
     const auto end = line.find(')', at);
     s.version = std::string(line.substr(at + 13, end == std::string_view::npos ? 0 : end - at - 13));
@@ -231,16 +289,18 @@ void read_figures(std::string_view line, Taker& t) {
   if (!t.gib(f.non_torch, number_after(line, "non_torch_memory takes "), "non_torch_memory"))
     t.gib(f.non_torch, number_after(line, "non_torch_memory "), "non_torch_memory");
   t.gib(f.activation, number_after(line, "activation peak memory takes "), "activation peak");
-  if (t.gib(v, number_after(line, "reserved for KV Cache is "), "KV cache memory")) keep_min_max(f, *v);
+  // vLLM prints a negative budget as it computed it ("reserved for KV Cache is -1.55GiB"): kept as printed.
+  if (t.take(v, number_after(line, "reserved for KV Cache is "), -kMaxGiB, kMaxGiB, "KV cache memory"))
+    keep_min_max(f, *v);
   if (auto a = number_after(line, "Available KV cache memory: ")) {
     run.format = VllmLogFormat::v1;
-    if (t.gib(v, a, "available KV cache memory")) keep_min_max(f, *v);
+    if (t.take(v, a, -kMaxGiB, kMaxGiB, "available KV cache memory")) keep_min_max(f, *v);
   }
   if (auto n = number_after(line, "GPU KV cache size: ")) {
     run.format = VllmLogFormat::v1;
     t.count(f.kv_tokens, n, "GPU KV cache size");
   }
-  for (std::string_view m : {"# GPU blocks: ", "# CUDA blocks: ", "GPU blocks: ", "num_gpu_blocks is: "})
+  for (std::string_view m : {"# GPU blocks: ", "# CUDA blocks: ", "# cuda blocks: ", "GPU blocks: ", "num_gpu_blocks is: "})
     if (auto n = number_after(line, m)) {
       t.count(f.gpu_blocks, n, "GPU blocks");
       if (run.format == VllmLogFormat::unknown) run.format = VllmLogFormat::v0_blocks;
@@ -280,6 +340,7 @@ Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
   VllmRun run;
   bool any = false;
   auto flush = [&](bool inherit) {
+    settle_parallelism(run.settings);
     if (run.first_line != 0) log.runs.push_back(run);
     VllmRun next;
     if (inherit) {  // a rerun of the same command

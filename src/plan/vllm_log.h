@@ -44,6 +44,11 @@ struct VllmLogSettings {
   bool rocm = false;                       ///< ROCm/HIP named in the log
   bool radeon = false;                     ///< a Radeon (RDNA, "NAVI") card named in the log
   bool llm_class = false;                  ///< offline LLM()/benchmark_throughput rather than `vllm serve`
+  /// What the worker lines show where no setting states the parallelism: the highest TP and PP
+  /// ranks + 1 ("(VllmWorker TP3 pid=..)", "rank 3 in world size 4 is assigned as ... TP rank 3"),
+  /// and the world size ("world_size=4", "(VllmWorker rank=3 ..)").
+  std::optional<int> worker_tp, worker_pp, world_size;
+  std::string parallel_source;  ///< where tp/pp came from when the worker lines set them
 };
 
 /// The figures a run printed, in GiB or counts; empty where it did not print them.

@@ -32,15 +32,32 @@ bool starts_name(std::string_view s, std::size_t at) {
   return at == 0 || !is_ident(s[at - 1]);
 }
 
+/// The value after a command-line flag at `end` (just past its name).
+std::string option_value(std::string_view line, std::size_t end) {
+  if (end < line.size() && line[end] == '=') return token_at(line, end + 1);
+  std::string value = token_at(line, end);
+  if (value.empty() || value.rfind("-", 0) == 0) return "True";  // a switch
+  return value;
+}
+
 std::optional<std::string> option(std::string_view line, const std::string& flag) {
   for (auto at = line.find(flag); at != std::string_view::npos; at = line.find(flag, at + 1)) {
     const auto end = at + flag.size();
     if (at > 0 && line[at - 1] != ' ' && line[at - 1] != '\t') continue;
-    if (end < line.size() && line[end] == '=') return token_at(line, end + 1);
-    if (end < line.size() && line[end] != ' ') continue;
-    std::string value = token_at(line, end);
-    if (value.empty() || value.rfind("-", 0) == 0) return std::string("True");  // a switch
-    return value;
+    if (end < line.size() && line[end] != '=' && line[end] != ' ' && line[end] != '\t') continue;
+    return option_value(line, end);
+  }
+  // argparse takes a unique prefix of a long option ("--max-num-batched-token 16384"): a typed name
+  // that the flag begins with and that keeps at least 70% of it.
+  const std::size_t shortest = (flag.size() * 7 + 9) / 10;
+  for (auto at = line.find("--"); at != std::string_view::npos; at = line.find("--", at + 2)) {
+    if (at > 0 && line[at - 1] != ' ' && line[at - 1] != '\t') continue;
+    auto end = at + 2;
+    while (end < line.size() && (is_ident(line[end]) || line[end] == '-')) ++end;
+    const auto typed = line.substr(at, end - at);
+    if (typed.size() >= shortest && typed.size() < flag.size() && flag.rfind(typed, 0) == 0 &&
+        (end == line.size() || line[end] == '=' || line[end] == ' ' || line[end] == '\t'))
+      return option_value(line, end);
   }
   return std::nullopt;
 }
@@ -50,6 +67,10 @@ std::optional<std::string> option(std::string_view line, const std::string& flag
 std::optional<double> number_at(std::string_view s, std::size_t pos) {
   while (pos < s.size() && (s[pos] == ' ' || s[pos] == '(' || s[pos] == '=' || s[pos] == ':')) ++pos;
   std::string digits;
+  if (pos + 1 < s.size() && s[pos] == '-' && is_digit(s[pos + 1])) {  // "reserved for KV Cache is -1.23GiB"
+    digits += '-';
+    ++pos;
+  }
   bool any = false, dot = false;
   for (; pos < s.size(); ++pos) {
     const char c = s[pos];

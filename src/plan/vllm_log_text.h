@@ -10,14 +10,16 @@
 
 namespace dcukit::plan::logtext {
 
-/// The number at or after `pos`, skipping spaces, '(', '=' and ':'; "412,944" reads as 412944.
+/// The number at or after `pos`, skipping spaces, '(', '=' and ':'; "412,944" reads as 412944,
+/// "-1.23" as -1.23 (vLLM prints a negative KV budget as it computed it).
 std::optional<double> number_at(std::string_view s, std::size_t pos);
 
 /// The number right after the first `marker` in `line`.
 std::optional<double> number_after(std::string_view line, std::string_view marker);
 
 /// The value of setting `key` (snake_case) written as key=V, 'key': V, "key": V, --key V, --key=V
-/// or --key-with-dashes V. Quotes are stripped. A bare --key switch reads as "True".
+/// or --key-with-dashes V, or an argparse abbreviation of the long option (--max-num-batched-token V).
+/// Quotes are stripped. A bare --key switch reads as "True".
 std::optional<std::string> setting(std::string_view line, std::string_view key);
 
 /// "True"/"true"/"1" → true, "False"/"false"/"0" → false, else empty.

@@ -61,6 +61,11 @@ const std::vector<AccountingRule> kRules = {
      "PR #12369 (2025-01-23): H100/H200 (by name) get 8192 tokens for the API server, 16384 for LLM(); others "
      "2048 and 8192",
      false},
+    {"0.7.1", F::mla_latent, 1,
+     "PR #11669 (2025-01-31, in v0.7.1): DeepSeek's MLA caches one latent a layer (kv_lora_rank + "
+     "qk_rope_head_dim); before it every head's K and V, V padded to the K width (331,776 B a token for "
+     "DeepSeek-V2-Lite on 0.5.0)",
+     false},
     {"0.8.0", F::default_engine, i64(VllmEngine::v1), "v0.8.0: V1 engine on by default (VLLM_USE_V1=1)", false},
     {"0.9.0", F::v1_formula, i64(ProfileFormula::snapshot),
      "gpu_worker.py with memory_profiling(init_snapshot): 'Available KV cache memory' (vllm-pr20665 log, ~0.9.2)",
@@ -133,6 +138,9 @@ void apply(VllmRules& r, const AccountingRule& rule) {
       break;
     case F::concurrency:
       r.concurrency = static_cast<ConcurrencyRule>(v);
+      break;
+    case F::mla_latent:
+      r.mla_latent = v != 0;
       break;
   }
   r.applied.push_back(&rule);

@@ -45,6 +45,7 @@ enum class RuleField {
   graphs_profiled_rocm,
   hybrid_allocator,  ///< sliding-window and full layers share one pool in KV-cache groups
   concurrency,       ///< ConcurrencyRule of V1
+  mla_latent,        ///< MLA models cache one compressed latent a layer (1) or full K and V of every head (0)
 };
 
 /// One rule: from `since` on, `field` is `value`. `source` is where it was read.
@@ -72,6 +73,7 @@ struct VllmRules {
   bool graphs_profiled_cuda = false, graphs_profiled_rocm = false;
   bool hybrid_allocator = false;
   ConcurrencyRule concurrency = ConcurrencyRule::tokens_over_len;
+  bool mla_latent = false;
   std::vector<const AccountingRule*> applied;  ///< the rules that decided the fields above
 
   /// The formula of `engine`.

@@ -1,0 +1,120 @@
+// The forms in which real vLLM logs state what `plan --check-log` needs, and the rule that a
+// check that compared nothing is not a pass. Each line below is written as vLLM prints it (the
+// worker prefixes of 0.8-0.11, V0 0.7's lower-case block line and negative budget, an argparse
+// abbreviation on the command line); the logs they come from are in tests/fixtures/vllm-logs.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "plan/check_log.h"
+#include "plan/check_log_render.h"
+#include "plan/memory.h"
+#include "plan/model_config.h"
+#include "plan/vllm_log.h"
+#include "plan/vllm_log_text.h"
+#include "plan/vllm_rules.h"
+#include "tempdir.h"
+
+using namespace dcukit::plan;
+
+namespace {
+VllmRun only_run(const std::string& text) {
+  auto log = parse_vllm_log(text, "test.log");
+  EXPECT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->runs.size(), 1u);
+  return log->runs.at(0);
+}
+}  // namespace
+
+TEST(PlanLogForms, TensorParallelSizeFromTheWorkerLines) {
+  // 0.10/0.11 multiprocessing workers: one prefix a rank, no config line in the excerpt.
+  const auto run = only_run(
+      "(VllmWorker TP0 pid=2081) INFO 08-01 10:00:01 [gpu_model_runner.py:1892] Model loading took 8.9 GiB\n"
+      "(VllmWorker TP3 pid=2084) INFO 08-01 10:00:01 [gpu_model_runner.py:1892] Model loading took 8.9 GiB\n"
+      "(VllmWorker TP1 pid=2082) INFO 08-01 10:00:20 [gpu_worker.py:276] Available KV cache memory: 51.2 GiB\n"
+      "(VllmWorker TP2 pid=2083) INFO 08-01 10:00:20 [gpu_worker.py:276] Available KV cache memory: 51.3 GiB\n");
+  EXPECT_EQ(run.settings.tp, 4);
+  EXPECT_FALSE(run.settings.pp);
+  EXPECT_NE(run.settings.parallel_source.find("TP0..TP3"), std::string::npos) << run.settings.parallel_source;
+  // PP from Worker_PP1_TP0 prefixes.
+  const auto pp = only_run(
+      "(Worker_PP0_TP0 pid=11) INFO [gpu_worker.py:276] Available KV cache memory: 12.13 GiB\n"
+      "(Worker_PP1_TP1 pid=14) INFO [gpu_worker.py:276] Available KV cache memory: 11.33 GiB\n");
+  EXPECT_EQ(pp.settings.tp, 2);
+  EXPECT_EQ(pp.settings.pp, 2);
+  // 0.8.x: "(VllmWorker rank=3 pid=...)" and parallel_state's assignment line give the world size.
+  const auto ranks = only_run(
+      "(VllmWorker rank=0 pid=7) INFO 05-02 [parallel_state.py:1004] rank 0 in world size 4 is assigned as DP rank "
+      "0, PP rank 0, TP rank 0\n"
+      "(VllmWorker rank=2 pid=9) INFO 05-02 [gpu_worker.py:227] Available KV cache memory: 40.1 GiB\n");
+  EXPECT_EQ(ranks.settings.tp, 4);
+  // A stated size wins over what the workers show.
+  const auto stated = only_run(
+      "INFO Initializing a V1 LLM engine (v0.8.5) with config: model='m', tensor_parallel_size=2, "
+      "pipeline_parallel_size=2\n"
+      "(VllmWorker rank=3 pid=9) INFO Available KV cache memory: 40.1 GiB\n");
+  EXPECT_EQ(stated.settings.tp, 2);
+  EXPECT_EQ(stated.settings.pp, 2);
+  EXPECT_TRUE(stated.settings.parallel_source.empty());
+}
+
+TEST(PlanLogForms, ArgparseAbbreviationsOnTheCommandLine) {
+  using logtext::setting;
+  EXPECT_EQ(setting("vllm serve m --max-num-batched-token 16384 --max-model-len 8192", "max_num_batched_tokens"),
+            "16384");
+  EXPECT_EQ(setting("vllm serve m --max-num-seq=64", "max_num_seqs"), "64");
+  // Too short a prefix is not taken: it could name another flag.
+  EXPECT_FALSE(setting("vllm serve m --max 8192", "max_model_len"));
+  // The exact flag still wins, and a longer name is not this flag.
+  EXPECT_EQ(setting("--max-model-len 4096 --max-model 2048", "max_model_len"), "4096");
+  EXPECT_FALSE(setting("--max-model-lengths 4096", "max_model_len"));
+}
+
+TEST(PlanLogForms, NegativeBudgetAndLowerCaseBlocksAsPrinted) {
+  // V0 0.7: "# cuda blocks: 0" and a negative figure the profiler computed.
+  const auto run = only_run(
+      "INFO 03-01 [worker.py:267] model weights take 14.99GiB; non_torch_memory takes 0.08GiB; PyTorch activation "
+      "peak memory takes 1.19GiB; the rest of the memory reserved for KV Cache is -1.55GiB.\n"
+      "INFO 03-01 [executor_base.py:111] # cuda blocks: 0, # CPU blocks: 2048\n");
+  ASSERT_TRUE(run.figures.available_kv);
+  EXPECT_DOUBLE_EQ(*run.figures.available_kv, -1.55);
+  EXPECT_EQ(run.figures.gpu_blocks, 0);
+  EXPECT_TRUE(run.ignored.empty());
+}
+
+TEST(PlanLogForms, Before071AnMlaModelCachesFullKeysAndValues) {
+  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/deepseek-v2-lite");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  Settings s;
+  s.kv_cache_dtype = KvCacheDtype::automatic;
+  s.dtype = Dtype::bfloat16;
+  // 0.5.0 cached K (qk_nope + qk_rope = 192) and V padded to 192 for all 16 heads of 27 layers.
+  EXPECT_DOUBLE_EQ(kv_footprint(*m, s, 1, 1, false).per_token, 331776.0);
+  EXPECT_DOUBLE_EQ(kv_footprint(*m, s, 2, 1, false).per_token, 331776.0 / 2);
+  // 0.7.1 on: one latent (512 + 64) a layer: 31,104 B a token, whatever the TP.
+  EXPECT_DOUBLE_EQ(kv_footprint(*m, s, 1, 1, true).per_token, 31104.0);
+  EXPECT_FALSE(vllm_rules(*parse_vllm_version("0.5.0")).mla_latent);
+  EXPECT_FALSE(vllm_rules(*parse_vllm_version("0.7.0")).mla_latent);
+  EXPECT_TRUE(vllm_rules(*parse_vllm_version("0.7.1")).mla_latent);
+}
+
+TEST(PlanLogForms, AFileInWhichNothingWasComparedIsNotAPass) {
+  // A hybrid model whose V1 log prints only its token count: plan cannot turn the tokens into
+  // bytes (per-request state), so nothing is compared; that is exit 1, with the reason.
+  testutil::TempDir tmp("forms");
+  const auto path = tmp.write(
+      "hybrid.log",
+      "INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', tensor_parallel_size=1\n"
+      "INFO [kv_cache_utils.py:1087] GPU KV cache size: 1,234,567 tokens\n");
+  CheckLogOptions o;
+  o.model = std::string(DCUKIT_FIXTURES) + "/models/qwen3-next-80b-a3b-instruct";
+  o.gpu = "h200";
+  auto check = check_log(path, o);
+  ASSERT_TRUE(check.ok()) << check.error().message;
+  EXPECT_EQ(check->checked(), 0);
+  EXPECT_FALSE(check->all_within());
+  const auto text = render_check_text(*check);
+  EXPECT_NE(text.find("nothing compared"), std::string::npos) << text;
+  EXPECT_NE(text.find("not a pass"), std::string::npos);
+  EXPECT_FALSE(check->runs.at(0).not_checked.empty());
+}
