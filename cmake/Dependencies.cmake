@@ -10,6 +10,8 @@ if(NOT CLI11_FOUND)
   target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
 endif()
 find_package(CURL REQUIRED)
+# pugixml: the XML of `nvidia-smi -q -x` (telemetry/parse_nvidia_xml.cpp).
+find_package(pugixml CONFIG REQUIRED)
 
 # OpenBLAS: only its header at build time; the CPU backend opens the library at run time
 # (src/device/cpu/openblas.h), so that its thread pool starts only when GEMM runs on the CPU.

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::pair<TokenizerKind, std::string_view> kNames[] = {{TokenizerKind::vllm, "vLLM/SGLang /tokenize"},
+constexpr std::pair<TokenizerKind, std::string_view> kTokenizerNames[] = {{TokenizerKind::vllm, "vLLM/SGLang /tokenize"},
                                                                  {TokenizerKind::llamacpp, "llama.cpp /tokenize"},
                                                                  {TokenizerKind::tgi, "TGI /tokenize"},
                                                                  {TokenizerKind::usage, "usage of one-token requests"}};
@@ -32,7 +32,7 @@ std::optional<int> count_at(const json& j, const char* key) {
 }  // namespace
 
 std::string_view to_string(TokenizerKind k) {
-  for (const auto& [kind, name] : kNames)
+  for (const auto& [kind, name] : kTokenizerNames)
     if (kind == k) return name;
   return "?";
 }

@@ -1,6 +1,7 @@
 #include "telemetry/capture.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -18,11 +19,13 @@ constexpr util::Name<Format> kFormats[] = {
     {Format::rocm_smi_table, "rocm-smi table"},
     {Format::smi_fields, "rocm-smi/hy-smi device lines"},
     {Format::smi_json, "rocm-smi/hy-smi --json"},
+    {Format::smi_csv, "rocm-smi/hy-smi --csv"},
     {Format::amd_smi_json, "amd-smi --json"},
     {Format::amd_smi_text, "amd-smi static/metric"},
     {Format::amd_smi_monitor, "amd-smi monitor"},
     {Format::amd_smi_topology, "amd-smi topology"},
     {Format::nvidia_smi_q, "nvidia-smi -q"},
+    {Format::nvidia_smi_xml, "nvidia-smi -q -x"},
     {Format::nvidia_smi_csv, "nvidia-smi --query-gpu csv"},
     {Format::nvidia_smi_table, "nvidia-smi table"},
     {Format::nvidia_smi_dmon, "nvidia-smi dmon"},
@@ -118,7 +121,14 @@ const std::vector<Format>& known_formats() {
 std::optional<Format> detect_format(const Capture& cap) {
   const Lines& L = cap.lines;
   if (cap.declared_not_output) return detect_declared(cap).value_or(Format::notes);
+  if (any_line(L, [](std::string_view l) { return starts_with(l, "<nvidia_smi_log") || starts_with(l, "<!DOCTYPE nvidia_smi_log"); }))
+    return Format::nvidia_smi_xml;
   if (any_line(L, [](std::string_view l) { return contains(l, "NVSMI LOG") || starts_with(l, "Attached GPUs"); }))
+    return Format::nvidia_smi_q;
+  // An excerpt of -q without its banner: a "GPU 00000000:3B:00.0" block line, or -q's own keys.
+  if (any_regex(L, std::regex(R"(^\s*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s*$)")) ||
+      (any_regex(L, std::regex(R"(^\s*Product Name\s+: )")) &&
+       any_regex(L, std::regex(R"(^\s*(FB Memory Usage|GPU UUID\s+:|Product Brand\s+:|GPU Current Temp\s+:))"))))
     return Format::nvidia_smi_q;
   if (any_line(L, [](std::string_view l) { return starts_with(l, "| NVIDIA-SMI"); })) return Format::nvidia_smi_table;
   if (any_line(L, [](std::string_view l) {
@@ -140,6 +150,9 @@ std::optional<Format> detect_format(const Capture& cap) {
   if (header_with(L, {"GPU", "TIMESTAMP"}, "POWER")) return Format::amd_smi_monitor;
   if (any_regex(L, std::regex(R"(^GPU: \d+\s*$)"))) return Format::amd_smi_text;
   if (auto j = detect_json(L)) return j;
+  if (any_line(L, [](std::string_view l) { return starts_with(lower(l), "device,"); }) &&
+      any_regex(L, std::regex(R"(^card\d+,)")))
+    return Format::smi_csv;
   if (header_with(L, {"DCU", "HCU"}, "Temp")) return Format::hy_smi_table;
   if (header_with(L, {"Device", "GPU"}, "Temp")) return Format::rocm_smi_table;
   if (any_regex(L, std::regex(R"(^\s*(GPU|DCU|HCU)\[\d+\]\s*:)"))) return Format::smi_fields;
@@ -163,6 +176,8 @@ Snapshot parse_capture(const Capture& cap, Format format) {
       return parse::smi_fields(cap);
     case Format::smi_json:
       return parse::smi_json(cap);
+    case Format::smi_csv:
+      return parse::smi_csv(cap);
     case Format::amd_smi_json:
       return parse::amd_smi_json(cap);
     case Format::amd_smi_text:
@@ -173,6 +188,8 @@ Snapshot parse_capture(const Capture& cap, Format format) {
       return parse::amd_smi_topology(cap);
     case Format::nvidia_smi_q:
       return parse::nvidia_smi_q(cap);
+    case Format::nvidia_smi_xml:
+      return parse::nvidia_smi_xml(cap);
     case Format::nvidia_smi_csv:
       return parse::nvidia_smi_csv(cap);
     case Format::nvidia_smi_table:
@@ -222,6 +239,13 @@ Result<Snapshot> read_capture_text(std::string_view text, const std::string& nam
                     name, names)};
   }
   Snapshot s = parse_capture(cap, *format);
+  for (const auto& c : cap.cleaned) s.warnings.insert(s.warnings.begin(), fmt::format("{}: {}", name, c));
+  const bool says_no_state = *format == Format::notes || *format == Format::rvs_docs;
+  if (s.devices.empty() && s.topology.links.empty() && s.facts.empty() && s.checks.empty() && !says_no_state)
+    return Error{fmt::format("{}: read as {}, but nothing was recognised in it{}. Pass the tool's output "
+                             "unchanged; if it is another format, this is a reader's fault worth reporting",
+                             name, to_string(*format),
+                             s.warnings.empty() ? "" : fmt::format(" ({})", fmt::join(s.warnings, "; ")))};
   s.source = "file";
   s.path = name;
   s.format = std::string(to_string(*format));

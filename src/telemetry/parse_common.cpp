@@ -94,6 +94,18 @@ void apply_smi_pairs(DeviceState& d, const std::vector<std::pair<std::string, st
       if (auto v = get(key)) d.busy_percent = parse_double(*v);
   if (auto v = get("sclk clock speed")) d.sclk_mhz = parse_int(*v);
   if (auto v = get("mclk clock speed")) d.mclk_mhz = parse_int(*v);
+  // rocm-smi --json -c: "sclk clock level": "2 (2100Mhz)": the level, then the clock in brackets.
+  const auto level_clock = [](const std::string& v) -> std::optional<std::int64_t> {
+    const auto open = v.find('(');
+    return open == std::string::npos ? std::nullopt : parse_int(v.substr(open + 1));
+  };
+  if (!d.sclk_mhz)
+    if (auto v = get("sclk clock level")) d.sclk_mhz = level_clock(*v);
+  if (!d.mclk_mhz)
+    if (auto v = get("mclk clock level")) d.mclk_mhz = level_clock(*v);
+  for (const char* key : {"gpu memory allocated (vram%)", "gpu memory use (%)", "gpu memory usage (%)"})
+    if (!d.memory_used_percent)
+      if (auto v = get(key)) d.memory_used_percent = parse_double(*v);
   const auto range_max = [](const std::string& r) { return parse_int(split(r, '-').back()); };
   if (auto v = get("valid sclk range")) d.sclk_max_mhz = range_max(*v);
   if (auto v = get("valid mclk range")) d.mclk_max_mhz = range_max(*v);

@@ -2,6 +2,8 @@
 // Read into a tree, then the figures are taken by path; the names changed across drivers
 // ("Power Readings/Power Draw" before 535, "GPU Power Readings/Average Power Draw" after; ECC
 // "Single Bit/Double Bit" before Hopper, "SRAM/DRAM" after), and both spellings are read.
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "telemetry/parsers.h"
@@ -71,7 +73,7 @@ std::optional<std::int64_t> sum(const Node* n, std::initializer_list<std::string
 
 void gpu_figures(DeviceState& d, const Node& g, Snapshot& s) {
   d.vendor = Vendor::nvidia;
-  d.bus_id = normalize_bus_id(g.key.substr(4));
+  if (g.key.size() > 4) d.bus_id = normalize_bus_id(g.key.substr(4));
   d.name = g.text({"Product Name"});
   d.serial = g.text({"Serial Number"});
   d.uuid = g.text({"GPU UUID"});
@@ -139,6 +141,18 @@ Snapshot nvidia_smi_q(const Capture& cap) {
     gpu_figures(d, *c, s);
     d.driver_version = driver;
   }
+  if (s.devices.empty() && (root->child("Product Name") || root->child("FB Memory Usage"))) {
+    // An excerpt of one GPU's section without its "GPU <bus id>" line: that one GPU, said.
+    DeviceState& d = device_at(s.devices, 0);
+    d.index = 0;
+    gpu_figures(d, *root, s);
+    d.driver_version = driver;
+    s.warnings.push_back("nvidia-smi -q: an excerpt without its 'GPU <bus id>' line, read as one GPU");
+  }
+  if (auto attached = parse_int(root->text({"Attached GPUs"}).value_or(""));
+      attached && *attached != static_cast<std::int64_t>(s.devices.size()))
+    s.warnings.push_back(fmt::format("nvidia-smi -q: 'Attached GPUs' says {}, the capture holds {} GPU blocks",
+                                     *attached, s.devices.size()));
   if (s.devices.empty()) s.warnings.push_back("nvidia-smi -q: no 'GPU <bus id>' block found");
   finish(s, SourceKind::nvidia_smi);
   return s;

@@ -1,7 +1,11 @@
 // nvidia-smi topo -m: a matrix of GPUs and NICs (X, NV#, PIX, PXB, PHB, NODE, SYS) followed by
 // CPU Affinity, NUMA Affinity and GPU NUMA ID. Cells are tab-separated as printed (with an empty
 // cell before GPU NUMA ID) or space-separated when pasted through a web page; rows of NICs stop
-// after the links; a paste may cut the last row short.
+// after the links; a paste may cut the last row short, or run cells together ("NODENODE"): those
+// are split by the matrix's words, and a row that still does not line up is said, not read.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <regex>
 
@@ -15,10 +19,37 @@ bool is_endpoint(const std::string& s) {
   return std::regex_match(s, kEndpoint);
 }
 
-std::vector<std::string> cells(std::string_view line) {
-  auto c = split_columns(line);
-  while (!c.empty() && c.front().empty()) c.erase(c.begin());
-  return c;
+/// A matrix cell or endpoint name at the start of `s`: its length, or 0.
+std::size_t vocabulary_prefix(std::string_view s) {
+  static const std::regex kCell(R"(^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|GPU\d+|NIC\d+|mlx\d+_\d+))");
+  std::match_results<std::string_view::const_iterator> m;
+  return std::regex_search(s.begin(), s.end(), m, kCell) ? static_cast<std::size_t>(m.length(0)) : 0;
+}
+
+/// Cells that a paste ran together ("NODENODE", "NIC8NIC9", "SYS0-23") split by the matrix's
+/// vocabulary; `split` counts the cells that were.
+std::vector<std::string> cells(std::string_view line, int& split) {
+  std::vector<std::string> out;
+  for (const auto& raw : split_columns(line)) {
+    if (raw.empty()) {
+      if (!out.empty()) out.push_back(raw);  // an empty cell (before GPU NUMA ID) keeps its place
+      continue;
+    }
+    std::string_view rest = raw;
+    std::vector<std::string> parts;
+    while (!rest.empty()) {
+      const auto n = vocabulary_prefix(rest);
+      if (n == 0 || n == rest.size()) {
+        parts.emplace_back(rest);
+        break;
+      }
+      parts.emplace_back(rest.substr(0, n));
+      rest = rest.substr(n);
+    }
+    split += parts.size() > 1;
+    out.insert(out.end(), parts.begin(), parts.end());
+  }
+  return out;
 }
 
 }  // namespace
@@ -26,8 +57,10 @@ std::vector<std::string> cells(std::string_view line) {
 Snapshot nvidia_smi_topo(const Capture& cap) {
   Snapshot s;
   std::vector<std::string> endpoints, extra;
+  int split = 0;
+  std::vector<std::string> unreadable;
   for (const auto& line : cap.lines) {
-    const auto c = cells(line);
+    const auto c = cells(line, split);
     if (c.empty()) continue;
     if (endpoints.empty()) {
       if (c[0] != "GPU0") continue;
@@ -38,6 +71,15 @@ Snapshot nvidia_smi_topo(const Capture& cap) {
     const auto row_at = std::find(endpoints.begin(), endpoints.end(), c[0]);
     if (row_at == endpoints.end()) continue;
     const std::size_t r = static_cast<std::size_t>(row_at - endpoints.begin());
+    // A row is read only where its cells line up: its own cell is X and every link cell is one of
+    // the matrix's words; otherwise its links and affinity would go to the wrong endpoints.
+    bool aligned = c.size() > r + 1 && c[r + 1] == "X";
+    for (std::size_t k = 1; aligned && k <= endpoints.size() && k < c.size(); ++k)
+      aligned = vocabulary_prefix(c[k]) == c[k].size() && !starts_with(c[k], "GPU") && !starts_with(c[k], "NIC");
+    if (!aligned) {
+      unreadable.push_back(c[0]);
+      continue;
+    }
     const std::size_t links = std::min(endpoints.size(), c.size() - 1);
     for (std::size_t k = r + 1; k < links; ++k) {
       if (c[k + 1] == "X" || c[k + 1].empty()) continue;
@@ -62,6 +104,15 @@ Snapshot nvidia_smi_topo(const Capture& cap) {
         d.numa_node = parse_int(tail[k]);
     }
   }
+  if (split > 0)
+    s.warnings.push_back(fmt::format("nvidia-smi topo -m: {} cells had run together (as 'NODENODE') and were split by "
+                                     "the matrix's words",
+                                     split));
+  if (!unreadable.empty())
+    s.warnings.push_back(fmt::format("nvidia-smi topo -m: the rows of {} do not line up with the header (their own "
+                                     "cell is not X, or a link cell is not a link); their links and affinity are not "
+                                     "read",
+                                     fmt::join(unreadable, ", ")));
   if (endpoints.empty()) s.warnings.push_back("nvidia-smi topo -m: no 'GPU0 ...' header row found");
   finish(s, SourceKind::nvidia_smi);
   return s;

@@ -1,6 +1,8 @@
-// rocm-smi --json and hy-smi --json: {"card0": {"Card Series": "K100_AI", ...}, "system": {...}}.
+// rocm-smi --json and hy-smi --json: {"card0": {"Card Series": "K100_AI", ...}, "system": {...}}; and --csv, whose columns are the same keys.
 // hy-smi's is often not valid JSON (missing commas, "": "" repeated, stderr lines around it, a
 // paste cut short); the lenient reader takes what is there and each fault becomes a warning.
+#include <fmt/format.h>
+
 #include "telemetry/lenient_json.h"
 #include "telemetry/parsers.h"
 #include "util/json_text.h"
@@ -56,6 +58,75 @@ Snapshot smi_json(const Capture& cap) {
     if (driver) d.driver_version = driver;
     if (hygon && !d.vendor) d.vendor = Vendor::hygon;
   }
+  finish(s, hygon ? SourceKind::hy_smi : SourceKind::rocm_smi);
+  return s;
+}
+
+}  // namespace dcukit::telemetry::parse
+
+namespace dcukit::telemetry::parse {
+namespace {
+
+/// One CSV record: commas outside double quotes separate, quotes are taken off.
+std::vector<std::string> csv_cells(std::string_view line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  for (auto& c : out) c = std::string(trim(c));
+  return out;
+}
+
+}  // namespace
+
+// rocm-smi --csv (and hy-smi --csv): "device,<the --json keys>" then a "cardN,..." row a device,
+// and a "system,..." block for driver-wide values; the keys are those of --json.
+Snapshot smi_csv(const Capture& cap) {
+  Snapshot s;
+  std::vector<std::string> header;
+  bool hygon = false;
+  std::optional<std::string> driver;
+  for (const auto& line : cap.lines) {
+    if (trim(line).empty() || starts_with(line, "$ ")) continue;
+    auto cells = csv_cells(line);
+    const std::string first = lower(cells[0]);
+    if (first == "device" || (first == "system" && header.empty())) {
+      header = cells;
+      continue;
+    }
+    if (header.empty()) {
+      if (!starts_with(trim(line), "=")) s.warnings.push_back(stray_line("rocm-smi --csv", line));
+      continue;
+    }
+    if (cells.size() != header.size())
+      s.warnings.push_back(fmt::format("rocm-smi --csv: a row of {} cells under a header of {}: {}", cells.size(),
+                                       header.size(), line));
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (std::size_t k = 1; k < cells.size() && k < header.size(); ++k) pairs.emplace_back(header[k], cells[k]);
+    if (first == "system") {
+      for (const auto& [k, v] : pairs)
+        if (lower(k) == "driver version") driver = text_value(v);
+      continue;
+    }
+    const auto idx = card_index(first);
+    if (!idx) {
+      s.warnings.push_back(stray_line("rocm-smi --csv", line));
+      continue;
+    }
+    hygon = hygon || smi_pairs_look_hygon(pairs);
+    apply_smi_pairs(device_at(s.devices, *idx), pairs);
+  }
+  for (auto& d : s.devices) {
+    if (driver) d.driver_version = driver;
+    if (hygon && !d.vendor) d.vendor = Vendor::hygon;
+  }
+  if (s.devices.empty()) s.warnings.push_back("rocm-smi --csv: no 'cardN' row found");
   finish(s, hygon ? SourceKind::hy_smi : SourceKind::rocm_smi);
   return s;
 }

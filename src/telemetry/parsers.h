@@ -15,6 +15,7 @@ namespace dcukit::telemetry::parse {
 // hy-smi and rocm-smi (parse_smi_*.cpp)
 Snapshot smi_table(const Capture& cap);   ///< "DCU Temp AvgPwr ..." / "HCU ... Dec% Enc%" / "Device Node IDs ..."
 Snapshot smi_fields(const Capture& cap);  ///< "HCU[0] : PCI Bus: ..." views, with --showtopo's matrices
+Snapshot smi_csv(const Capture& cap);     ///< rocm-smi/hy-smi --csv: "device,..." then "cardN,..."
 Snapshot smi_json(const Capture& cap);    ///< {"card0": {...}} of hy-smi and rocm-smi --json, -a --json
 
 // amd-smi (parse_amd_smi*.cpp)
@@ -24,7 +25,8 @@ Snapshot amd_smi_monitor(const Capture& cap);   ///< amd-smi monitor's table
 Snapshot amd_smi_topology(const Capture& cap);  ///< "ACCESS TABLE:" ... matrices of amd-smi topology
 
 // nvidia-smi (parse_nvidia_*.cpp)
-Snapshot nvidia_smi_q(const Capture& cap);
+Snapshot nvidia_smi_q(const Capture& cap);    ///< -q, whole or an excerpt of it
+Snapshot nvidia_smi_xml(const Capture& cap);  ///< -q -x
 Snapshot nvidia_smi_csv(const Capture& cap);  ///< --query-gpu=... --format=csv[,noheader][,nounits]
 Snapshot nvidia_smi_table(const Capture& cap);
 Snapshot nvidia_smi_dmon(const Capture& cap);

@@ -98,6 +98,47 @@ std::vector<std::string> split_columns(std::string_view s) {
   return out;
 }
 
+namespace {
+
+/// Removes a reply's quote marks ("> ", ">> ") where most non-blank lines carry one, and expands the
+/// tabs that indent a line (a paste through an editor); `cleaned` says what was taken off.
+void unquote(std::vector<std::string>& lines, std::size_t first, std::vector<std::string>& cleaned) {
+  std::size_t text = 0, quoted = 0;
+  for (std::size_t i = first; i < lines.size(); ++i) {
+    const auto t = trim(lines[i]);
+    if (t.empty() || t == ">") continue;
+    ++text;
+    quoted += t[0] == '>';
+  }
+  if (text > 0 && quoted * 10 >= text * 6) {
+    for (std::size_t i = first; i < lines.size(); ++i) {
+      std::string& l = lines[i];
+      std::size_t at = l.find_first_not_of(' ');
+      if (at == std::string::npos || l[at] != '>') continue;
+      while (at < l.size() && l[at] == '>') {
+        ++at;
+        if (at < l.size() && l[at] == ' ') ++at;
+      }
+      l.erase(0, at);
+    }
+    cleaned.push_back(fmt::format("a reply's quote mark ('> ') before {} of {} lines was removed", quoted, text));
+  }
+  std::size_t tabbed = 0;
+  for (std::size_t i = first; i < lines.size(); ++i) {
+    std::string& l = lines[i];
+    std::size_t n = 0;
+    std::string lead;
+    for (; n < l.size() && (l[n] == ' ' || l[n] == '\t'); ++n) lead += l[n] == '\t' ? std::string(8 - lead.size() % 8, ' ') : " ";
+    if (lead.size() != n) {
+      l = lead + l.substr(n);
+      ++tabbed;
+    }
+  }
+  if (tabbed > 0) cleaned.push_back(fmt::format("tabs indenting {} lines were read as spaces", tabbed));
+}
+
+}  // namespace
+
 Capture prepare_capture(std::string_view raw, std::string name) {
   Capture cap;
   cap.name = std::move(name);
@@ -117,6 +158,7 @@ Capture prepare_capture(std::string_view raw, std::string name) {
       break;
     }
   }
+  unquote(lines, first, cap.cleaned);
   std::size_t indent = std::string::npos;
   for (std::size_t i = first; i < lines.size(); ++i) {
     std::string& l = lines[i];

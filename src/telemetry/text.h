@@ -20,10 +20,13 @@ struct Capture {
   /// The command that made it, when the file says (a "# command:" header or a "$ tool ..." line).
   std::string command;
   bool declared_not_output = false;  ///< the header says the file holds no tool output
+  /// What cleaning the paste took off, said with the reading: "a '> ' quote before every line".
+  std::vector<std::string> cleaned;
 };
 
 /// Cleans `raw`: drops a "# ---- verbatim output below this line ----" header (keeping its
-/// "# command:"), ANSI escapes (raw ESC and pasted "^[" forms), CR, trailing blanks and the
+/// "# command:"), ANSI escapes (raw ESC and pasted "^[" forms), CR, trailing blanks, the quote
+/// marks of a mail or forum reply ("> " before most lines), tabs that indent a line, and the
 /// indentation every line shares.
 Capture prepare_capture(std::string_view raw, std::string name);
 
