@@ -41,6 +41,8 @@ struct LogCase {
   std::optional<int> max_num_seqs;       ///< a flag of the author's command the log lines do not show
   bool weights_from_log = false;
   Expect expect = Expect::within;
+  std::optional<double> utilization;       ///< --gpu-memory-utilization of a command the lines do not show
+  std::optional<std::int64_t> max_model_len;  ///< --max-model-len, likewise
 };
 
 // Card totals as torch.cuda.mem_get_info reports them, for cards the peak data lacks: A100 40GB 39.39 GiB
@@ -85,6 +87,40 @@ const std::map<std::string, LogCase>& cases() {
   return k;
 }
 
+// The second collection (tests/fixtures/vllm-logs/collected, INDEX.md there): gathered after the
+// rules were written and never used to tune them, so that their results are the held-out figure
+// docs/plan.md reports. Card totals: RTX PRO 6000 Blackwell 95.01 GiB and the 48 GB RTX 4090 47.50 GiB
+// (as the logs' own arithmetic gives them, see their headers).
+const std::map<std::string, LogCase>& collected_cases() {
+  static const std::map<std::string, LogCase> k = {
+      {"kubesimplify-rtxpro6000-qwen3-32b-tp1-negative-kv.txt",
+       {"qwen3-32b", {}, 95.01, "0.27.1", {}, false, Expect::within, 0.426, 32768}},
+      {"kubesimplify-rtxpro6000-qwen3-32b-tp2.txt",
+       {"qwen3-32b", {}, 95.01, "0.27.1", {}, false, Expect::known_miss, 0.426, 32768}},
+      {"kubesimplify-rtxpro6000-qwen3-32b-pp2.txt",
+       {"qwen3-32b", {}, 95.01, "0.27.1", {}, false, Expect::known_miss, 0.426, 32768}},
+      {"rldecisionagent-rtx4090-48g-qwen25-05b-bnb4-v0100-v0-cuda-blocks.txt",
+       {"qwen2.5-0.5b-instruct", {}, 47.50, {}, {}, true, Expect::within}},
+      {"selfllm-a100-80g-phi4-bnb4-v082-v0-cuda-blocks.txt", {"phi-4", "a100-sxm-80gb", {}, {}, {}, true, Expect::within}},
+      {"legalai-2xh200-qwen3-next-80b-tp2-v0102-hybrid.txt",
+       {"qwen3-next-80b-a3b-instruct", "h200", {}, {}, {}, false, Expect::known_miss}},
+      {"vllm-pr4650-deepseek-v2-lite-v050post1-v0-pre-mla.txt",
+       {"deepseek-v2-lite", "a100-sxm-80gb", {}, {}, {}, false, Expect::known_miss}},
+      {"vllm-pr12569-llama31-70b-w8a8-v1-early-gpu-blocks.txt",
+       {"llama-3.1-70b-instruct", "a100-sxm-80gb", {}, {}, {}, true, Expect::known_miss}},
+      {"kagaho-jetson-thor-llama31-8b-eager-v0102.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"gbrayut-gke-a100-mig1g5gb-gemma3-1b-v01011-swa.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vllm-pr14842-8gpu-deepseek-r1-tp8-v0-mla-cuda-blocks.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vllm-pr14447-16x3090-deepseek-v3-0324-awq-tp16-v0-mla.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vllm-issue40691-h20-qwen35-27b-abbrev-max-num-batched-token.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"club3090-issue612-rtx5090-qwen36-35b-a3b-nvfp4-fp8kv-v0240.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vllm-issue5248-2xt4-deepseek-coder-6.7b-tp2-v0-gpu-blocks.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vllm-issue6156-2xl40-deepseek-coder-v2-lite-tp2-v0-capacity.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vllm-issue34076-5070ti-5090d-qwen3-coder-30b-fp8-pp2-hetero.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+  };
+  return k;
+}
+
 CheckLogOptions options(const LogCase& c) {
   CheckLogOptions o;
   o.model = std::string(DCUKIT_FIXTURES) + "/models/" + c.model;
@@ -93,6 +129,8 @@ CheckLogOptions options(const LogCase& c) {
   o.vllm_version = c.version;
   o.weights_from_log = c.weights_from_log;
   if (c.max_num_seqs) o.asked.max_num_seqs = *c.max_num_seqs;
+  if (c.utilization) o.asked.gpu_memory_utilization = *c.utilization;
+  if (c.max_model_len) o.asked.max_model_len = *c.max_model_len;
   return o;
 }
 
@@ -104,10 +142,11 @@ std::string docs_plan() {
 }
 
 /// Checks one log as the issue asks; `name` is its file name.
-void check_one(const std::string& dir, const std::string& name) {
+void check_one(const std::string& dir, const std::string& name,
+               const std::map<std::string, LogCase>& table = cases()) {
   SCOPED_TRACE(name);
-  const auto it = cases().find(name);
-  ASSERT_NE(it, cases().end()) << name << ": a log without a row in this test's table; add one";
+  const auto it = table.find(name);
+  ASSERT_NE(it, table.end()) << name << ": a log without a row in this test's table; add one";
   const auto& c = it->second;
   if (c.expect == Expect::unmatched) {
     EXPECT_NE(docs_plan().find(name), std::string::npos) << "docs/plan.md does not list the unmatched log " << name;
@@ -127,7 +166,7 @@ void check_one(const std::string& dir, const std::string& name) {
     }
     EXPECT_TRUE(r.within) << name << " run " << r.index << ": " << r.kv_difference / kGiB << " GiB off, tolerance "
                           << r.kv_tolerance / kGiB;
-    EXPECT_LE(std::abs(r.kv_difference), std::max(0.05 * (r.plan.budget.kv_budget - r.kv_difference), 0.35 * kGiB));
+    EXPECT_LE(std::abs(r.kv_difference), std::max(0.05 * std::abs(r.plan.budget.kv_budget - r.kv_difference), 0.35 * kGiB));
     // From vLLM's own available KV, plan's rules give the blocks, tokens and concurrency vLLM printed.
     if (r.rules_detail.rfind("from", 0) == 0) {
       EXPECT_TRUE(r.rules_reproduce) << r.rules_detail;
@@ -152,6 +191,17 @@ TEST(PlanVllmCheck, EveryLogInTheFixtures) {
       ++seen;
     }
   EXPECT_EQ(seen, static_cast<int>(cases().size()));
+}
+
+TEST(PlanVllmCheck, EveryCollectedLogHeldOut) {
+  const std::string dir = std::string(DCUKIT_FIXTURES) + "/vllm-logs/collected";
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".txt") {
+      check_one(dir, e.path().filename().string(), collected_cases());
+      ++seen;
+    }
+  EXPECT_EQ(seen, static_cast<int>(collected_cases().size()));
 }
 
 TEST(PlanVllmCheck, EveryLogInSharedVllmLogs) {
