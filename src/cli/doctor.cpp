@@ -24,7 +24,7 @@ constexpr const char* kDoctor = "doctor";
 
 struct DoctorOptions {
   bool json = false, verbose = false, no_python = false, no_smoke = false, quick = false;
-  std::string root, python, bundle, from_bundle;
+  std::string root, python, bundle, from_bundle, from;
   double python_timeout = 60, smoke_timeout = 60, tool_timeout = 20;
 };
 
@@ -62,6 +62,7 @@ ExitCode run_doctor(const DoctorOptions& o) {
   r.tool_timeout = ms(o.tool_timeout);
   r.bundle = o.bundle;
   r.from_bundle = o.from_bundle;
+  r.from = o.from;
   auto report = doctor::run(r);
   if (!report) return fail(ExitCode::bad_input, report.error().message);
   if (const auto& b = report->bundle) {
@@ -95,6 +96,9 @@ void setup_doctor(CLI::App& app, Runner& runner) {
                   "Also write a support bundle (.tar.gz): the report, the files read, the vendor tools' outputs, "
                   "pip list, the environment without secrets");
   sub->add_option("--from-bundle", o.from_bundle, "Run the checks that can run offline on a bundle");
+  sub->add_option("--from", o.from,
+                  "Check a pasted collect_env (`python -m torch.utils.collect_env` or vLLM's collect_env.py) "
+                  "instead of this host: torch's build, vLLM's against it, nvcc, cuDNN, the driver");
   sub->add_option("--python-timeout", o.python_timeout, "Seconds the Python probe may take (default 60)")
       ->check(number_in(1, 3600));
   sub->add_option("--smoke-timeout", o.smoke_timeout, "Seconds the smoke test may take (default 60)")

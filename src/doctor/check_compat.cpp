@@ -14,7 +14,7 @@ namespace dcukit::doctor {
 namespace {
 
 void cuda_driver(const Context& c, std::vector<Finding>& out) {
-  const auto drv = nvidia_driver(c.root);
+  const auto drv = c.nvidia();
   if (!drv.loaded || drv.version.empty()) {
     add(out, Category::toolkit, "toolkit.cuda_driver", Verdict::skip, "no NVIDIA driver version to compare").evidence =
         drv.evidence;

@@ -49,7 +49,7 @@ void gpus(const Context& c, std::vector<Finding>& out) {
 }
 
 void nvidia(const Context& c, std::vector<Finding>& out) {
-  const auto drv = nvidia_driver(c.root);
+  const auto drv = c.nvidia();
   if (!c.has(core::Vendor::nvidia) && !drv.loaded) {
     add(out, Category::driver, "driver.nvidia", Verdict::skip, "no NVIDIA GPU on this host");
     return;

@@ -142,7 +142,7 @@ void torch_runtime(const Context& c, const PythonStack& s, std::vector<Finding>&
     return;
   }
   if (!s.torch_cuda.empty()) {
-    const auto drv = nvidia_driver(c.root);
+    const auto drv = c.nvidia();
     if (drv.version.empty()) {
       add(out, Category::python, "python.torch_runtime", Verdict::skip,
           "no NVIDIA driver version to compare torch's CUDA with")

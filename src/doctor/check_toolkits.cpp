@@ -195,7 +195,7 @@ void mismatch(const Context& c, std::vector<Finding>& out) {
   std::vector<std::string> ev;
   Verdict status = Verdict::ok;
   std::string summary, fix;
-  int compared = 0;
+  int compared = 0, unknown = 0;
   for (const auto& p : pairs) {
     const Install* a = t.install_of(p.cc);
     const Install* b = t.install_of(p.rt);
@@ -203,7 +203,24 @@ void mismatch(const Context& c, std::vector<Finding>& out) {
     ++compared;
     ev.push_back(describe(t, p.cc, p.compiler));
     ev.push_back(describe(t, p.rt, p.library));
-    if (a == b || !a || !b) continue;
+    if (a == b && a) continue;  // one install: the same by their real paths
+    if (!a && !b) {             // both outside every known install: nothing to say they match
+      ++unknown;
+      continue;
+    }
+    if (!a || !b) {  // one from an install, the other not (the distribution's /usr/bin/hipcc before ROCm's)
+      const Install* in = a ? a : b;
+      const Located& outside = a ? *p.rt : *p.cc;
+      if (status == Verdict::ok) {
+        status = Verdict::warn;
+        summary = fmt::format("{} is {} ({}), {} is {} {} ({}): not the same install", a ? p.library : p.compiler,
+                              outside.canonical.empty() ? outside.path : outside.canonical,
+                              "in no DTK, ROCm or CUDA install", a ? p.compiler : p.library, to_string(in->kind),
+                              in->version, in->path);
+        fix = use_install(named_install(c) ? *named_install(c) : *in);
+      }
+      continue;
+    }
     const bool same_version = !a->version.empty() && a->version == b->version;
     const Verdict s = same_version ? Verdict::warn : Verdict::fail;
     if (s == Verdict::fail || status == Verdict::ok) {
@@ -217,6 +234,12 @@ void mismatch(const Context& c, std::vector<Finding>& out) {
     add(out, Category::toolkit, "toolkit.mismatch", Verdict::skip, "no compiler and runtime pair to compare")
         .evidence = {describe(t, t.hipcc, "hipcc"), describe(t, t.hip_runtime, "libamdhip64"),
                      describe(t, t.nvcc, "nvcc"), describe(t, t.cuda_runtime, "libcudart")};
+    return;
+  }
+  if (status == Verdict::ok && unknown == compared) {
+    add(out, Category::toolkit, "toolkit.mismatch", Verdict::skip,
+        "the compiler and the runtime are in no DTK, ROCm or CUDA install dcukit knows: not compared")
+        .evidence = ev;
     return;
   }
   if (status == Verdict::ok) {

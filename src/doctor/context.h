@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "doctor/driver_info.h"
 #include "doctor/gpus.h"
 #include "doctor/toolkits.h"
 #include "doctor/types.h"
@@ -28,6 +29,11 @@ struct Context {
   std::string python_skip;                               ///< why the probe was not asked
   bool offline = false;                                  ///< a fake host or a bundle: nothing live may be asked
   std::map<std::string, util::FileInfo> recorded_stats;  ///< see Request::recorded_stats
+  /// The NVIDIA driver a pasted collect_env states (doctor --from), used instead of the root's.
+  std::optional<ModuleState> stated_nvidia;
+
+  /// The NVIDIA driver: the stated one, else the root's /proc/driver/nvidia/version.
+  ModuleState nvidia() const { return stated_nvidia ? *stated_nvidia : nvidia_driver(root); }
 
   /// The variable's value, or "" when unset.
   std::string getenv(const std::string& name) const;

@@ -88,7 +88,7 @@ std::string torch_install_command(const Context& c, const stack::PythonStack& s)
                        py, v);
   }
   if (c.has(core::Vendor::nvidia)) {
-    const auto drv = nvidia_driver(c.root);
+    const auto drv = c.nvidia();
     const std::string cuda = drv.version.empty() ? "" : cuda_of_driver(compat_data(), drv.version);
     std::string variant = "cu124";
     for (const auto& [v, name] : kCudaWheels)

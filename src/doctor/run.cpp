@@ -85,6 +85,15 @@ Report examine(const Request& r) {
 Result<Report> run(const Request& r) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (!r.from.empty()) {
+    if (!r.bundle.empty() || !r.from_bundle.empty() || r.root != "/")
+      return Error{"--from reads a pasted collect_env: it cannot be combined with --bundle, --from-bundle or --root"};
+    if (!fs::is_regular_file(r.from, ec))
+      return Error{fmt::format("--from {}: no such file; pass a file holding the output of `python -m "
+                               "torch.utils.collect_env` or vLLM's `python collect_env.py`",
+                               r.from)};
+    return run_from_collect_env(r.from, r);
+  }
   if (!r.bundle.empty() && !r.from_bundle.empty())
     return Error{"--bundle writes a bundle of this host and --from-bundle reads one: pass one of them"};
   if (!r.bundle.empty() && r.root != "/")

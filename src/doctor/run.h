@@ -15,4 +15,8 @@ Result<Report> run(const Request& request);
 /// One examination of request.root, no bundle (run's worker; the bundle code calls it too).
 Report examine(const Request& request);
 
+/// The checks a pasted collect_env (`path`) can answer (doctor --from); an Error when the file
+/// cannot be read or is not a collect_env output.
+Result<Report> run_from_collect_env(const std::string& path, const Request& request);
+
 }  // namespace dcukit::doctor

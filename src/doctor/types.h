@@ -95,6 +95,8 @@ struct Request {
   std::vector<std::string> captures;
   /// Examine this bundle offline instead of a host ("" none).
   std::string from_bundle;
+  /// Examine a pasted collect_env (PyTorch's or vLLM's) instead of a host ("" none).
+  std::string from;
 };
 
 /// What the Python probe said, kept so that a bundle can be read again offline.

@@ -93,6 +93,20 @@ TEST(DoctorToolkits, NoCompilerOnPathWarnsOnADcuHost) {
   EXPECT_EQ(status(r, "toolkit.mismatch"), "skip");
 }
 
+TEST(DoctorToolkits, TheDistributionsHipccBeforeAnInstallIsNotTheSameInstall) {
+  // Debian's /usr/bin/hipcc first on PATH, the runtime from a DTK: not "the same install".
+  FakeHost h;
+  h.write("/usr/bin/hipcc", "#!/bin/sh\n");
+  h.chmod("/usr/bin/hipcc", 0755);
+  h.env["PATH"] = "/usr/bin:/opt/dtk/bin:/bin";
+  const auto r = h.run();
+  const Finding* f = find(r, "toolkit.mismatch");
+  EXPECT_EQ(to_string(f->status), "warn") << dump(r);
+  EXPECT_NE(f->summary.find("/usr/bin/hipcc"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("in no DTK, ROCm or CUDA install"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("not the same install"), std::string::npos) << f->summary;
+}
+
 TEST(DoctorToolkits, TheDcuDriverAgainstTheDtk) {
   FakeHost h;
   h.env["LD_LIBRARY_PATH"] = "/opt/dtk/lib";

@@ -114,8 +114,11 @@ TEST(TelemetryPastes, TopologyCellsThatRanTogetherAreSplitOrTheRowIsRefused) {
   auto r = read_text(joined(lost, "", "\n"));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(has_warning(*r, "GPU5")) << "the misaligned row is named";
-  for (const auto& d : r->devices)
-    if (d.index == 5) EXPECT_FALSE(d.cpu_affinity) << "a shifted row's affinity must not be read";
-  for (const auto& d : r->devices)
-    if (d.index != 5 && d.index < 8) EXPECT_EQ(d.cpu_affinity, whole.devices[static_cast<std::size_t>(d.index)].cpu_affinity);
+  for (const auto& d : r->devices) {
+    if (d.index == 5) {
+      EXPECT_FALSE(d.cpu_affinity) << "a shifted row's affinity must not be read";
+    } else if (d.index < 8) {
+      EXPECT_EQ(d.cpu_affinity, whole.devices[static_cast<std::size_t>(d.index)].cpu_affinity);
+    }
+  }
 }
