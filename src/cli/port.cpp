@@ -19,9 +19,9 @@ struct PortOptions {
   std::string sarif, output, out_dir;
 };
 
-ExitCode fail(const char* command, ExitCode code, const std::string& message) {
-  fmt::print(stderr, "dcukit port {}: {}\n", command, message);
-  return code;
+/// "dcukit port audit: ..." (cli::fail with the subcommand named after "port").
+ExitCode port_fail(const char* command, ExitCode code, const std::string& message) {
+  return fail(std::string("port ") + command, code, message);
 }
 
 ExitCode run_audit(const PortOptions& o) {
@@ -30,12 +30,12 @@ ExitCode run_audit(const PortOptions& o) {
     return ExitCode::ok;
   }
   if (o.paths.empty())
-    return fail("audit", ExitCode::bad_input,
+    return port_fail("audit", ExitCode::bad_input,
                 "pass one or more CUDA sources or folders (or --rules to list the rules)");
   const OutputFile sarif_file{"--sarif", o.sarif == "-" ? "" : o.sarif};
-  if (Status s = check_outputs({sarif_file}); !s) return fail("audit", ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({sarif_file}); !s) return port_fail("audit", ExitCode::bad_input, s.message());
   auto report = port::audit({o.paths, o.ignore, o.hip_switches, command_line()});
-  if (!report) return fail("audit", ExitCode::bad_input, report.error().message);
+  if (!report) return port_fail("audit", ExitCode::bad_input, report.error().message);
   if (o.sarif == "-") fmt::print("{}", port::render_audit_sarif(*report));
   if (!sarif_file.path.empty() && !write_output("port audit", sarif_file, port::render_audit_sarif(*report)))
     return ExitCode::failed;
@@ -45,7 +45,7 @@ ExitCode run_audit(const PortOptions& o) {
 
 ExitCode run_translate(const PortOptions& o) {
   if (o.output.empty() == o.out_dir.empty())
-    return fail("translate", ExitCode::bad_input, "pass exactly one of -o FILE (one input) and --out-dir DIR");
+    return port_fail("translate", ExitCode::bad_input, "pass exactly one of -o FILE (one input) and --out-dir DIR");
   port::TranslateOptions t;
   t.inputs = o.paths;
   t.output = o.output;
@@ -54,7 +54,7 @@ ExitCode run_translate(const PortOptions& o) {
   t.hip_switches = o.hip_switches;
   t.annotate = !o.no_annotate;
   auto report = port::translate(t);
-  if (!report) return fail("translate", ExitCode::bad_input, report.error().message);
+  if (!report) return port_fail("translate", ExitCode::bad_input, report.error().message);
   fmt::print("{}", port::render_translate_text(*report));
   for (const auto& f : report->files)
     if (!f.untranslated.empty()) return ExitCode::failed;

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <regex>
 
 #include "telemetry/parsers.h"
@@ -52,6 +53,47 @@ std::vector<std::string> cells(std::string_view line, int& split) {
   return out;
 }
 
+/// A line whose tabs a paste expanded to spaces (8-column stops), with the tabs put back: a run of
+/// spaces that crosses n tab stops is n tabs, so an empty cell ("NODE\t\t1") is seen again.
+std::string retab(std::string_view line) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (line[i] != ' ') {
+      out += line[i++];
+      continue;
+    }
+    std::size_t n = i;
+    while (n < line.size() && line[n] == ' ') ++n;
+    if (n == line.size()) break;
+    const std::size_t tabs = n / 8 - i / 8;
+    if (tabs == 0 || (n - i == 1 && n % 8 != 0))
+      out.append(n - i, ' ');  // a space inside a cell ("CPU Affinity", " X ")
+    else
+      out.append(tabs, '\t');
+    i = n;
+  }
+  return out;
+}
+
+/// The lines with their tabs put back, where none has a tab and the header then still reads as the
+/// same columns; else the lines as they are.
+std::vector<std::string> with_tabs(const std::vector<std::string>& lines) {
+  for (const auto& l : lines)
+    if (l.find('\t') != std::string::npos) return lines;
+  for (const auto& l : lines) {
+    auto c = split_columns(l);
+    if (c.empty() || c[0] != "GPU0") continue;
+    auto t = split_columns(retab(l));
+    t.erase(std::remove(t.begin(), t.end(), std::string()), t.end());
+    if (t != c) return lines;
+    std::vector<std::string> out;
+    for (const auto& x : lines) out.push_back(retab(x));
+    return out;
+  }
+  return lines;
+}
+
 }  // namespace
 
 Snapshot nvidia_smi_topo(const Capture& cap) {
@@ -59,7 +101,8 @@ Snapshot nvidia_smi_topo(const Capture& cap) {
   std::vector<std::string> endpoints, extra;
   int split = 0;
   std::vector<std::string> unreadable;
-  for (const auto& line : cap.lines) {
+  // An empty cell (CPU Affinity under a Slurm cgroup) leaves no mark once tabs became spaces.
+  for (const auto& line : with_tabs(cap.lines)) {
     const auto c = cells(line, split);
     if (c.empty()) continue;
     if (endpoints.empty()) {
@@ -91,8 +134,12 @@ Snapshot nvidia_smi_topo(const Capture& cap) {
     DeviceState& d = device_at(s.devices, std::stoi(index));
     d.vendor = Vendor::nvidia;
     std::vector<std::string> tail;
-    for (std::size_t k = endpoints.size() + 1; k < c.size(); ++k)
-      if (!c[k].empty()) tail.push_back(c[k]);
+    for (std::size_t k = endpoints.size() + 1; k < c.size(); ++k) tail.push_back(c[k]);
+    // nvidia-smi prints an empty cell before GPU NUMA ID (and some pastes trailing tabs): drop the
+    // empty cells beyond the header's count from the right, so that an empty CPU Affinity keeps its place.
+    for (std::size_t k = tail.size(); k-- > 1 && tail.size() > extra.size();)
+      if (tail[k].empty()) tail.erase(tail.begin() + static_cast<std::ptrdiff_t>(k));
+    while (!tail.empty() && tail.back().empty()) tail.pop_back();
     if (c.size() < endpoints.size() + 1 || tail.size() < std::min<std::size_t>(2, extra.size())) {
       s.warnings.push_back("nvidia-smi topo -m: the row of " + c[0] + " is cut short; its affinity is not read");
       continue;

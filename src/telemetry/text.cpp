@@ -103,25 +103,27 @@ namespace {
 /// Removes a reply's quote marks ("> ", ">> ") where most non-blank lines carry one, and expands the
 /// tabs that indent a line (a paste through an editor); `cleaned` says what was taken off.
 void unquote(std::vector<std::string>& lines, std::size_t first, std::vector<std::string>& cleaned) {
-  std::size_t text = 0, quoted = 0;
-  for (std::size_t i = first; i < lines.size(); ++i) {
-    const auto t = trim(lines[i]);
-    if (t.empty() || t == ">") continue;
-    ++text;
-    quoted += t[0] == '>';
-  }
-  if (text > 0 && quoted * 10 >= text * 6) {
+  for (const char mark : {'>', '%'}) {  // a mail or forum reply's '>', a MATLAB or TeX comment's '%'
+    std::size_t text = 0, quoted = 0;
+    for (std::size_t i = first; i < lines.size(); ++i) {
+      const auto t = trim(lines[i]);
+      if (t.empty() || (t.size() == 1 && t[0] == mark)) continue;
+      ++text;
+      quoted += t[0] == mark;
+    }
+    if (text == 0 || quoted * 10 < text * 6) continue;
     for (std::size_t i = first; i < lines.size(); ++i) {
       std::string& l = lines[i];
       std::size_t at = l.find_first_not_of(' ');
-      if (at == std::string::npos || l[at] != '>') continue;
-      while (at < l.size() && l[at] == '>') {
+      if (at == std::string::npos || l[at] != mark) continue;
+      while (at < l.size() && l[at] == mark) {
         ++at;
         if (at < l.size() && l[at] == ' ') ++at;
       }
       l.erase(0, at);
     }
-    cleaned.push_back(fmt::format("a reply's quote mark ('> ') before {} of {} lines was removed", quoted, text));
+    cleaned.push_back(fmt::format("a quote mark ('{} ') before {} of {} lines was removed", mark, quoted, text));
+    break;
   }
   std::size_t tabbed = 0;
   for (std::size_t i = first; i < lines.size(); ++i) {
