@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -19,14 +20,27 @@
 namespace dcukit::doctor {
 namespace {
 
-core::Vendor vendor_of(const std::string& name) {
+std::optional<core::Vendor> vendor_by_name(const std::string& name);
+
+/// The vendor a GPU's name says, else what the paste's runtime lines say (ROCm's "Device 66a1").
+std::optional<core::Vendor> vendor_of(const std::string& name, const CollectEnv& e) {
+  if (auto v = vendor_by_name(name)) return v;
+  if (!e.get("HIP runtime version").empty() || !e.get("ROCM used to build PyTorch").empty()) return core::Vendor::amd;
+  if (!e.get("Nvidia driver version").empty()) return core::Vendor::nvidia;
+  return std::nullopt;
+}
+
+std::optional<core::Vendor> vendor_by_name(const std::string& name) {
   if (util::icontains(name, "hygon") || util::icontains(name, "dcu") || util::icontains(name, "k100") ||
       util::icontains(name, "z100") || util::icontains(name, "bw1000"))
     return core::Vendor::hygon;
   if (util::icontains(name, "amd") || util::icontains(name, "instinct") || util::icontains(name, "radeon") ||
       util::icontains(name, "(gfx"))
     return core::Vendor::amd;
-  return core::Vendor::nvidia;
+  if (util::icontains(name, "nvidia") || util::icontains(name, "tesla") || util::icontains(name, "geforce") ||
+      util::icontains(name, "quadro") || util::icontains(name, "rtx") || util::icontains(name, "gtx"))
+    return core::Vendor::nvidia;
+  return std::nullopt;
 }
 
 std::string major_minor_of(std::string_view v) {
@@ -107,10 +121,17 @@ void nvcc(const CollectEnv& e, const stack::PythonStack& s, std::vector<Finding>
         .evidence = ev;
     return;
   }
-  auto& f = add(out, Category::toolkit, "toolkit.nvcc_torch", a[0] != b[0] ? Verdict::fail : Verdict::warn,
+  if (a[0] == b[0]) {  // torch's cpp_extension warns on a minor difference and builds ("shouldn't be a problem")
+    add(out, Category::toolkit, "toolkit.nvcc_torch", Verdict::ok,
+        fmt::format("nvcc {} and torch's CUDA {}: the same major, which torch's extension build accepts", nvcc_v,
+                    s.torch_cuda))
+        .evidence = ev;
+    return;
+  }
+  auto& f = add(out, Category::toolkit, "toolkit.nvcc_torch", Verdict::fail,
                 fmt::format("nvcc is CUDA {} but torch is built with CUDA {}", nvcc_v, s.torch_cuda));
   f.evidence = ev;
-  f.why = "torch's cpp_extension refuses a different CUDA major (and extensions built with another minor may not load)";
+  f.why = "torch's cpp_extension refuses a CUDA major other than torch's: extensions (flash-attn, vLLM from source) do not build";
   f.fix = fmt::format("put CUDA {}'s nvcc first on PATH (export CUDA_HOME=/usr/local/cuda-{})", s.torch_cuda,
                       major_minor_of(s.torch_cuda));
 }
@@ -166,9 +187,15 @@ Result<Report> run_from_collect_env(const std::string& path, const Request& r) {
   Context c;
   c.root = util::Root("/nonexistent-root-of-a-paste");
   c.offline = true;
+  std::vector<std::string> unknown;
   for (const auto& name : env->gpus) {
+    const auto vendor = vendor_of(name, *env);
+    if (!vendor) {
+      unknown.push_back(name);
+      continue;
+    }
     Gpu g;
-    g.vendor = vendor_of(name);
+    g.vendor = *vendor;
     g.state.name = name.substr(0, name.find(" ("));
     if (const auto open = name.find("(gfx"); open != std::string::npos)
       g.state.arch = name.substr(open + 1, name.find_first_of(":)", open) - open - 1);
@@ -182,7 +209,10 @@ Result<Report> run_from_collect_env(const std::string& path, const Request& r) {
   const auto s = stack_of(*env);
   c.python = Result<stack::PythonStack>(s);
   auto& out = report.findings;
-  if (c.scan.gpus.empty())
+  if (!unknown.empty())
+    add(out, Category::driver, "driver.gpus", Verdict::warn,
+        fmt::format("the paste names GPUs of no vendor dcukit can tell: {}", fmt::join(unknown, ", ")));
+  else if (c.scan.gpus.empty())
     add(out, Category::driver, "driver.gpus", Verdict::warn, "the paste lists no GPU and no driver").evidence = {
         "GPU models and configuration: " + env->get("GPU models and configuration")};
   check_python(c, out);

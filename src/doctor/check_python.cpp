@@ -153,7 +153,14 @@ void torch_runtime(const Context& c, const PythonStack& s, std::vector<Finding>&
     const CudaPair* rule = cuda_rule(data, s.torch_cuda);
     ev.push_back(fmt::format("NVIDIA driver {}; CUDA {} needs {}", drv.version, s.torch_cuda,
                              rule ? rule->min_driver : "(not in the table)"));
-    if (!rule || compare_versions(drv.version, rule->min_driver) >= 0) {
+    if (!rule) {  // nothing to compare with: not a pass
+      add(out, Category::python, "python.torch_runtime", Verdict::skip,
+          fmt::format("torch's CUDA {} is not in data/cuda_compat.json: driver {} not compared", s.torch_cuda,
+                      drv.version))
+          .evidence = ev;
+      return;
+    }
+    if (compare_versions(drv.version, rule->min_driver) >= 0) {
       add(out, Category::python, "python.torch_runtime", Verdict::ok,
           fmt::format("driver {} runs torch's CUDA {}", drv.version, s.torch_cuda))
           .evidence = ev;

@@ -71,7 +71,9 @@ Result<CollectEnv> parse_collect_env(std::string_view text, std::string_view ori
   CollectEnv e;
   e.origin = std::string(origin);
   std::string section;
-  const auto all = lines(text);
+  auto all = lines(text);
+  for (auto& l : all)  // a full-width colon ("GPU 0： Tesla P100") as pasted through a CJK input method
+    for (auto at = l.find("\xef\xbc\x9a"); at != std::string::npos; at = l.find("\xef\xbc\x9a")) l.replace(at, 3, ": ");
   for (const std::string& raw : all) {
     std::string_view line = strip(raw);
     while (!line.empty() && line.front() == '>') line = strip(line.substr(1));  // a reply's quote marks
@@ -93,7 +95,12 @@ Result<CollectEnv> parse_collect_env(std::string_view text, std::string_view ori
       continue;
     }
     std::string key, value;
-    if (!split_key(line, key, value)) continue;
+    if (line.rfind("PyTorch version ", 0) == 0 && line.find(':') == std::string_view::npos) {  // torch 1.5's
+      key = "PyTorch version";
+      value = std::string(strip(line.substr(16)));
+    } else if (!split_key(line, key, value)) {
+      continue;
+    }
     section = key;
     e.keys.emplace(key, value);
     if (key == "GPU models and configuration" && !uncollected(value)) {
@@ -127,7 +134,8 @@ stack::PythonStack stack_of(const CollectEnv& e) {
   t.kind = stack::build_kind(t.tag);
   s.torch_cuda = e.get("CUDA used to build PyTorch");
   s.torch_hip = e.get("ROCM used to build PyTorch");
-  if (const auto a = e.get("Is CUDA available"); !a.empty()) s.cuda_available = a.rfind("True", 0) == 0;
+  if (const auto a = e.get("Is CUDA available"); !a.empty())  // "True"/"False"; torch 1.5 printed "Yes"/"No"
+    s.cuda_available = a.rfind("True", 0) == 0 || a.rfind("Yes", 0) == 0;
   if (s.cuda_available && *s.cuda_available)
     for (const auto& g : e.gpus) {
       stack::TorchDevice d;

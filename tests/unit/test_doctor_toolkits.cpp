@@ -186,7 +186,10 @@ TEST(DoctorCompat, TheBuiltInTablesAndTheirRules) {
   ASSERT_NE(bw1100, nullptr);
   EXPECT_EQ(bw1100->min_driver, "6.3.30");
   EXPECT_EQ(cuda_of_driver(d, "550.54.15"), "12.4");
-  EXPECT_EQ(cuda_of_driver(d, "400.0"), "");
+  EXPECT_EQ(cuda_of_driver(d, "400.0"), "9.2");  // 9.2 needs 396.26, 10.0 needs 410.48
+  EXPECT_EQ(cuda_of_driver(d, "380.0"), "");
+  ASSERT_NE(cuda_rule(d, "10.2"), nullptr);
+  EXPECT_EQ(cuda_rule(d, "10.2")->min_driver, "440.33");
   ASSERT_NE(cuda_rule(d, "12.4.1"), nullptr);
   EXPECT_EQ(cuda_rule(d, "12.4.1")->min_driver, "550.54.14");
   auto bad = parse_compat(R"({"pairs": [{"card": "X", "dtk": "x", "min_driver": "1", "source": "s"}]})", "{}");
