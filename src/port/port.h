@@ -83,6 +83,9 @@ struct TranslatedFile {
   std::vector<Untranslated> untranslated;
   int masks_dropped = 0;    ///< full-mask *_sync calls rewritten to their mask-free HIP form
   int annotated_lines = 0;  ///< lines marked with the audit's rules
+  /// `#include <hip/hip_runtime.h>` was added: the file uses the runtime or kernel syntax without
+  /// including it, as nvcc allows (it includes cuda_runtime.h itself; hipcc includes nothing).
+  bool runtime_include_added = false;
 
   /// Total references converted.
   int converted_refs() const;

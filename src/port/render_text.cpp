@@ -92,6 +92,7 @@ std::string render_translate_text(const TranslateReport& r) {
     out += fmt::format("{} -> {}: {} references converted", f.input, f.output, f.converted_refs());
     if (f.masks_dropped > 0) out += fmt::format(", {} full-mask *_sync calls made mask-free", f.masks_dropped);
     if (f.annotated_lines > 0) out += fmt::format(", {} lines marked with audit rules", f.annotated_lines);
+    if (f.runtime_include_added) out += ", #include <hip/hip_runtime.h> added (nvcc's implicit cuda_runtime.h)";
     out += "\n";
     for (const Conversion& c : f.converted) out += fmt::format("  {} => {}: {}\n", c.cuda, c.hip, c.count);
     for (const Untranslated& u : f.untranslated)

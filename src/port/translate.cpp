@@ -147,6 +147,66 @@ std::size_t annotation_point(const SourceFile& f, int line) {
   return e;
 }
 
+/// Whether the file uses what nvcc's implicit cuda_runtime.h declares (kernel qualifiers, the
+/// built-in indices, a launch, a runtime name) without including a runtime header itself.
+/// Whether file `index` includes a runtime header, itself or through the project's files it
+/// includes ("common.cuh" holding <cuda_runtime.h>).
+bool includes_runtime(const Project& p, std::size_t index, std::set<std::size_t>& seen) {
+  if (!seen.insert(index).second) return false;
+  const SourceFile& f = p.files[index];
+  for (const Directive& d : f.lexed.directives) {
+    if (d.name != "include") continue;
+    for (std::size_t i = d.first; i < d.end; ++i) {
+      const Token& t = f.tok(i);
+      if (t.kind != TokenKind::header_name) continue;
+      const std::string inner = t.text.substr(1, t.text.size() - 2);
+      for (const char* h : {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "hip/hip_runtime.h",
+                            "hip/hip_runtime_api.h", "hip_runtime.h"})
+        if (inner == h) return true;
+      for (std::size_t k = 0; k < p.files.size(); ++k) {
+        const std::string& path = p.files[k].path;
+        if (path.size() >= inner.size() && path.compare(path.size() - inner.size(), inner.size(), inner) == 0 &&
+            (path.size() == inner.size() || path[path.size() - inner.size() - 1] == '/') && includes_runtime(p, k, seen))
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool relies_on_implicit_runtime(const Project& p, std::size_t index) {
+  std::set<std::size_t> seen;
+  if (includes_runtime(p, index, seen)) return false;
+  const SourceFile& f = p.files[index];
+  static const std::set<std::string, std::less<>> kImplicit = {
+      "__global__", "__device__", "__shared__", "__constant__", "threadIdx", "blockIdx", "blockDim", "gridDim",
+      "__syncthreads", "cudaError_t", "cudaMalloc", "cudaFree", "cudaMemcpy", "cudaStream_t", "cudaGetLastError",
+      "cudaDeviceSynchronize", "dim3"};
+  for (const Token& t : f.lexed.tokens)  // code only: a macro's body is expanded where it is used
+    if (t.directive < 0 &&
+        ((t.kind == TokenKind::identifier && kImplicit.count(t.text)) || (t.kind == TokenKind::punct && t.text == "<<<")))
+      return true;
+  return false;
+}
+
+/// Where to put the include: before the file's first #include, else after its #pragma once or
+/// include guard's #define, else before its first code line.
+std::size_t include_point(const SourceFile& f) {
+  const auto line_start = [&](int line) { return f.lexed.line_starts[static_cast<std::size_t>(line - 1)]; };
+  for (const Directive& d : f.lexed.directives)
+    if (d.name == "include") return line_start(d.line);
+  const auto& ds = f.lexed.directives;
+  const auto after = [&](const Directive& d) {
+    return d.last_line < f.lexed.line_count ? line_start(d.last_line + 1) : f.text.size();
+  };
+  if (!ds.empty() && ds[0].name == "pragma" && ds[0].first < ds[0].end && f.tok(ds[0].first).text == "once")
+    return after(ds[0]);
+  if (ds.size() >= 2 && ds[0].name == "ifndef" && ds[1].name == "define") return after(ds[1]);  // an include guard
+  for (const Token& t : f.lexed.tokens)
+    if (t.kind != TokenKind::comment) return line_start(t.line);
+  return f.text.size();
+}
+
 }  // namespace
 
 int TranslatedFile::converted_refs() const {
@@ -179,6 +239,11 @@ std::string translate_source(const Project& project, std::size_t index, const Hi
         edits.push_back({at, at, fmt::format(" // dcukit-port audit: {}", list)});
       ++stats.annotated_lines;
     }
+  }
+  if (relies_on_implicit_runtime(project, index)) {
+    const std::size_t at = include_point(f);
+    edits.push_back({at, at, "#include <hip/hip_runtime.h>  // dcukit-port: nvcc includes cuda_runtime.h itself\n"});
+    stats.runtime_include_added = true;
   }
   std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
   std::string out;

@@ -62,7 +62,10 @@ TEST(PortCli, TranslateExitCodes) {
   auto ok = run({"translate", in, "-o", dir.file("k.hip.cu")});
   EXPECT_EQ(ok.code, ExitCode::ok);
   EXPECT_NE(ok.out.find("cudaDeviceSynchronize => hipDeviceSynchronize: 1"), std::string::npos) << ok.out;
-  EXPECT_EQ(dir.read("k.hip.cu"), "void f() { hipDeviceSynchronize(); }\n");
+  EXPECT_EQ(dir.read("k.hip.cu"),
+            "#include <hip/hip_runtime.h>  // dcukit-port: nvcc includes cuda_runtime.h itself\n"
+            "void f() { hipDeviceSynchronize(); }\n");  // nvcc included cuda_runtime.h for it; hipcc does not
+  EXPECT_NE(ok.out.find("#include <hip/hip_runtime.h> added"), std::string::npos) << ok.out;
   const std::string left = dir.write("left.cu", "void f() { cudaNotAThing(); }\n");
   auto partial = run({"translate", left, "--out-dir", dir.file("out")});
   EXPECT_EQ(partial.code, ExitCode::failed);

@@ -96,3 +96,40 @@ TEST(PortHipcc, TranslatedBackendKernelsCompileWithoutTheVendorMapping) {
       << slurp(dir.file("hipcc.log"));
   EXPECT_EQ(slurp(dir.file("src/device/hip/vendor.h")).find("#define cudaStream_t"), std::string::npos);
 }
+
+TEST(PortHipcc, ASourceThatReliedOnNvccsImplicitRuntimeHeaderCompiles) {
+  // As BabelStream's CUDA model does: no #include of cuda_runtime.h (nvcc includes it), runtime
+  // types, a kernel and a launch. hipcc includes nothing, so the translation must add it.
+  const std::string hipcc = find_hipcc();
+  if (hipcc.empty()) GTEST_SKIP() << "no hipcc (install Debian's hipcc or set DCUKIT_HIPCC); skipping";
+  testutil::TempDir dir("port_hipcc");
+  const std::string in = dir.write("stream.cu", R"(#include <cstdio>
+#include <cstdlib>
+#define TBSIZE 1024
+void check_error(void) {
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {
+    std::fprintf(stderr, "Error: %s\n", cudaGetErrorString(err));
+    std::exit(err);
+  }
+}
+template <class T>
+__global__ void copy_kernel(const T* a, T* c) {
+  const int i = blockDim.x * blockIdx.x + threadIdx.x;
+  c[i] = a[i];
+}
+void copy(const double* a, double* c, int n) {
+  copy_kernel<<<n / TBSIZE, TBSIZE>>>(a, c);
+  check_error();
+  cudaDeviceSynchronize();
+  check_error();
+}
+)");
+  dcukit::port::TranslateOptions o;
+  o.inputs = {in};
+  o.output = dir.file("stream.hip.cu");
+  auto r = dcukit::port::translate(o);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->files[0].runtime_include_added);
+  EXPECT_EQ(compile(hipcc, o.output, "", dir.file("hipcc.log")), 0) << slurp(dir.file("hipcc.log"));
+}

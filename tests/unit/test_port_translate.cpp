@@ -126,7 +126,8 @@ __global__ void k(int* p) {
      lines */
 }
 )");
-  EXPECT_EQ(t.text, R"(#define REDUCE(v) \
+  EXPECT_EQ(t.text, R"(#include <hip/hip_runtime.h>  // dcukit-port: nvcc includes cuda_runtime.h itself
+#define REDUCE(v) \
   v += __shfl_down(v, 16) // dcukit-port audit: wave64.full-mask (mask dropped)
 __global__ void k(int* p) {
   p[threadIdx.x % 32] = 0; // a comment already // dcukit-port audit: wave64.warp-size-literal
