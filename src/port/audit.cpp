@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <map>
 
 #include "port/check.h"
 #include "port/preprocess.h"
 #include "port/syntax.h"
+#include "util/files.h"
 
 namespace dcukit::port {
 namespace {
@@ -146,10 +149,12 @@ std::vector<std::string> hip_switches_with(const std::vector<std::string>& extra
   return out;
 }
 
-AuditReport audit_project(const Project& project, const std::set<RuleId>& ignored) {
-  AuditReport report;
-  report.ignored = ignored;
-  for (const SourceFile& f : project.files) {
+namespace {
+
+/// Every check on file `f` of `project`, into `report`.
+void audit_file(const Project& project, const SourceFile& f, AuditReport& report) {
+  const auto& ignored = report.ignored;
+  {
     std::vector<Finding> found;
     Sink sink(project, f, found);
     check_wave64(sink);
@@ -171,6 +176,65 @@ AuditReport audit_project(const Project& project, const std::set<RuleId>& ignore
     }
     report.files.push_back(std::move(summary));
   }
+}
+
+/// The audited file an `#include` names: the one beside the includer, else one whose path ends
+/// with the name; npos when it is not among them (a system or library header).
+std::size_t resolve_include(const std::vector<std::string>& normal, std::size_t from, const std::string& name) {
+  namespace fs = std::filesystem;
+  const std::string beside = (fs::path(normal[from]).parent_path() / name).lexically_normal().string();
+  for (std::size_t k = 0; k < normal.size(); ++k)
+    if (normal[k] == beside) return k;
+  const std::string tail = "/" + fs::path(name).lexically_normal().string();
+  for (std::size_t k = 0; k < normal.size(); ++k)
+    if (normal[k].size() > tail.size() && normal[k].compare(normal[k].size() - tail.size(), tail.size(), tail) == 0)
+      return k;
+  return std::string::npos;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> translation_units(const std::vector<std::pair<std::string, std::string>>& sources) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> normal;
+  std::vector<std::vector<std::size_t>> direct(sources.size());
+  for (const auto& [path, text] : sources) normal.push_back(fs::absolute(path).lexically_normal().string());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const LexedFile lexed = lex(sources[i].second);
+    for (const Directive& d : lexed.directives) {
+      if (d.name != "include") continue;
+      for (std::size_t t = d.first; t < d.end && t < lexed.tokens.size(); ++t) {
+        const Token& tok = lexed.tokens[t];
+        if (tok.kind != TokenKind::header_name && tok.kind != TokenKind::string) continue;
+        if (tok.text.size() < 3) break;
+        const auto k = resolve_include(normal, i, tok.text.substr(1, tok.text.size() - 2));
+        if (k != std::string::npos && k != i) direct[i].push_back(k);
+        break;
+      }
+    }
+  }
+  // Files joined by an #include, either way, are one unit: a header is read with the files that
+  // include it (what they define before it, the conditions they include it under).
+  std::vector<std::size_t> group(sources.size());
+  for (std::size_t i = 0; i < group.size(); ++i) group[i] = i;
+  const auto root = [&](std::size_t i) {
+    while (group[i] != i) i = group[i] = group[group[i]];
+    return i;
+  };
+  for (std::size_t i = 0; i < direct.size(); ++i)
+    for (std::size_t k : direct[i]) group[root(i)] = root(k);
+  std::map<std::size_t, std::vector<std::size_t>> by_root;
+  for (std::size_t i = 0; i < sources.size(); ++i) by_root[root(i)].push_back(i);
+  std::vector<std::vector<std::size_t>> units;
+  for (auto& [r, files] : by_root) units.push_back(std::move(files));
+  std::sort(units.begin(), units.end());
+  return units;
+}
+
+AuditReport audit_project(const Project& project, const std::set<RuleId>& ignored) {
+  AuditReport report;
+  report.ignored = ignored;
+  for (const SourceFile& f : project.files) audit_file(project, f, report);
   return report;
 }
 
@@ -179,9 +243,29 @@ Result<AuditReport> audit(const AuditOptions& options) {
   if (!ignored) return Error{"--ignore " + ignored.error().message + "; `dcukit port audit --rules` lists the rules"};
   auto files = expand_paths(options.paths);
   if (!files) return files.error();
-  auto project = load_project(*files, hip_switches_with(options.hip_switches));
-  if (!project) return project.error();
-  AuditReport report = audit_project(*project, *ignored);
+  // Each file is audited in its own translation unit (itself and the audited files it includes),
+  // so that its macros and constants are its own: what else is audited changes nothing.
+  std::vector<std::pair<std::string, std::string>> sources;
+  for (const auto& path : *files) {
+    auto text = util::read_file(path);
+    if (!text) return text.error();
+    sources.emplace_back(path, std::move(*text));
+  }
+  const auto switches = hip_switches_with(options.hip_switches);
+  AuditReport report;
+  report.ignored = *ignored;
+  std::vector<std::pair<std::size_t, std::size_t>> order;  // (unit, file in it) by input order
+  std::vector<Project> projects;
+  for (const auto& unit : translation_units(sources)) {
+    std::vector<std::pair<std::string, std::string>> part;
+    for (std::size_t k : unit) part.push_back(sources[k]);
+    projects.push_back(make_project(std::move(part), switches));
+    for (std::size_t j = 0; j < unit.size(); ++j) order.emplace_back(unit[j], projects.size() - 1);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [file, unit] : order)
+    for (const SourceFile& f : projects[unit].files)
+      if (f.path == sources[file].first) audit_file(projects[unit], f, report);
   report.run_info = core::collect_run_info("dcukit port audit", options.command);
   return report;
 }

@@ -133,7 +133,11 @@ private:
     if (is_sync_intrinsic(t.text)) {
       if (m_facts.shimmed_sync.count(t.text)) return;  // a vendor macro drops the mask on HIP
       const auto args = call_args(v, k + 1);
-      if (args.empty() || !is_full_mask_32(v, args[0], m_facts)) return;
+      if (args.empty()) return;
+      if (!is_full_mask_32(v, args[0], m_facts)) {
+        narrow_mask_variable(v, k, args[0]);
+        return;
+      }
       const std::string mask = span_text(v, args[0]);
       m_sink.add(RuleId::wave64_full_mask, v.index(args[0].begin),
                  fmt::format("{} passes the 32-bit mask {} (lanes 0-31); a 64-lane wavefront has lanes 32-63 too: HIP "
@@ -151,6 +155,26 @@ private:
       m_sink.add(RuleId::wave64_full_mask, v.index(k - 2),
                  "A 32-bit all-ones mask is compared with __activemask(): on a 64-lane wavefront a full wave reads "
                  "0xffffffffffffffff and the test is never true.");
+  }
+
+  /// A mask held in a variable or parameter declared 32 bits wide (`unsigned int mask`): whatever
+  /// it holds, a 64-lane wavefront's mask needs 64 bits (HIP 6.2+ rejects a 32-bit one).
+  void narrow_mask_variable(const StreamView& v, std::size_t call, const Span& arg) {
+    if (arg.size() != 1 || v.at(arg.begin).kind != TokenKind::identifier) return;
+    const std::string& name = v.at(arg.begin).text;
+    for (std::size_t j = call; j-- > 0;) {
+      if (v.at(j).text != name) continue;
+      const auto type = declared_type(v, j);
+      if (!type) continue;
+      if (type->find('*') != std::string::npos || !is_narrow_integer(*type, m_facts)) return;
+      m_sink.add(RuleId::wave64_full_mask, v.index(arg.begin),
+                 fmt::format("{} passes `{}`, declared `{}` (line {}): a 64-lane wavefront's lane mask needs 64 bits; "
+                             "HIP 6.2+ rejects a 32-bit mask, and a full one built in 32 bits leaves lanes 32-63 out.",
+                             v.at(call).text, name, *type, v.at(j).line),
+                 "Declare the mask 64 bits wide (unsigned long long, or lane_mask_t on HIP), or drop it where every "
+                 "lane takes part.");
+      return;
+    }
   }
 
   void ballot_width(const StreamView& v, std::size_t k) {

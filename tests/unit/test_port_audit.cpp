@@ -1,6 +1,9 @@
 // The audit as a whole: inline suppression, --ignore, the hipify-like statistics, and the
 // renderers (text, JSON, SARIF 2.1.0).
 #include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -175,4 +178,64 @@ TEST(PortRender, SarifIsAValid210Log) {
   EXPECT_EQ(run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "src/k.cu");
   EXPECT_EQ(run["results"].back()["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "my%20dir/b.cu");
   EXPECT_EQ(run["columnKind"], "unicodeCodePoints");
+}
+
+namespace {
+/// `dcukit port audit PATHS`, findings as "file:line:rule" with the folder taken off.
+std::vector<std::string> audited(const std::vector<std::string>& paths, const std::string& root) {
+  dcukit::port::AuditOptions o;
+  o.paths = paths;
+  auto r = dcukit::port::audit(o);
+  EXPECT_TRUE(r) << r.error().message;
+  std::vector<std::string> out;
+  if (r)
+    for (const auto& f : r->findings)
+      out.push_back(fmt::format("{}:{}:{}", f.file.substr(root.size() + 1), f.line, dcukit::port::to_string(f.rule)));
+  return out;
+}
+}  // namespace
+
+TEST(PortUnits, AFilesAnswerDoesNotDependOnWhatElseIsAudited) {
+  // One project fixes WARP_SIZE at 32 beside full-wave reductions; another defines WARP_SIZE from
+  // the hardware. Audited together, the second's macro must not hide the first's hazards.
+  testutil::TempDir dir("port_units");
+  dir.write("a/k.cu", R"(#define WARP_SIZE 32
+__device__ float warp_sum(float v) {
+  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  return v;
+}
+__global__ void k(float* p) {
+  __shared__ float s[WARP_SIZE];
+  float v = warp_sum(p[threadIdx.x]);
+  if (threadIdx.x % WARP_SIZE == 0) s[threadIdx.x / WARP_SIZE] = v;
+}
+)");
+  dir.write("b/m.cu", "#define WARP_SIZE (warpSize)\n__global__ void m(float* p) { p[threadIdx.x % WARP_SIZE] = 0; }\n");
+  // A header is read with the file that includes it: its constant is that file's.
+  dir.write("b/w.cuh", "#define FULL 0xffffffff\n");
+  dir.write("b/n.cu", "#include \"w.cuh\"\n__device__ int f(int v) { return __shfl_sync(FULL, v, 0); }\n");
+  const std::string root = dir.file("");
+  const auto alone = audited({dir.file("a")}, root.substr(0, root.size() - 1));
+  const auto together = audited({dir.file("a"), dir.file("b")}, root.substr(0, root.size() - 1));
+  ASSERT_GE(alone.size(), 3u);
+  std::vector<std::string> a_part;
+  for (const auto& f : together)
+    if (f.rfind("a/", 0) == 0) a_part.push_back(f);
+  EXPECT_EQ(a_part, alone);
+  EXPECT_NE(std::find(together.begin(), together.end(), "b/n.cu:2:wave64.full-mask"), together.end())
+      << "the included header's FULL is a full mask in n.cu";
+}
+
+TEST(PortUnits, AMaskVariableDeclared32BitsWide) {
+  // cuda-samples' reduction: `warpReduceSum(unsigned int mask, T)` passes its 32-bit mask on.
+  const auto r = audit(R"(template <class T> __device__ T warpReduceSum(unsigned int mask, T mySum) {
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) mySum += __shfl_down_sync(mask, mySum, offset);
+  return mySum;
+}
+__device__ unsigned long long wide(unsigned long long m, int v) { return __shfl_sync(m, v, 0); }
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].line, 2);
+  EXPECT_EQ(r.findings[0].rule, dcukit::port::RuleId::wave64_full_mask);
+  EXPECT_NE(r.findings[0].why.find("declared `unsigned int`"), std::string::npos) << r.findings[0].why;
 }
