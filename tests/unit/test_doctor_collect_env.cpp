@@ -86,7 +86,8 @@ TEST(DoctorCollectEnv, FieldsOfBothEras) {
                                      "vLLM Build Flags:\nCUDA Archs: Not Set; ROCm: Disabled; Neuron: Disabled\n",
                                      "new.txt");
   ASSERT_TRUE(v);
-  const auto* vllm = doctor::stack_of(*v).find("vllm");
+  const auto stack = doctor::stack_of(*v);  // named: find() points into it
+  const auto* vllm = stack.find("vllm");
   ASSERT_NE(vllm, nullptr);
   EXPECT_EQ(vllm->kind, stack::BuildKind::cuda);
 }
