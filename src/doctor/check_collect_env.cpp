@@ -20,16 +20,7 @@
 namespace dcukit::doctor {
 namespace {
 
-std::optional<core::Vendor> vendor_by_name(const std::string& name);
-
-/// The vendor a GPU's name says, else what the paste's runtime lines say (ROCm's "Device 66a1").
-std::optional<core::Vendor> vendor_of(const std::string& name, const CollectEnv& e) {
-  if (auto v = vendor_by_name(name)) return v;
-  if (!e.get("HIP runtime version").empty() || !e.get("ROCM used to build PyTorch").empty()) return core::Vendor::amd;
-  if (!e.get("Nvidia driver version").empty()) return core::Vendor::nvidia;
-  return std::nullopt;
-}
-
+/// The vendor a GPU's name names, if any.
 std::optional<core::Vendor> vendor_by_name(const std::string& name) {
   if (util::icontains(name, "hygon") || util::icontains(name, "dcu") || util::icontains(name, "k100") ||
       util::icontains(name, "z100") || util::icontains(name, "bw1000"))
@@ -43,9 +34,12 @@ std::optional<core::Vendor> vendor_by_name(const std::string& name) {
   return std::nullopt;
 }
 
-std::string major_minor_of(std::string_view v) {
-  const auto n = version_numbers(v);
-  return n.size() >= 2 ? fmt::format("{}.{}", n[0], n[1]) : std::string(v);
+/// The vendor a GPU's name says, else what the paste's runtime lines say (ROCm's "Device 66a1").
+std::optional<core::Vendor> vendor_of(const std::string& name, const CollectEnv& e) {
+  if (auto v = vendor_by_name(name)) return v;
+  if (!e.get("HIP runtime version").empty() || !e.get("ROCM used to build PyTorch").empty()) return core::Vendor::amd;
+  if (!e.get("Nvidia driver version").empty()) return core::Vendor::nvidia;
+  return std::nullopt;
 }
 
 /// vLLM's CUDA wheels pin one torch (requirements-cuda.txt / requirements/cuda.txt at each tag):
@@ -76,7 +70,7 @@ void vllm_torch(const stack::PythonStack& s, std::vector<Finding>& out) {
     return;
   }
   ev.push_back(fmt::format("vLLM {}'s wheel is built against torch {}", vllm->version, pin));
-  const std::string have = major_minor_of(s.torch.version);
+  const std::string have = major_minor(s.torch.version);
   if (have == pin) {
     add(out, Category::python, "python.vllm_torch", Verdict::ok, fmt::format("torch {} as vLLM {} needs", have, vllm->version))
         .evidence = ev;
@@ -133,7 +127,7 @@ void nvcc(const CollectEnv& e, const stack::PythonStack& s, std::vector<Finding>
   f.evidence = ev;
   f.why = "torch's cpp_extension refuses a CUDA major other than torch's: extensions (flash-attn, vLLM from source) do not build";
   f.fix = fmt::format("put CUDA {}'s nvcc first on PATH (export CUDA_HOME=/usr/local/cuda-{})", s.torch_cuda,
-                      major_minor_of(s.torch_cuda));
+                      major_minor(s.torch_cuda));
 }
 
 void cudnn(const CollectEnv& e, std::vector<Finding>& out) {

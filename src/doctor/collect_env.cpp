@@ -6,15 +6,10 @@
 #include <cctype>
 
 #include "doctor/text.h"
+#include "telemetry/text.h"
 
 namespace dcukit::doctor {
 namespace {
-
-std::string_view strip(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 bool uncollected(std::string_view v) {
   for (std::string_view none : {"Could not collect", "N/A", "None", "No CUDA", "Not Set", "False (N/A)"})
@@ -28,8 +23,8 @@ bool split_key(std::string_view line, std::string& key, std::string& value) {
   if (colon == std::string_view::npos || colon == 0 || colon > 48) return false;
   if (!std::isalpha(static_cast<unsigned char>(line[0]))) return false;
   if (colon + 1 < line.size() && line[colon + 1] != ' ') return false;  // "gfx942:sramecc+", URLs
-  key = std::string(strip(line.substr(0, colon)));
-  value = std::string(strip(line.substr(colon + 1)));
+  key = std::string(trim(line.substr(0, colon)));
+  value = std::string(trim(line.substr(colon + 1)));
   return std::count(key.begin(), key.end(), ' ') <= 6;
 }
 
@@ -37,21 +32,20 @@ bool split_key(std::string_view line, std::string& key, std::string& value) {
 void read_pip(std::string_view line, std::map<std::string, std::string>& pip) {
   const auto close = line.find("] ");
   if (close == std::string_view::npos) return;
-  std::string_view rest = strip(line.substr(close + 2));
+  std::string_view rest = trim(line.substr(close + 2));
   std::string name, version;
   if (const auto eq = rest.find("=="); eq != std::string_view::npos) {
-    name = std::string(strip(rest.substr(0, eq)));
-    version = std::string(strip(rest.substr(eq + 2)));
+    name = std::string(trim(rest.substr(0, eq)));
+    version = std::string(trim(rest.substr(eq + 2)));
   } else {
     const auto sp = rest.find_first_of(" \t");
     if (sp == std::string_view::npos) return;
     name = std::string(rest.substr(0, sp));
-    version = std::string(strip(rest.substr(sp)));
+    version = std::string(trim(rest.substr(sp)));
     version = version.substr(0, version.find_first_of(" \t"));
   }
   std::replace(name.begin(), name.end(), '_', '-');
-  for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (!name.empty() && !version.empty()) pip.emplace(name, version);  // pip3 before conda: the first wins
+  if (!name.empty() && !version.empty()) pip.emplace(lower(name), version);  // pip3 before conda: the first wins
 }
 
 std::string pip_version(const CollectEnv& e, std::initializer_list<const char*> names) {
@@ -71,12 +65,12 @@ Result<CollectEnv> parse_collect_env(std::string_view text, std::string_view ori
   CollectEnv e;
   e.origin = std::string(origin);
   std::string section;
-  auto all = lines(text);
+  // Cleaned as every pasted capture is: CR, ANSI escapes, a reply's quote marks, tab indents.
+  auto all = telemetry::prepare_capture(text, std::string(origin)).lines;
   for (auto& l : all)  // a full-width colon ("GPU 0： Tesla P100") as pasted through a CJK input method
     for (auto at = l.find("\xef\xbc\x9a"); at != std::string::npos; at = l.find("\xef\xbc\x9a")) l.replace(at, 3, ": ");
   for (const std::string& raw : all) {
-    std::string_view line = strip(raw);
-    while (!line.empty() && line.front() == '>') line = strip(line.substr(1));  // a reply's quote marks
+    std::string_view line = trim(raw);
     if (line.empty() || line.rfind("====", 0) == 0 || line.rfind("----", 0) == 0) continue;
     if (line.find("No module named") != std::string_view::npos || line.find("undefined symbol") != std::string_view::npos ||
         line.rfind("ImportError", 0) == 0)
@@ -87,7 +81,7 @@ Result<CollectEnv> parse_collect_env(std::string_view text, std::string_view ori
     }
     if (line.rfind("GPU ", 0) == 0 && line.size() > 4 && std::isdigit(static_cast<unsigned char>(line[4]))) {
       if (const auto colon = line.find(": "); colon != std::string_view::npos)
-        e.gpus.emplace_back(strip(line.substr(colon + 2)));
+        e.gpus.emplace_back(trim(line.substr(colon + 2)));
       continue;
     }
     if (line.front() == '/' && section == "cuDNN version") {
@@ -97,7 +91,7 @@ Result<CollectEnv> parse_collect_env(std::string_view text, std::string_view ori
     std::string key, value;
     if (line.rfind("PyTorch version ", 0) == 0 && line.find(':') == std::string_view::npos) {  // torch 1.5's
       key = "PyTorch version";
-      value = std::string(strip(line.substr(16)));
+      value = std::string(trim(line.substr(16)));
     } else if (!split_key(line, key, value)) {
       continue;
     }
@@ -123,7 +117,8 @@ Result<CollectEnv> parse_collect_env(std::string_view text, std::string_view ori
 stack::PythonStack stack_of(const CollectEnv& e) {
   stack::PythonStack s;
   s.interpreter = "the Python of " + e.origin;
-  s.python_version = e.get("Python version").substr(0, e.get("Python version").find(' '));
+  const std::string python = e.get("Python version");  // "3.10.12 (main, ...) [GCC 11.4.0] (64-bit runtime)"
+  s.python_version = python.substr(0, python.find(' '));
   auto& t = s.torch;
   t.name = "torch";
   t.version = e.get("PyTorch version");

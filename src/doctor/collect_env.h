@@ -28,7 +28,8 @@ struct CollectEnv {
   std::string get(const std::string& key) const;
 };
 
-/// Parses the text. Quote marks of a reply ("> ") are taken off first. A text with neither
+/// Parses the text, cleaned first as telemetry cleans a pasted capture (CR, ANSI escapes, a
+/// reply's "> " quote marks, tab indents). A text with neither
 /// "PyTorch version:" nor "Is CUDA available:" is an error that names `origin` and says what to paste.
 Result<CollectEnv> parse_collect_env(std::string_view text, std::string_view origin);
 

@@ -61,6 +61,11 @@ std::vector<int> version_numbers(std::string_view v) {
   return out;
 }
 
+std::string major_minor(std::string_view v) {
+  const auto n = version_numbers(v);
+  return n.size() >= 2 ? fmt::format("{}.{}", n[0], n[1]) : std::string(v);
+}
+
 int compare_versions(std::string_view a, std::string_view b) {
   const auto x = version_numbers(a), y = version_numbers(b);
   for (std::size_t i = 0; i < std::max(x.size(), y.size()); ++i) {

@@ -18,6 +18,8 @@ std::vector<int> version_numbers(std::string_view v);
 int compare_versions(std::string_view a, std::string_view b);
 /// True when `v` starts with the numbers of `prefix` ("25.04.4" has prefix "25.04").
 bool version_has_prefix(std::string_view v, std::string_view prefix);
+/// "2.4.1+cu124" -> "2.4"; `v` itself when it has fewer than two numbers.
+std::string major_minor(std::string_view v);
 
 /// The DTK a wheel was built for, from its tag: "das.opt1.dtk2604" -> "26.04",
 /// "dtk25041" -> "25.04.1", "das1.0+git00661e0.abi0.dtk2404" -> "24.04"; "" when absent.

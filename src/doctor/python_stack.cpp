@@ -22,11 +22,6 @@ std::string cp_tag(const std::string& python_version) {
   return n.size() >= 2 ? fmt::format("cp{}{}", n[0], n[1]) : "cp3*";
 }
 
-std::string major_minor(std::string_view v) {
-  const auto n = version_numbers(v);
-  return n.size() >= 2 ? fmt::format("{}.{}", n[0], n[1]) : std::string(v);
-}
-
 std::string describe(const stack::Package& p) {
   std::string s = p.name + ": ";
   if (p.imported)

@@ -1,7 +1,6 @@
 #include "plan/vllm_log.h"
 
 #include <fmt/format.h>
-
 #include <fmt/ranges.h>
 
 #include <algorithm>

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <map>
 
 #include "port/check.h"
@@ -154,51 +153,34 @@ namespace {
 /// Every check on file `f` of `project`, into `report`.
 void audit_file(const Project& project, const SourceFile& f, AuditReport& report) {
   const auto& ignored = report.ignored;
-  {
-    std::vector<Finding> found;
-    Sink sink(project, f, found);
-    check_wave64(sink);
-    check_code(sink);
-    check_libs(sink);
-    const auto quiet = suppressions(f, report.notes);
-    FileSummary summary = summarize(project, f);
-    std::sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) {
-      return std::tie(a.line, a.column, a.rule) < std::tie(b.line, b.column, b.rule);
-    });
-    for (auto& finding : found) {
-      if (ignored.count(finding.rule)) continue;
-      if (auto it = quiet.find(finding.line); it != quiet.end() && it->second.count(finding.rule)) {
-        ++report.suppressed;
-        continue;
-      }
-      ++summary.findings[finding.rule];
-      report.findings.push_back(std::move(finding));
+  std::vector<Finding> found;
+  Sink sink(project, f, found);
+  check_wave64(sink);
+  check_code(sink);
+  check_libs(sink);
+  const auto quiet = suppressions(f, report.notes);
+  FileSummary summary = summarize(project, f);
+  std::sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) {
+    return std::tie(a.line, a.column, a.rule) < std::tie(b.line, b.column, b.rule);
+  });
+  for (auto& finding : found) {
+    if (ignored.count(finding.rule)) continue;
+    if (auto it = quiet.find(finding.line); it != quiet.end() && it->second.count(finding.rule)) {
+      ++report.suppressed;
+      continue;
     }
-    report.files.push_back(std::move(summary));
+    ++summary.findings[finding.rule];
+    report.findings.push_back(std::move(finding));
   }
-}
-
-/// The audited file an `#include` names: the one beside the includer, else one whose path ends
-/// with the name; npos when it is not among them (a system or library header).
-std::size_t resolve_include(const std::vector<std::string>& normal, std::size_t from, const std::string& name) {
-  namespace fs = std::filesystem;
-  const std::string beside = (fs::path(normal[from]).parent_path() / name).lexically_normal().string();
-  for (std::size_t k = 0; k < normal.size(); ++k)
-    if (normal[k] == beside) return k;
-  const std::string tail = "/" + fs::path(name).lexically_normal().string();
-  for (std::size_t k = 0; k < normal.size(); ++k)
-    if (normal[k].size() > tail.size() && normal[k].compare(normal[k].size() - tail.size(), tail.size(), tail) == 0)
-      return k;
-  return std::string::npos;
+  report.files.push_back(std::move(summary));
 }
 
 }  // namespace
 
 std::vector<std::vector<std::size_t>> translation_units(const std::vector<std::pair<std::string, std::string>>& sources) {
-  namespace fs = std::filesystem;
   std::vector<std::string> normal;
   std::vector<std::vector<std::size_t>> direct(sources.size());
-  for (const auto& [path, text] : sources) normal.push_back(fs::absolute(path).lexically_normal().string());
+  for (const auto& [path, text] : sources) normal.push_back(normal_path(path));
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const LexedFile lexed = lex(sources[i].second);
     for (const Directive& d : lexed.directives) {
@@ -254,18 +236,18 @@ Result<AuditReport> audit(const AuditOptions& options) {
   const auto switches = hip_switches_with(options.hip_switches);
   AuditReport report;
   report.ignored = *ignored;
-  std::vector<std::pair<std::size_t, std::size_t>> order;  // (unit, file in it) by input order
+  // Each input's project and its place in it, so that the report keeps the order of the inputs.
   std::vector<Project> projects;
+  std::vector<std::pair<std::size_t, std::size_t>> place(sources.size());
   for (const auto& unit : translation_units(sources)) {
     std::vector<std::pair<std::string, std::string>> part;
-    for (std::size_t k : unit) part.push_back(sources[k]);
+    for (std::size_t j = 0; j < unit.size(); ++j) {
+      part.push_back(sources[unit[j]]);
+      place[unit[j]] = {projects.size(), j};
+    }
     projects.push_back(make_project(std::move(part), switches));
-    for (std::size_t j = 0; j < unit.size(); ++j) order.emplace_back(unit[j], projects.size() - 1);
   }
-  std::sort(order.begin(), order.end());
-  for (const auto& [file, unit] : order)
-    for (const SourceFile& f : projects[unit].files)
-      if (f.path == sources[file].first) audit_file(projects[unit], f, report);
+  for (const auto& [unit, j] : place) audit_file(projects[unit], projects[unit].files[j], report);
   report.run_info = core::collect_run_info("dcukit port audit", options.command);
   return report;
 }

@@ -230,6 +230,21 @@ bool looks_like_warp_size(std::string_view name) {
   return false;
 }
 
+std::string normal_path(std::string_view path) {
+  return fs::absolute(fs::path(path)).lexically_normal().string();
+}
+
+std::size_t resolve_include(const std::vector<std::string>& normal, std::size_t from, std::string_view name) {
+  const std::string beside = (fs::path(normal[from]).parent_path() / fs::path(name)).lexically_normal().string();
+  for (std::size_t k = 0; k < normal.size(); ++k)
+    if (normal[k] == beside) return k;
+  const std::string tail = "/" + fs::path(name).lexically_normal().string();
+  for (std::size_t k = 0; k < normal.size(); ++k)
+    if (normal[k].size() > tail.size() && normal[k].compare(normal[k].size() - tail.size(), tail.size(), tail) == 0)
+      return k;
+  return std::string::npos;
+}
+
 Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const auto& p : paths) {

@@ -46,6 +46,14 @@ struct Project {
   ProjectFacts facts;
 };
 
+/// `path` absolute and lexically normal, as resolve_include compares paths.
+std::string normal_path(std::string_view path);
+
+/// The file among `normal` (normal_path()s) that `#include NAME` in file `from` names: the one
+/// beside the includer, else one whose path ends with NAME; npos when none is (a system or
+/// library header).
+std::size_t resolve_include(const std::vector<std::string>& normal, std::size_t from, std::string_view name);
+
 /// The files under `paths` (a folder contributes its .cu .cuh .cpp .cc .cxx .h .hpp .hip files,
 /// recursively and sorted; a file is taken whatever its suffix). Errors name the missing path.
 Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths);

@@ -151,7 +151,8 @@ std::size_t annotation_point(const SourceFile& f, int line) {
 /// built-in indices, a launch, a runtime name) without including a runtime header itself.
 /// Whether file `index` includes a runtime header, itself or through the project's files it
 /// includes ("common.cuh" holding <cuda_runtime.h>).
-bool includes_runtime(const Project& p, std::size_t index, std::set<std::size_t>& seen) {
+bool includes_runtime(const Project& p, const std::vector<std::string>& normal, std::size_t index,
+                      std::set<std::size_t>& seen) {
   if (!seen.insert(index).second) return false;
   const SourceFile& f = p.files[index];
   for (const Directive& d : f.lexed.directives) {
@@ -163,20 +164,18 @@ bool includes_runtime(const Project& p, std::size_t index, std::set<std::size_t>
       for (const char* h : {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "hip/hip_runtime.h",
                             "hip/hip_runtime_api.h", "hip_runtime.h"})
         if (inner == h) return true;
-      for (std::size_t k = 0; k < p.files.size(); ++k) {
-        const std::string& path = p.files[k].path;
-        if (path.size() >= inner.size() && path.compare(path.size() - inner.size(), inner.size(), inner) == 0 &&
-            (path.size() == inner.size() || path[path.size() - inner.size() - 1] == '/') && includes_runtime(p, k, seen))
-          return true;
-      }
+      const std::size_t k = resolve_include(normal, index, inner);
+      if (k != std::string::npos && includes_runtime(p, normal, k, seen)) return true;
     }
   }
   return false;
 }
 
 bool relies_on_implicit_runtime(const Project& p, std::size_t index) {
+  std::vector<std::string> normal;
+  for (const SourceFile& f : p.files) normal.push_back(normal_path(f.path));
   std::set<std::size_t> seen;
-  if (includes_runtime(p, index, seen)) return false;
+  if (includes_runtime(p, normal, index, seen)) return false;
   const SourceFile& f = p.files[index];
   static const std::set<std::string, std::less<>> kImplicit = {
       "__global__", "__device__", "__shared__", "__constant__", "threadIdx", "blockIdx", "blockDim", "gridDim",

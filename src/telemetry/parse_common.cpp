@@ -36,6 +36,11 @@ std::string matrix_title(const std::string& line) {
 
 }  // namespace
 
+std::string mig_warning(int gpu, int mig_devices) {
+  return "nvidia-smi: GPU " + std::to_string(gpu) + " has MIG on with " + std::to_string(mig_devices) +
+         " MIG devices; its utilization reads N/A and its memory is shared among them";
+}
+
 std::string stray_line(std::string_view tool, std::string_view line) {
   return std::string("text beside the ") + std::string(tool) + " output: " + std::string(trim(line));
 }

@@ -122,9 +122,7 @@ void gpu_figures(DeviceState& d, const Node& g, Snapshot& s) {
   }
   int mig = 0;
   for (const auto& c : g.children) mig += c->key == "MIG Device";
-  if (mig > 0)
-    s.warnings.push_back("nvidia-smi: GPU " + std::to_string(d.index) + " has MIG on with " + std::to_string(mig) +
-                         " MIG devices; its utilization reads N/A and its memory is shared among them");
+  if (mig > 0) s.warnings.push_back(mig_warning(d.index, mig));
 }
 
 }  // namespace

@@ -71,10 +71,7 @@ void gpu_figures(DeviceState& d, const pugi::xml_node& g, Snapshot& s) {
   }
   int mig = 0;
   for (const auto& m : g.select_nodes("mig_devices/mig_device")) mig += m.node() ? 1 : 0;
-  if (mig > 0)
-    s.warnings.push_back(fmt::format("nvidia-smi: GPU {} has MIG on with {} MIG devices; its utilization reads N/A "
-                                     "and its memory is shared among them",
-                                     d.index, mig));
+  if (mig > 0) s.warnings.push_back(mig_warning(d.index, mig));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// rocm-smi --json and hy-smi --json: {"card0": {"Card Series": "K100_AI", ...}, "system": {...}}; and --csv, whose columns are the same keys.
+// rocm-smi --json and hy-smi --json: {"card0": {"Card Series": "K100_AI", ...}, "system": {...}},
+// and --csv, whose columns are the same keys.
 // hy-smi's is often not valid JSON (missing commas, "": "" repeated, stderr lines around it, a
 // paste cut short); the lenient reader takes what is there and each fault becomes a warning.
 #include <fmt/format.h>
@@ -62,9 +63,6 @@ Snapshot smi_json(const Capture& cap) {
   return s;
 }
 
-}  // namespace dcukit::telemetry::parse
-
-namespace dcukit::telemetry::parse {
 namespace {
 
 /// One CSV record: commas outside double quotes separate, quotes are taken off.

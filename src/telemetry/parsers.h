@@ -48,6 +48,8 @@ Snapshot no_device_state(const Capture& cap, const std::string& what);
 
 /// "text beside the hy-smi output: Error: ..." for a line the tool (or the shell) printed apart.
 std::string stray_line(std::string_view tool, std::string_view line);
+/// nvidia-smi's warning for a GPU with MIG on (-q and -q -x say the same).
+std::string mig_warning(int gpu, int mig_devices);
 /// The device with `index`, added (in order of first mention) when absent.
 DeviceState& device_at(std::vector<DeviceState>& devices, int index);
 /// Stamps every device's figures with `source` and fills what follows from others
