@@ -28,11 +28,6 @@ struct DoctorOptions {
   double python_timeout = 60, smoke_timeout = 60, tool_timeout = 20;
 };
 
-ExitCode fail(ExitCode code, const std::string& message) {
-  print_error(kDoctor, message);
-  return code;
-}
-
 std::chrono::milliseconds ms(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
@@ -48,7 +43,7 @@ ExitCode finish(const DoctorOptions& o, const doctor::Report& report) {
 
 ExitCode run_doctor(const DoctorOptions& o) {
   std::error_code ec;
-  if (Status s = check_outputs({{"--bundle", o.bundle}}); !s) return fail(ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({{"--bundle", o.bundle}}); !s) return fail(kDoctor, ExitCode::bad_input, s.message());
   doctor::Request r;
   r.command = command_line();
   r.root = o.root.empty() ? "/" : std::filesystem::absolute(o.root, ec).string();
@@ -64,7 +59,7 @@ ExitCode run_doctor(const DoctorOptions& o) {
   r.from_bundle = o.from_bundle;
   r.from = o.from;
   auto report = doctor::run(r);
-  if (!report) return fail(ExitCode::bad_input, report.error().message);
+  if (!report) return fail(kDoctor, ExitCode::bad_input, report.error().message);
   if (const auto& b = report->bundle) {
     if (b->error.empty())
       fmt::print(stderr, "dcukit doctor: wrote {} ({} files; {})\n", b->path, b->files, fmt::join(b->tools, "; "));

@@ -44,11 +44,6 @@ std::optional<T> given(const CLI::App* sub, const char* name, const T& value) {
   return sub->count(name) > 0 ? std::optional<T>(value) : std::nullopt;
 }
 
-ExitCode fail(ExitCode code, const std::string& message) {
-  print_error(kPlan, message);
-  return code;
-}
-
 /// A validator that accepts what `parse` maps to a value; the error lists the spellings.
 template <class Parse>
 CLI::Validator one_of(Parse parse, std::string names) {
@@ -78,22 +73,22 @@ CLI::Validator readable_file() {
 
 ExitCode run_plan(PlanOptions& o) {
   if (!o.emit.empty() && o.emit != "vllm")
-    return fail(ExitCode::bad_input,
+    return fail(kPlan, ExitCode::bad_input,
                 fmt::format("--emit {}: plan writes vLLM launch scripts only; pass --emit vllm", o.emit));
   if (!o.output.empty() && o.emit.empty())
-    return fail(ExitCode::bad_input,
+    return fail(kPlan, ExitCode::bad_input,
                 fmt::format("-o {}: -o names where --emit writes its script; add --emit vllm", o.output));
   const OutputFile script_file{"-o", o.output == "-" ? std::string{} : o.output};
-  if (Status s = check_outputs({script_file}); !s) return fail(ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({script_file}); !s) return fail(kPlan, ExitCode::bad_input, s.message());
   if (!o.gpu_memory.empty()) {
     auto bytes = core::parse_size(o.gpu_memory);
-    if (!bytes) return fail(ExitCode::bad_input, fmt::format("--gpu-memory {}", bytes.error().message));
+    if (!bytes) return fail(kPlan, ExitCode::bad_input, fmt::format("--gpu-memory {}", bytes.error().message));
     o.request.gpu_memory = *bytes;
     o.request.gpu_memory_text = o.gpu_memory;
   }
   o.request.command = command_line();
   auto report = plan::run(o.request);
-  if (!report) return fail(ExitCode::bad_input, report.error().message);
+  if (!report) return fail(kPlan, ExitCode::bad_input, report.error().message);
   if (report->check) {
     fmt::print("{}", o.json ? plan::render_json(*report) : plan::render_check_text(*report->check, o.markdown));
     return report->check->all_within() ? ExitCode::ok : ExitCode::failed;
@@ -101,7 +96,7 @@ ExitCode run_plan(PlanOptions& o) {
   const auto& p = report->plan;
   if (!o.emit.empty()) {
     auto script = plan::emit_vllm(p, o.emit_options);
-    if (!script) return fail(p.chosen() ? ExitCode::bad_input : ExitCode::failed, script.error().message);
+    if (!script) return fail(kPlan, p.chosen() ? ExitCode::bad_input : ExitCode::failed, script.error().message);
     if (script_file.path.empty()) {
       fmt::print("{}", *script);
       return ExitCode::ok;

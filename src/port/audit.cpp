@@ -94,10 +94,10 @@ FileSummary summarize(const Project& p, const SourceFile& f) {
 
 }  // namespace
 
-void Sink::add(RuleId rule, std::size_t token, std::string why, std::string fix, Severity severity,
-               bool severity_given) {
+Finding* Sink::add(RuleId rule, std::size_t token, std::string why, std::string fix, Severity severity,
+                   bool severity_given) {
   const Token& t = m_file.tok(token);
-  if (!m_seen.insert({static_cast<int>(rule), t.line, t.column}).second) return;
+  if (!m_seen.insert({static_cast<int>(rule), t.line, t.column}).second) return nullptr;
   const RuleInfo& info = rule_info(rule);
   Finding f;
   f.rule = rule;
@@ -109,6 +109,7 @@ void Sink::add(RuleId rule, std::size_t token, std::string why, std::string fix,
   f.why = std::move(why);
   f.fix = fix.empty() ? std::string(info.fix) : std::move(fix);
   m_out.push_back(std::move(f));
+  return &m_out.back();
 }
 
 std::string where(const Project& p, const Place& place) {
@@ -158,17 +159,29 @@ void audit_file(const Project& project, const SourceFile& f, AuditReport& report
   check_wave64(sink);
   check_code(sink);
   check_libs(sink);
+  check_macros(sink);
   const auto quiet = suppressions(f, report.notes);
   FileSummary summary = summarize(project, f);
   std::sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.line, a.column, a.rule) < std::tie(b.line, b.column, b.rule);
   });
+  // One finding a rule and thing in a file: later places of the same thing become its `also` lines.
+  std::map<std::pair<RuleId, std::string>, std::size_t> first;
   for (auto& finding : found) {
     if (ignored.count(finding.rule)) continue;
     if (auto it = quiet.find(finding.line); it != quiet.end() && it->second.count(finding.rule)) {
       ++report.suppressed;
       continue;
     }
+    const auto key = std::make_pair(finding.rule, finding.same.empty() ? finding.why : finding.same);
+    if (auto it = first.find(key); it != first.end()) {
+      Finding& kept = report.findings[it->second];
+      if (finding.line != kept.line &&
+          std::find(kept.also.begin(), kept.also.end(), finding.line) == kept.also.end())
+        kept.also.push_back(finding.line);
+      continue;
+    }
+    first.emplace(key, report.findings.size());
     ++summary.findings[finding.rule];
     report.findings.push_back(std::move(finding));
   }

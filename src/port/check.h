@@ -19,12 +19,13 @@ public:
   Sink(const Project& project, const SourceFile& file, std::vector<Finding>& out)
       : m_project(project), m_file(file), m_out(out) {}
 
-  /// A finding of `rule` at token index `token`; `fix` and `severity` default to the rule's.
-  void add(RuleId rule, std::size_t token, std::string why, std::string fix = {}, Severity severity = Severity::note,
+  /// A finding of `rule` at token index `token`; `fix` and `severity` default to the rule's. The
+  /// finding, or nullptr where the rule already has one at that place.
+  Finding* add(RuleId rule, std::size_t token, std::string why, std::string fix = {}, Severity severity = Severity::note,
            bool severity_given = false);
   /// As add(), with a severity other than the rule's default.
-  void add_with(RuleId rule, Severity severity, std::size_t token, std::string why, std::string fix = {}) {
-    add(rule, token, std::move(why), std::move(fix), severity, true);
+  Finding* add_with(RuleId rule, Severity severity, std::size_t token, std::string why, std::string fix = {}) {
+    return add(rule, token, std::move(why), std::move(fix), severity, true);
   }
 
   const Project& project() const { return m_project; }
@@ -43,6 +44,8 @@ void check_wave64(Sink& sink);
 void check_code(Sink& sink);
 /// lib.* and dcu.fp8.
 void check_libs(Sink& sink);
+/// pp.cuda-only-macro.
+void check_macros(Sink& sink);
 
 /// The library a code token names (cublasCreate, cub::, thrust::), if any; shared with the statistics.
 std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const ProjectFacts& facts);

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
+#include <cctype>
 
 #include "port/check.h"
 #include "port/preprocess.h"
@@ -37,6 +37,55 @@ struct Aggregate {
   }
 };
 
+/// The words of an asm body: runs of letters, digits, '_', '.', '%' and '$'.
+std::vector<std::string_view> asm_words(std::string_view body) {
+  std::vector<std::string_view> out;
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '%' || c == '$';
+  };
+  for (std::size_t i = 0; i < body.size();) {
+    while (i < body.size() && !word_char(body[i])) ++i;
+    std::size_t j = i;
+    while (j < body.size() && word_char(body[j])) ++j;
+    if (j > i) out.push_back(body.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+/// PTX's own syntax: a dotted instruction PTX has (ld.global.f32, mov.u32, shfl.sync.bfly.b32),
+/// a special register (%laneid, %tid.x), a .reg declaration, or trap/brkpt. x86's movl/cpuid and
+/// PowerPC's mftb/lwsync are none of these.
+bool is_ptx_word(std::string_view w) {
+  static const Names specials = {"%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid", "%clock",
+                                 "%clock64", "%globaltimer", "%lanemask_lt", "%lanemask_le", "%lanemask_eq",
+                                 "%lanemask_gt", "%lanemask_ge", "%dynamic_smem_size", "%tid", "%ntid", "%ctaid",
+                                 "%nctaid", "%pm0", "%envreg0"};
+  static const Names dotted = {
+      "ld",       "st",      "mov",      "cvt",       "cvta",     "add",     "sub",     "mul",      "mad",
+      "fma",      "div",     "rem",      "abs",       "neg",      "min",     "max",     "and",      "or",
+      "xor",      "not",     "shl",      "shr",       "shf",      "prmt",    "lop3",    "bfe",      "bfi",
+      "brev",     "popc",    "clz",      "setp",      "selp",     "set",     "slct",    "atom",     "red",
+      "membar",   "fence",   "bar",      "barrier",   "shfl",     "vote",    "match",   "redux",    "activemask",
+      "cp",       "mma",     "wgmma",    "ldmatrix",  "stmatrix", "movmatrix", "ldu",   "prefetch", "prefetchu",
+      "isspacep", "rcp",     "sqrt",     "rsqrt",     "ex2",      "lg2",     "sin",     "cos",      "tanh",
+      "testp",    "copysign", "dp4a",    "dp2a",      "vabsdiff", "nanosleep", "griddepcontrol", "elect", "mbarrier",
+      "cp.async", "tcgen05", "setmaxnreg", "stas",    "multimem", "tensormap", "getctarank", "applypriority",
+      "discard",  "createpolicy", "bra",  "call",      "ret",      "exit",    "pmevent", "suld",    "sust",
+      "tex",      "tld4",    "txq",      "sured",     "suq",      "istypep", "alloca",  "stackrestore",
+      "stacksave", "szext",  "bmsk",     "fns",       "cnot",     "sad",     "mul24",   "mad24",    "addc",
+      "subc",     "madc",    "fmax",     "fmin"};
+  if (w == "trap" || w == "brkpt" || w == ".reg" || w == ".pred" || w == ".shared" || w == ".global") return true;
+  if (starts_with(w, "%%")) w.remove_prefix(1);  // %%laneid: the escaped form inside an asm string
+  if (w.size() > 1 && w[0] == '%') {
+    const std::string_view reg = w.substr(0, w.find('.'));
+    if (specials.count(reg)) return true;
+  }
+  const auto dot = w.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= w.size()) return false;
+  return dotted.count(w.substr(0, dot)) > 0;
+}
+
 void inline_asm(Sink& sink, const StreamView& v, std::size_t k) {
   const Token& t = v.at(k);
   if (t.text != "asm" && t.text != "__asm__" && t.text != "__asm") return;
@@ -46,29 +95,61 @@ void inline_asm(Sink& sink, const StreamView& v, std::size_t k) {
     ++open;
   if (!v.is(open, "(")) return;
   const std::size_t close = match_close(v, open);
-  std::string code, constraints;
-  bool in_code = true;
-  for (std::size_t j = open + 1; j < close && j < v.size(); ++j) {
-    if (v.is(j, ":")) in_code = false;
-    if (v.at(j).kind == TokenKind::string) (in_code ? code : constraints) += v.at(j).text;
-  }
+  std::string code;
+  for (std::size_t j = open + 1; j < close && j < v.size() && !v.is(j, ":"); ++j)
+    if (v.at(j).kind == TokenKind::string) code += v.at(j).text;
   std::string body = code;
   body.erase(std::remove(body.begin(), body.end(), '"'), body.end());
   if (body.find_first_not_of(" \t\\n") == std::string::npos) return;  // asm volatile("" ::: "memory"): a barrier
-  static const std::regex amd(R"((^|[^A-Za-z0-9_.])(v|s|ds|buffer|global|flat|scratch)_[a-z0-9_]+)");
-  static const std::regex ptx(R"(\b[a-z0-9]+\.[a-z0-9:.]+\b|%laneid|%tid|\.reg)");
-  if (std::regex_search(body, amd) && !std::regex_search(body, ptx)) return;  // AMDGCN assembly
+  bool ptx = false;
+  std::string matrix;
+  for (std::string_view w : asm_words(body)) {
+    if (is_ptx_word(w)) {
+      ptx = true;
+      const std::string_view op = w.substr(0, w.find('.'));
+      if (matrix.empty() && (op == "mma" || op == "wgmma" || op == "ldmatrix" || op == "stmatrix" || op == "movmatrix"))
+        matrix = std::string(op);
+    }
+  }
+  if (!ptx) return;  // AMDGCN, or host assembly (x86, PowerPC, Arm): not PTX
   std::string first_line = body.substr(0, body.find("\\n"));
   if (first_line.size() > 60) first_line = first_line.substr(0, 57) + "...";
   sink.add(RuleId::ptx_inline_asm, v.index(k),
            fmt::format("Inline PTX `{}`: hipcc compiles for AMD's ISA and rejects it.", first_line));
-  static const std::regex matrix(R"(\b(w?gmma|mma|ldmatrix|stmatrix|movmatrix)\.)");
-  std::smatch m;
-  if (std::regex_search(body, m, matrix))
+  if (!matrix.empty())
     sink.add(RuleId::api_warp_matrix, v.index(k),
              fmt::format("The asm uses the tensor-core instruction {}: NVIDIA's per-lane fragment layout for a 32-lane "
                          "warp.",
-                         m[1].str()));
+                         matrix));
+}
+
+/// A CUDA graph API name: cudaGraph_t, cudaGraphLaunch, cudaGraphAddKernelNode, cuGraphInstantiate;
+/// not OpenGL interop (cudaGraphicsMapResources) nor a project's cudaGraphLaunches counter.
+bool is_graph_api(std::string_view n) {
+  std::string_view tail;
+  if (starts_with(n, "cudaGraph"))
+    tail = n.substr(9);
+  else if (starts_with(n, "cuGraph"))
+    tail = n.substr(7);
+  else
+    return false;
+  if (starts_with(tail, "ics")) return false;  // cudaGraphicsResource: OpenGL/Direct3D interop
+  static const Names exact = {"_t", "Exec_t", "Node_t", "Create", "Destroy", "Launch", "Upload", "Clone",
+                              "GetNodes", "GetRootNodes", "GetEdges", "GetEdges_v2", "AddDependencies",
+                              "AddDependencies_v2", "RemoveDependencies", "RemoveDependencies_v2", "DestroyNode",
+                              "DebugDotPrint", "RetainUserObject", "ReleaseUserObject", "NodeFindInClone",
+                              "ConditionalHandleCreate", "InstantiateFlags", "DependencyType", "EdgeData",
+                              "InstantiateParams", "InstantiateResult", "NodeParams", "ExecUpdateResultInfo",
+                              "DebugDotFlags", "KernelNodePortDefault"};
+  if (exact.count(tail)) return true;
+  for (std::string_view p : {"Instantiate", "Exec", "Node", "Add", "KernelNode", "MemcpyNode", "MemsetNode",
+                             "HostNode", "ChildGraphNode", "EventRecordNode", "EventWaitNode", "ExternalSemaphores",
+                             "MemAllocNode", "MemFreeNode", "Mem", "DebugDot", "Conditional", "Dependency"})
+    if (starts_with(tail, p)) {
+      const std::string_view rest = tail.substr(p.size());
+      if (rest.empty() || rest[0] == '_' || std::isupper(static_cast<unsigned char>(rest[0]))) return true;
+    }
+  return false;
 }
 
 /// A conditional directive that tests __CUDA_ARCH__ and whose outcome on HIP depends on it.
@@ -197,7 +278,7 @@ void check_code(Sink& sink) {
           (t.text == "surface" && v.is(k + 1, "<")))
         texture.hit(v.index(k), t.text);
       if ((t.text == "wmma" || t.text == "nvcuda") && v.is(k + 1, "::")) wmma.hit(v.index(k), t.text + "::");
-      if (starts_with(t.text, "cudaGraph") || starts_with(t.text, "cuGraph") || graph_names.count(t.text))
+      if ((is_graph_api(t.text) || graph_names.count(t.text)) && !p.facts.own_names.count(t.text))
         graph.hit(v.index(k), t.text);
     }
   }

@@ -40,6 +40,32 @@ bool is_fp8(std::string_view s) {
   return starts_with(s, "__nv_cvt_") && s.find("fp8") != std::string_view::npos;
 }
 
+/// Whether `path` lies in the library's own source tree (flash-attention's csrc/flash_attn_ck,
+/// cutlass/include/cute), where its rule would report the library to itself.
+bool inside_library(const std::string& path, RuleId rule) {
+  std::string p = "/" + path;
+  for (char& c : p) c = c == '\\' ? '/' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto has = [&](std::initializer_list<std::string_view> parts) {
+    for (std::string_view part : parts)
+      if (p.find(part) != std::string::npos) return true;
+    return false;
+  };
+  switch (rule) {
+    case RuleId::lib_flash_attn:
+      return has({"/flash_attn", "/flash-attention", "/flash_attention", "/flashattention"});
+    case RuleId::lib_cutlass:
+      return has({"/cutlass/", "/cute/"});
+    case RuleId::lib_cub:
+      return has({"/cub/", "/hipcub/"});
+    case RuleId::lib_thrust:
+      return has({"/thrust/"});
+    case RuleId::lib_triton:
+      return has({"/triton/"});
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const ProjectFacts& facts) {
@@ -48,6 +74,9 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
   const std::string& s = t.text;
   const bool scope = v.is(k + 1, "::");
   if (scope || (k > 0 && v.is(k - 1, "namespace"))) {
+    // The library's own code (flash-attention's ROCm backend opens namespace flash); a project that
+    // opens cub or thrust specialises their templates and still depends on them.
+    if (facts.namespaces.count(s) && s != "cub" && s != "thrust") return std::nullopt;
     if (s == "cub") return RuleId::lib_cub;
     if (s == "thrust") return RuleId::lib_thrust;
     if (s == "cutlass" || s == "cute") return RuleId::lib_cutlass;
@@ -110,9 +139,11 @@ void check_libs(Sink& sink) {
       if (r == Reach::skipped) continue;
       const Token& t = v.at(k);
       if (t.kind == TokenKind::identifier && is_fp8(t.text) && fp8_lines.insert(t.line).second)
-        sink.add(RuleId::dcu_fp8, v.index(k),
-                 fmt::format("{} is NVIDIA's FP8 encoding: DCU's FP8 layout differs, and BW1000 lists no FP8 units.",
-                             t.text));
+        if (Finding* x = sink.add(RuleId::dcu_fp8, v.index(k),
+                                  fmt::format("NVIDIA's FP8 types and conversions ({} here): DCU's FP8 layout "
+                                              "differs, and BW1000 lists no FP8 units.",
+                                              t.text)))
+          x->same = "fp8";
       if (r != Reach::shared) continue;
       if (auto lib = library_use(v, k, p.facts)) hit(*lib, v.index(k), t.text, p.facts.vendor_map.count(t.text) > 0);
     }
@@ -123,12 +154,15 @@ void check_libs(Sink& sink) {
     const auto toks = directive_tokens(f, d);
     if (toks.empty()) continue;
     if (toks[0]->text.find("cuda_fp8") != std::string::npos && fp8_lines.insert(dir.line).second)
-      sink.add(RuleId::dcu_fp8, dir.hash,
-               fmt::format("{} declares NVIDIA's FP8 types, whose encoding DCU does not share.", toks[0]->text));
+      if (Finding* x = sink.add(RuleId::dcu_fp8, dir.hash,
+                                fmt::format("{} declares NVIDIA's FP8 types, whose encoding DCU does not share.",
+                                            toks[0]->text)))
+        x->same = "fp8";
     if (f.reach(dir.hash) != Reach::shared) continue;
     if (auto lib = library_header(toks[0]->text)) hit(*lib, dir.hash, toks[0]->text, false);
   }
   for (const auto& [rule, u] : uses) {
+    if (inside_library(f.path, rule)) continue;
     std::string list;
     int shown = 0;
     for (const auto& n : u.names)

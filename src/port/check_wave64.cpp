@@ -7,6 +7,7 @@
 // warp and is left alone, as are *_sync masks a vendor macro drops before HIP sees them.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "port/check.h"
@@ -57,6 +58,8 @@ public:
         shuffle_width(v, k);
         warp_constant(v, k);
         per_warp_shared(v, k);
+        lane_bit(v, k);
+        tile_of_32(v, k);
       }
     }
   }
@@ -74,7 +77,8 @@ private:
     if (it != m_lanes.end()) return it->second;
     Names out;
     const Names& th = threads(v, scope);
-    for (std::size_t k = 1; k + 1 < v.size(); ++k) {
+    const Span r = v.range(scope);
+    for (std::size_t k = std::max<std::size_t>(1, r.begin); k < r.end && k + 1 < v.size(); ++k) {
       if (v.scope(k) != scope || !v.is(k, "=") || v.at(k - 1).kind != TokenKind::identifier) continue;
       for (std::size_t j = k + 1; j < v.size() && !v.is(j, ";") && !v.is(j, ","); ++j)
         if ((v.is(j, "%") || v.is(j, "&")) && j > 0 && thread_index_operand_before(v, j - 1, th)) {
@@ -91,9 +95,10 @@ private:
     auto it = m_hardware.find(scope);
     if (it != m_hardware.end()) return it->second;
     Names local;
+    const Span r = v.range(scope);
     for (bool grew = true; grew;) {
       grew = false;
-      for (std::size_t k = 1; k + 1 < v.size(); ++k) {
+      for (std::size_t k = std::max<std::size_t>(1, r.begin); k < r.end && k + 1 < v.size(); ++k) {
         if (v.scope(k) != scope || !v.is(k, "=") || v.at(k - 1).kind != TokenKind::identifier) continue;
         if (local.count(v.at(k - 1).text) || m_file.reach(v.index(k)) == Reach::skipped) continue;
         for (std::size_t j = k + 1; j < v.size() && !v.is(j, ";") && !v.is(j, ","); ++j)
@@ -135,7 +140,15 @@ private:
       const auto args = call_args(v, k + 1);
       if (args.empty()) return;
       if (!is_full_mask_32(v, args[0], m_facts)) {
-        narrow_mask_variable(v, k, args[0]);
+        if (mask_built_in_32(v, args[0]))
+          m_sink.add(RuleId::wave64_full_mask, v.index(args[0].begin),
+                     fmt::format("{} passes the mask {}, shifted in 32 bits: lanes 32-63 can never be in it, and "
+                                 "HIP 6.2+ rejects a 32-bit mask.",
+                                 t.text, span_text(v, args[0])),
+                     "Build the mask in 64 bits (0xffffffffffffffffull >> n, (1ull << n) - 1) for a 64-lane "
+                     "wavefront, or drop it with the non-sync form where every lane takes part.");
+        else
+          narrow_mask_variable(v, k, args[0]);
         return;
       }
       const std::string mask = span_text(v, args[0]);
@@ -155,6 +168,19 @@ private:
       m_sink.add(RuleId::wave64_full_mask, v.index(k - 2),
                  "A 32-bit all-ones mask is compared with __activemask(): on a 64-lane wavefront a full wave reads "
                  "0xffffffffffffffff and the test is never true.");
+  }
+
+  /// A mask shifted out of a 32-bit literal: `0xffffffff >> n`, `(1u << n) - 1`, `~0u << n`.
+  static bool mask_built_in_32(const StreamView& v, const Span& s) {
+    for (std::size_t q = s.begin + 1; q + 1 < s.end; ++q) {
+      if (!v.is(q, "<<") && !v.is(q, ">>")) continue;
+      const Token& lhs = v.at(q - 1);
+      if (lhs.kind != TokenKind::number || lhs.text.find_first_of("lL") != std::string::npos) continue;
+      const auto value = parse_integer(lhs.text);
+      if (value && (*value == 1 || *value == 0xffffffffLL || (*value == 0 && q >= 2 && v.is(q - 2, "~"))))
+        return true;
+    }
+    return false;
   }
 
   /// A mask held in a variable or parameter declared 32 bits wide (`unsigned int mask`): whatever
@@ -177,12 +203,17 @@ private:
     }
   }
 
-  void ballot_width(const StreamView& v, std::size_t k) {
-    const Token& t = v.at(k);
+  void ballot_width(const StreamView& v, std::size_t at) {
+    const Token& t = v.at(at);
     static const Names ballots = {"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"};
-    if (t.kind != TokenKind::identifier || !ballots.count(t.text) || !v.is(k + 1, "(") || k == 0) return;
+    // A cooperative-groups tile's ballot (tile.ballot(p), warp->ballot(p)) is the same 64-bit mask.
+    const bool member = (t.text == "ballot" || t.text == "match_any") && at >= 2 &&
+                        (v.is(at - 1, ".") || v.is(at - 1, "->")) && v.at(at - 2).kind == TokenKind::identifier;
+    if (t.kind != TokenKind::identifier || !(ballots.count(t.text) || member) || !v.is(at + 1, "(") || at == 0) return;
+    const std::size_t k = member ? at - 2 : at;  // where the expression starts
+    if (k == 0) return;
     static const Names narrow_bits = {"__popc", "__ffs", "__clz", "__brev", "__fns"};
-    const std::string what = t.text + "()";
+    const std::string what = member ? v.at(k).text + v.at(at - 1).text + t.text + "()" : t.text + "()";
     if (v.is(k - 1, "(") && k >= 2 && narrow_bits.count(v.at(k - 2).text)) {
       m_sink.add(RuleId::wave64_ballot_width, v.index(k - 2),
                  fmt::format("{} takes the 32-bit form of {}: lanes 32-63 of the 64-bit mask are ignored.",
@@ -294,18 +325,71 @@ private:
                     "Name the logical width (a WARP_SIZE passed to every shuffle) or use warpSize for the hardware's.");
   }
 
-  /// A warp-size constant fixed at 32 that is never a shuffle width: its definition and uses.
+  /// `1 << lane` with a hardware lane index (up to 63): an int shifted by 32 or more is undefined.
+  void lane_bit(const StreamView& v, std::size_t k) {
+    if (!v.is(k, "<<") || k == 0 || k + 1 >= v.size()) return;
+    const Token& one = v.at(k - 1);
+    if (one.kind != TokenKind::number || !is_literal(one, 1) || one.text.find_first_of("lL") != std::string::npos)
+      return;
+    const int scope = v.scope(k);
+    const Token& rhs = v.at(k + 1);
+    const bool hw_lane = (rhs.text == "__lane_id" && v.is(k + 2, "(")) ||
+                         (lanes(v, scope).count(rhs.text) && m_hw_line.count(scope) &&
+                          initialised_from_hardware(v, k, rhs.text));
+    if (!hw_lane) return;
+    m_sink.add(RuleId::wave64_ballot_width, v.index(k - 1),
+               fmt::format("`{} << {}` builds a lane bit in 32 bits, but {} runs to 63 on a 64-lane wavefront: "
+                           "shifting an int by 32 or more is undefined and lanes 32-63 get no bit.",
+                           one.text, rhs.text, rhs.text),
+               "Build lane bits in 64 bits (1ull << lane) and keep the masks in unsigned long long.");
+  }
+
+  /// Whether the nearest assignment of `name` before k in k's scope mentions the hardware width.
+  bool initialised_from_hardware(const StreamView& v, std::size_t k, const std::string& name) {
+    const Span r = v.range(v.scope(k));
+    for (std::size_t j = k; j-- > r.begin + 1;) {
+      if (v.at(j - 1).text != name || !v.is(j, "=")) continue;
+      for (std::size_t q = j + 1; q < r.end && !v.is(q, ";") && !v.is(q, ","); ++q)
+        if (m_facts.hardware_width.count(v.at(q).text) || hardware(v, v.scope(k)).count(v.at(q).text) ||
+            v.at(q).text == "__lane_id")
+          return true;
+      return false;
+    }
+    return false;
+  }
+
+  /// tiled_partition<32> / thread_block_tile<32> in code that also uses the hardware width: a tile
+  /// is half a 64-lane wavefront, so anything indexed by warpSize counts other groups than the tiles.
+  void tile_of_32(const StreamView& v, std::size_t k) {
+    const Token& t = v.at(k);
+    if (t.kind != TokenKind::identifier || (t.text != "tiled_partition" && t.text != "thread_block_tile")) return;
+    if (!v.is(k + 1, "<") || k + 3 >= v.size() || !is_literal(v.at(k + 2), 32) || !v.is(k + 3, ">")) return;
+    const std::string also = mixed(v, k);
+    if (also.empty()) return;
+    m_sink.add_with(RuleId::wave64_warp_size_literal, Severity::warning, v.index(k + 2),
+                    fmt::format("{}<32> makes 32-thread tiles, half of a 64-lane wavefront.{} Lane and group "
+                                "numbers taken from warpSize count 64-lane groups, the tile's count 32.",
+                                t.text, also),
+                    "Use one width: tiles of warpSize lanes (tiled_partition(block, warpSize) is dynamic on HIP), "
+                    "or 32 everywhere, named, for a logical warp.");
+  }
+
+  /// A warp-size constant fixed at 32 that is never a shuffle width, where warp-synchronous code
+  /// uses it (a constant that only splits work is right at any width). One finding a file, with
+  /// its lines: the definition's where the file holds it.
   void warp_constant(const StreamView& v, std::size_t k) {
     const Token& t = v.at(k);
     if (t.kind != TokenKind::identifier) return;
     auto it = m_facts.warp32.find(t.text);
     if (it == m_facts.warp32.end() || it->second.used_as_width) return;
+    const std::size_t fi = static_cast<std::size_t>(&m_file - m_sink.project().files.data());
+    if (!it->second.sync_uses.count({fi, v.index(k)})) return;
     const Place& def = it->second.where;
-    const bool here = &m_sink.project().files[def.file] == &m_file;
-    if (here && def.token == v.index(k)) return;  // the definition is reported below, once
-    m_sink.add(RuleId::wave64_warp_size_literal, v.index(k),
-               fmt::format("{} is fixed at 32 ({}) and used as the warp size; a DCU wavefront has 64 lanes.{}", t.text,
-                           where(m_sink.project(), def), mixed(v, k)));
+    if (Finding* f = m_sink.add(RuleId::wave64_warp_size_literal, v.index(k),
+                                fmt::format("{} is fixed at 32 ({}) and used as the warp size by warp-synchronous "
+                                            "code (shuffles, votes or lane masks); a DCU wavefront has 64 lanes.{}",
+                                            t.text, where(m_sink.project(), def), mixed(v, k))))
+      f->same = "warp-constant " + t.text;
   }
 
   /// __shared__ T a[32] / a[N / 32], read with a hardware lane index in code that uses warpSize.
@@ -332,14 +416,31 @@ private:
         if (lane_names.count(v.at(q).text) || v.at(q).text == "__lane_id" ||
             ((v.is(q, "%") || v.is(q, "&")) && thread_index_operand_before(v, q - 1, threads(v, v.scope(k)))))
           lane_indexed = true;
-      if (!lane_indexed) continue;
+      // `partial[tid]` under `tid < 32`: one slot a warp, read as if a block had 32 of them.
+      const bool by_thread = !lane_indexed && sc > j + 2 && thread_index_operand_before(v, sc - 1, threads(v, v.scope(k))) &&
+                             (sc == j + 3 || (sc == j + 5 && v.is(j + 2, "threadIdx"))) && !guarded_by_warp_count(v, j);
+      if (!lane_indexed && !by_thread) continue;
       m_sink.add(RuleId::wave64_per_warp_shared, v.index(dim.end - 1),
-                 fmt::format("`{}[{}]` is sized for 32-lane warps but read by lane index (line {}) in code that uses "
-                             "the hardware width: with 64 lanes the index runs past the array or reads slots no "
-                             "warp wrote.{}",
-                             array, span_text(v, dim), v.at(j).line, mixed(v, k)));
+                 fmt::format("`{}[{}]` is sized for 32-lane warps but read by {} (line {}) in code that uses the "
+                             "hardware width: with 64 lanes {}.{}",
+                             array, span_text(v, dim), lane_indexed ? "lane index" : "thread index", v.at(j).line,
+                             lane_indexed ? "the index runs past the array or reads slots no warp wrote"
+                                          : "a block has half as many wavefronts, and the slots past blockDim.x / 64 "
+                                            "were never written",
+                             mixed(v, k)));
       return;
     }
+  }
+
+  /// Whether a read at j sits under a bound on the number of warps (`tid < blockDim.x / warpSize`).
+  bool guarded_by_warp_count(const StreamView& v, std::size_t j) const {
+    const std::size_t from = j > 48 ? j - 48 : 0;
+    for (std::size_t q = from; q < j; ++q) {
+      if (!v.is(q, "<")) continue;
+      for (std::size_t e = q + 1; e < j && e < q + 8; ++e)
+        if (v.at(e).text == "blockDim" || m_facts.hardware_width.count(v.at(e).text)) return true;
+    }
+    return false;
   }
 
   Sink& m_sink;
@@ -353,17 +454,24 @@ private:
 
 void check_wave64(Sink& sink) {
   Wave64(sink).run();
-  // Warp-size constants fixed at 32, reported at their definition.
+  // Warp-size constants fixed at 32 that warp-synchronous code uses, reported at their definition
+  // (with the file's uses as its lines).
   const Project& p = sink.project();
   for (const auto& [name, c] : p.facts.warp32) {
-    if (c.used_as_width || &p.files[c.where.file] != &sink.file()) continue;
-    sink.add(
-        RuleId::wave64_warp_size_literal, c.where.token,
-        fmt::format("{} fixes the warp size at 32 and no shuffle receives it as its width, so it stands for the "
-                    "hardware warp: a DCU wavefront has 64 lanes.",
-                    name),
-        "Define it from the hardware (warpSize, or __AMDGCN_WAVEFRONT_SIZE under __HIP_PLATFORM_AMD__), or pass it "
-        "as the width of every shuffle if 32-lane logical warps are meant.");
+    if (c.used_as_width || c.sync_uses.empty() || &p.files[c.where.file] != &sink.file()) continue;
+    std::string uses;
+    int shown = 0;
+    for (const auto& [file, token] : c.sync_uses)
+      if (shown++ < 4) uses += (uses.empty() ? "" : ", ") + where(p, Place{file, token});
+    if (c.sync_uses.size() > 4) uses += ", ...";
+    if (Finding* f = sink.add(
+            RuleId::wave64_warp_size_literal, c.where.token,
+            fmt::format("{} fixes the warp size at 32, no shuffle receives it as its width, and warp-synchronous code "
+                        "uses it ({} {}: {}): it stands for the hardware warp, and a DCU wavefront has 64 lanes.",
+                        name, c.sync_uses.size(), c.sync_uses.size() == 1 ? "use" : "uses", uses),
+            "Define it from the hardware (warpSize, or __AMDGCN_WAVEFRONT_SIZE under __HIP_PLATFORM_AMD__), or pass "
+            "it as the width of every shuffle if 32-lane logical warps are meant."))
+      f->same = "warp-constant " + name;
   }
 }
 

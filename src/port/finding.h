@@ -2,6 +2,7 @@
 // One finding of the audit, as data: renderers (table, JSON, SARIF) and the translator's
 // annotations all read this struct.
 #include <string>
+#include <vector>
 
 #include "port/rules.h"
 
@@ -17,6 +18,8 @@ struct Finding {
   std::string code;  ///< the source line, trimmed
   std::string why;   ///< why this place breaks, naming what was found
   std::string fix;   ///< what to write instead
+  std::vector<int> also;  ///< the file's other lines where the same thing repeats (one finding a file, rule and thing)
+  std::string same;       ///< what makes two findings of a rule the same thing; empty: the same `why`
 };
 
 }  // namespace dcukit::port

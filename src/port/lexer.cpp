@@ -85,11 +85,17 @@ private:
     auto it = std::upper_bound(m_out.line_starts.begin(), m_out.line_starts.end(), off);
     return static_cast<int>(it - m_out.line_starts.begin());
   }
-  int column_of(std::size_t off, int line) const {
-    int col = 1;
-    for (std::size_t i = m_out.line_starts[line - 1]; i < off; ++i)
-      if ((static_cast<unsigned char>(m_text[i]) & 0xC0) != 0x80) ++col;
-    return col;
+  /// Code points from the line's start to off; tokens come in order, so each call continues from
+  /// the last one on the same line (a 1 MB initializer on one line stays linear).
+  int column_of(std::size_t off, int line) {
+    if (line != m_col_line || off < m_col_off) {
+      m_col_line = line;
+      m_col_off = m_out.line_starts[line - 1];
+      m_col = 1;
+    }
+    for (; m_col_off < off; ++m_col_off)
+      if ((static_cast<unsigned char>(m_text[m_col_off]) & 0xC0) != 0x80) ++m_col;
+    return m_col;
   }
 
   std::size_t emit(TokenKind kind, std::size_t begin, std::size_t end, std::string text, bool raw = false) {
@@ -294,6 +300,8 @@ private:
   std::string_view m_text;
   LexedFile m_out;
   int m_dir = -1;
+  int m_col_line = 0, m_col = 1;  // column_of()'s place
+  std::size_t m_col_off = 0;
   bool m_include = false;
   int m_launch_depth = 0;
 };

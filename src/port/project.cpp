@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "port/syntax.h"
+#include "port/warp_sync.h"
 #include "util/files.h"
 
 namespace dcukit::port {
@@ -44,26 +45,6 @@ bool span_is_32(const StreamView& v, Span s) {
     --s.end;
   }
   return s.size() == 1 && v.at(s.begin).kind == TokenKind::number && parse_integer(v.at(s.begin).text) == 32;
-}
-
-/// The name of the function whose body opens at stream position k, if it is one.
-std::optional<std::string> function_name(const StreamView& v, std::size_t k) {
-  std::size_t j = k;
-  while (j > 0) {
-    const Token& t = v.at(j - 1);
-    if (t.kind == TokenKind::identifier &&
-        (t.text == "const" || t.text == "noexcept" || t.text == "override" || t.text == "final" || t.text == "mutable"))
-      --j;
-    else
-      break;
-  }
-  if (j == 0 || !v.is(j - 1, ")")) return std::nullopt;
-  const std::size_t o = match_open(v, j - 1);
-  if (o == 0 || o >= v.size() || v.at(o - 1).kind != TokenKind::identifier) return std::nullopt;
-  static const std::set<std::string, std::less<>> control = {"if",     "for",   "while",
-                                                             "switch", "catch", "__launch_bounds__"};
-  if (control.count(v.at(o - 1).text)) return std::nullopt;
-  return v.at(o - 1).text;
 }
 
 void scan_declarations(Project& p, bool first_round) {
@@ -116,6 +97,9 @@ void scan_declarations(Project& p, bool first_round) {
           F.defined_names.insert(v.at(k + 1).text);
           if (f.reach(v.index(k)) == Reach::shared) F.own_names.insert(v.at(k + 1).text);
         }
+        if (t.text == "namespace" && k + 1 < v.size() && v.at(k + 1).kind == TokenKind::identifier &&
+            f.reach(v.index(k)) == Reach::shared)
+          F.namespaces.insert(v.at(k + 1).text);
         if (t.text == "typedef") {
           std::size_t e = k + 1;
           while (e < v.size() && !v.is(e, ";")) ++e;
@@ -137,7 +121,7 @@ void scan_declarations(Project& p, bool first_round) {
         const std::string& name = v.at(k - 1).text;
         const Span init = initializer(v, k);
         const bool declared = declared_type(v, k - 1).has_value();
-        if (declared && is_full_mask_32(v, init, F)) F.full_masks.emplace(name, Place{fi, v.index(k - 1)});
+        if (declared && v.scope(k) < 0 && is_full_mask_32(v, init, F)) F.full_masks.emplace(name, Place{fi, v.index(k - 1)});
         if (declared && looks_like_warp_size(name) && span_is_32(v, init))
           F.warp32.emplace(name, WarpConstant{Place{fi, v.index(k - 1)}, false});
         if (v.scope(k) < 0 && span_mentions(v, init, F.hardware_width)) F.hardware_width.insert(name);
@@ -203,6 +187,7 @@ void compute_facts(Project& p) {
   for (auto it = F.warp32.begin(); it != F.warp32.end();)
     it = F.hardware_width.count(it->first) ? F.warp32.erase(it) : std::next(it);
   mark_widths(p);
+  find_warp_synchronous_code(p);
 }
 
 }  // namespace

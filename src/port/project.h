@@ -24,6 +24,7 @@ struct Place {
 struct WarpConstant {
   Place where;
   bool used_as_width = false;  ///< passed as the width of a shuffle: a deliberate logical warp
+  std::set<std::pair<std::size_t, std::size_t>> sync_uses;  ///< (file, token) of uses in warp-synchronous code
 };
 
 /// What the rules know about the whole set of files.
@@ -37,6 +38,8 @@ struct ProjectFacts {
   std::set<std::string, std::less<>> defined_names;          ///< macros, functions and types the files define
   std::set<std::string, std::less<>> own_names;              ///< those defined in code both builds compile
   std::map<std::string, std::string, std::less<>> typedefs;  ///< alias -> the type it names (one level)
+  std::set<std::string, std::less<>> warp_sync_names;        ///< functions and macros holding warp-synchronous code
+  std::set<std::string, std::less<>> namespaces;             ///< namespaces the files open in code both builds compile
 };
 
 /// Files audited (or translated) together.

@@ -7,6 +7,9 @@
 
 namespace dcukit::port {
 
+/// "The same at lines 40, 52 (3 places in this file)." for a finding that repeats; empty if it does not.
+std::string also_lines(const Finding& finding);
+
 /// Each finding as `file:line:col: severity: [rule] why`, its code and fix; then the findings per
 /// rule and the hipify-like statistics per file (core/table.h).
 std::string render_audit_text(const AuditReport& report);

@@ -41,7 +41,8 @@ ojson finding_json(const Finding& f) {
                {"column", f.column},
                {"code", f.code},
                {"why", f.why},
-               {"fix", f.fix}};
+               {"fix", f.fix},
+               {"also_lines", f.also}};
 }
 
 ojson library_json(const std::map<RuleId, int>& refs) {
@@ -100,13 +101,24 @@ std::string render_audit_sarif(const AuditReport& r) {
   ojson results = ojson::array();
   for (const Finding& f : r.findings) {
     ojson region{{"startLine", f.line}, {"startColumn", f.column}, {"snippet", {{"text", f.code}}}};
-    results.push_back(ojson{
+    const std::string also = also_lines(f);
+    ojson result{
         {"ruleId", to_string(f.rule)},
         {"ruleIndex", index[f.rule]},
         {"level", sarif_level(f.severity)},
-        {"message", {{"text", f.why + " Fix: " + f.fix}}},
+        {"message", {{"text", f.why + (also.empty() ? "" : " " + also) + " Fix: " + f.fix}}},
         {"locations", ojson::array({ojson{{"physicalLocation",
-                                           {{"artifactLocation", {{"uri", uri_of(f.file)}}}, {"region", region}}}}})}});
+                                           {{"artifactLocation", {{"uri", uri_of(f.file)}}}, {"region", region}}}}})}};
+    if (!f.also.empty()) {
+      ojson related = ojson::array();
+      for (std::size_t i = 0; i < f.also.size(); ++i)
+        related.push_back(ojson{{"id", i + 1},
+                                {"message", {{"text", "the same"}}},
+                                {"physicalLocation",
+                                 {{"artifactLocation", {{"uri", uri_of(f.file)}}}, {"region", {{"startLine", f.also[i]}}}}}});
+      result["relatedLocations"] = std::move(related);
+    }
+    results.push_back(std::move(result));
   }
   ojson run{{"tool",
              {{"driver",

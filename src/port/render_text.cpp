@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/table.h"
@@ -20,11 +21,23 @@ std::string library_list(const std::map<RuleId, int>& refs) {
 
 }  // namespace
 
+std::string also_lines(const Finding& f) {
+  if (f.also.empty()) return {};
+  std::string lines;
+  const std::size_t shown = std::min<std::size_t>(f.also.size(), 12);
+  for (std::size_t i = 0; i < shown; ++i) lines += fmt::format("{}{}", i ? ", " : "", f.also[i]);
+  if (shown < f.also.size()) lines += fmt::format(" and {} more", f.also.size() - shown);
+  return fmt::format("The same at {} {} ({} places in this file).", f.also.size() == 1 ? "line" : "lines", lines,
+                     f.also.size() + 1);
+}
+
 std::string render_audit_text(const AuditReport& r) {
   std::string out;
-  for (const Finding& f : r.findings)
-    out += fmt::format("{}:{}:{}: {}: [{}] {}\n    {}\n    fix: {}\n", f.file, f.line, f.column, to_string(f.severity),
-                       to_string(f.rule), f.why, f.code, f.fix);
+  for (const Finding& f : r.findings) {
+    const std::string also = also_lines(f);
+    out += fmt::format("{}:{}:{}: {}: [{}] {}{}{}\n    {}\n    fix: {}\n", f.file, f.line, f.column,
+                       to_string(f.severity), to_string(f.rule), f.why, also.empty() ? "" : " ", also, f.code, f.fix);
+  }
   if (!r.findings.empty()) out += "\n";
 
   std::map<RuleId, std::map<Severity, int>> per_rule;

@@ -19,7 +19,8 @@ const std::vector<RuleInfo>& all_rules() {
   using S = Severity;
   static const std::vector<RuleInfo> k = {
       {R::wave64_full_mask, "wave64.full-mask", S::error,
-       "A 32-bit all-ones lane mask (0xffffffff, ~0u) passed to a *_sync intrinsic or compared with __activemask()",
+       "A 32-bit lane mask (0xffffffff, ~0u, uint32_t(-1), 0xffffffff >> n) passed to a *_sync intrinsic or "
+       "compared with __activemask()",
        "The mask names lanes 0-31 only; a DCU or AMD wavefront has 64 lanes. HIP 6.2 and later refuse a 32-bit mask "
        "at compile time, HIP before 6.2 has no *_sync forms, and DTK's and vendor headers' versions drop the mask, so "
        "the call either does not build or runs on all 64 lanes while the code around it counts 32.",
@@ -34,13 +35,14 @@ const std::vector<RuleInfo>& all_rules() {
        "Use warpSize (or a constant that is __AMDGCN_WAVEFRONT_SIZE on AMD) for hardware lanes, or make a logical "
        "32-lane warp explicit: a named width passed to every shuffle, as ggml's WARP_SIZE is."},
       {R::wave64_ballot_width, "wave64.ballot-width", S::error,
-       "The result of __ballot_sync/__ballot/__activemask/__match_*_sync kept in 32 bits or given to __popc/__ffs",
+       "The result of __ballot_sync/__ballot/__activemask/__match_*_sync or a tile's .ballot() kept in 32 bits or "
+       "given to __popc/__ffs, or a lane bit built as 1 << lane",
        "HIP returns a 64-bit lane mask on a 64-lane wavefront; a 32-bit variable, cast or __popc/__ffs/__clz keeps "
        "the low half and silently ignores lanes 32-63.",
        "Keep lane masks in unsigned long long (or auto) and use __popcll, __ffsll, __clzll."},
       {R::wave64_per_warp_shared, "wave64.per-warp-shared", S::error,
-       "A shared array sized for 32-lane warps ([32], [N / 32]) indexed by a hardware lane in a kernel that uses "
-       "warpSize",
+       "A shared array sized for 32-lane warps ([32], [N / 32]) indexed by a hardware lane, or read by thread index "
+       "with no bound on the number of warps, in a kernel that uses warpSize",
        "With 64 lanes a lane index runs to 63 while the array holds 32 entries, and N / 32 counts twice the warps "
        "that write partial results: reads go out of bounds or pick up slots no warp wrote.",
        "Size per-warp arrays by the number of warps of the hardware (blockDim.x / warpSize, or the largest block "
@@ -128,6 +130,15 @@ const std::vector<RuleInfo>& all_rules() {
        "datasheet lists no FP8 units (FP8 there is storage, converted in software).",
        "Keep FP8 as a storage format with explicit conversion kernels for the target's encoding, or use FP16/BF16 "
        "compute on DCU; never reuse CUDA-quantized FP8 weights unconverted."},
+      {R::pp_cuda_only_macro, "pp.cuda-only-macro", S::warning,
+       "An #if on a macro only CUDA defines (CUDART_VERSION >= N, __CUDACC_VER_MAJOR__, __DRIVER_TYPES_H__) that is "
+       "false on HIP and has no #else: the code inside disappears from a HIP build",
+       "HIP defines none of CUDA's version macros or header guards, so `#if CUDART_VERSION >= 10000` compares 0 and "
+       "`#ifdef __DRIVER_TYPES_H__` is false: whatever the branch holds (graph capture, an error-check macro such as "
+       "cuda-samples' checkCudaErrors) is silently left out, and code that uses it later fails to build or runs "
+       "without it.",
+       "Add the HIP platform to the condition (`|| defined(__HIP_PLATFORM_AMD__)`, or test HIP_VERSION), or give the "
+       "branch an #else that HIP compiles."},
   };
   return k;
 }

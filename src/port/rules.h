@@ -43,6 +43,7 @@ enum class RuleId {
   lib_flash_attn,
   lib_triton,
   dcu_fp8,
+  pp_cuda_only_macro,
 };
 
 /// What --rules prints and SARIF's tool.driver.rules carries for one rule.

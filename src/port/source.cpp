@@ -46,6 +46,10 @@ void build_streams(SourceFile& file) {
       }
     }
     code.scope[k] = scope;
+    if (scope >= 0) {
+      if (code.bodies.size() <= static_cast<std::size_t>(scope)) code.bodies.emplace_back(k, k);
+      code.bodies[scope].second = k + 1;
+    }
     if (t.kind == TokenKind::punct && t.text == "}" && !frames.empty()) {
       if (scope >= 0 && frames.size() == scope_depth) scope = -1;
       frames.pop_back();

@@ -3,6 +3,7 @@
 // build and a CUDA build compile it (from the #if/#ifdef structure, see preprocess.h).
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "port/lexer.h"
@@ -23,6 +24,8 @@ struct Stream {
   std::vector<std::size_t> tokens;  ///< indices into SourceFile::lexed.tokens, comments dropped
   int define = -1;                  ///< directive index of the #define, or -1 for the file's code
   std::vector<int> scope;           ///< per entry: the function body it is in (-1: none)
+  /// Per function body (scope >= 0): its [first, last + 1) positions; a body is contiguous.
+  std::vector<std::pair<std::size_t, std::size_t>> bodies;
 };
 
 /// A file of the audit or translation.

@@ -130,13 +130,37 @@ std::size_t statement_start(const StreamView& v, std::size_t k) {
   return 0;
 }
 
+/// The initializer of the nearest `name = ...` before k in k's function body, if there is one.
+std::optional<Span> local_value(const StreamView& v, std::size_t k, std::string_view name) {
+  const int scope = v.scope(k);
+  if (scope < 0) return std::nullopt;
+  const Span r = v.range(scope);
+  for (std::size_t j = k; j-- > r.begin + 1;) {
+    if (v.at(j - 1).text != name || !v.is(j, "=") || v.is(j - 2, ".") || v.is(j - 2, "->")) continue;
+    std::size_t e = j + 1;
+    int depth = 0;
+    for (; e < r.end; ++e) {
+      const std::string& t = v.at(e).text;
+      if (t == "(" || t == "[" || t == "{") ++depth;
+      if ((t == ")" || t == "]" || t == "}") && --depth < 0) break;
+      if (depth == 0 && (t == ";" || t == ",")) break;
+    }
+    return Span{j + 1, e};
+  }
+  return std::nullopt;
+}
+
 bool is_full_mask_32(const StreamView& v, Span s, const ProjectFacts& facts) {
   if (s.empty()) return false;
-  if (s.size() == 1 && v.at(s.begin).kind == TokenKind::identifier && facts.full_masks.count(v.at(s.begin).text))
-    return true;
+  if (s.size() == 1 && v.at(s.begin).kind == TokenKind::identifier) {
+    // A function's own variable answers for itself (another function's `mask` may be partial).
+    if (const auto local = local_value(v, s.begin, v.at(s.begin).text))
+      return local->begin < s.begin && is_full_mask_32(v, *local, facts);
+    if (facts.full_masks.count(v.at(s.begin).text)) return true;
+  }
   std::string c = compact(v, s);
   for (std::string_view cast : {"(unsigned)", "(unsignedint)", "(uint32_t)", "static_cast<unsigned>",
-                                "static_cast<unsignedint>", "static_cast<uint32_t>"})
+                                "static_cast<unsignedint>", "static_cast<uint32_t>", "unsigned", "uint32_t"})
     if (c.rfind(cast, 0) == 0) {
       c = c.substr(cast.size());
       if (c.size() >= 2 && c.front() == '(' && c.back() == ')') c = c.substr(1, c.size() - 2);
@@ -158,9 +182,10 @@ bool is_full_mask_64(const StreamView& v, Span s) {
 
 std::set<std::string, std::less<>> thread_index_names(const StreamView& v, int scope) {
   std::set<std::string, std::less<>> names;
+  const Span r = v.range(scope);
   for (bool grew = true; grew;) {
     grew = false;
-    for (std::size_t k = 1; k + 1 < v.size(); ++k) {
+    for (std::size_t k = std::max<std::size_t>(1, r.begin); k < r.end && k + 1 < v.size(); ++k) {
       if (v.scope(k) != scope || !v.is(k, "=") || v.at(k - 1).kind != TokenKind::identifier) continue;
       const std::string& name = v.at(k - 1).text;
       if (names.count(name)) continue;
@@ -257,6 +282,26 @@ std::string trimmed_line(const SourceFile& f, int line) {
   std::string out(s);
   if (out.size() > 200) out = out.substr(0, 197) + "...";
   return out;
+}
+
+/// The name of the function whose body opens at stream position k, if it is one.
+std::optional<std::string> function_name(const StreamView& v, std::size_t k) {
+  std::size_t j = k;
+  while (j > 0) {
+    const Token& t = v.at(j - 1);
+    if (t.kind == TokenKind::identifier &&
+        (t.text == "const" || t.text == "noexcept" || t.text == "override" || t.text == "final" || t.text == "mutable"))
+      --j;
+    else
+      break;
+  }
+  if (j == 0 || !v.is(j - 1, ")")) return std::nullopt;
+  const std::size_t o = match_open(v, j - 1);
+  if (o == 0 || o >= v.size() || v.at(o - 1).kind != TokenKind::identifier) return std::nullopt;
+  static const std::set<std::string, std::less<>> control = {"if",     "for",   "while",
+                                                             "switch", "catch", "__launch_bounds__"};
+  if (control.count(v.at(o - 1).text)) return std::nullopt;
+  return v.at(o - 1).text;
 }
 
 }  // namespace dcukit::port

@@ -14,6 +14,13 @@ namespace dcukit::port {
 
 struct ProjectFacts;
 
+/// A half-open range of stream positions.
+struct Span {
+  std::size_t begin = 0, end = 0;
+  bool empty() const { return begin >= end; }
+  std::size_t size() const { return end - begin; }
+};
+
 /// A view of one stream: positions are indices into stream.tokens.
 struct StreamView {
   const SourceFile& file;
@@ -26,13 +33,13 @@ struct StreamView {
     return k < size() && at(k).kind != TokenKind::string && at(k).text == s;
   }
   int scope(std::size_t k) const { return stream.scope[k]; }
-};
-
-/// A half-open range of stream positions.
-struct Span {
-  std::size_t begin = 0, end = 0;
-  bool empty() const { return begin >= end; }
-  std::size_t size() const { return end - begin; }
+  /// The positions a scope can hold: a function body's own range; file scope and a #define's
+  /// body, the whole stream.
+  Span range(int scope) const {
+    if (scope >= 0 && static_cast<std::size_t>(scope) < stream.bodies.size())
+      return {stream.bodies[scope].first, stream.bodies[scope].second};
+    return {0, size()};
+  }
 };
 
 /// The position of the bracket closing the one at k ("(", "[", "{"), or size() if unbalanced.
@@ -68,6 +75,9 @@ std::optional<std::string> declared_type(const StreamView& v, std::size_t k);
 
 /// Whether a type spelling is a 32-bit (or narrower) integer, following the project's typedefs.
 bool is_narrow_integer(std::string_view type, const ProjectFacts& facts);
+
+/// The name of the function whose body opens at stream position k ("{"), if it is one.
+std::optional<std::string> function_name(const StreamView& v, std::size_t k);
 
 /// Whether s begins with p.
 inline bool starts_with(std::string_view s, std::string_view p) {

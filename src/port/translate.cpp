@@ -222,7 +222,10 @@ std::string translate_source(const Project& project, std::size_t index, const Hi
   std::vector<Edit> edits = std::move(tr.edits);
   if (annotate) {
     std::map<int, std::set<std::string>> rules;
-    for (const Finding& x : findings) rules[x.line].insert(std::string(to_string(x.rule)));
+    for (const Finding& x : findings) {
+      rules[x.line].insert(std::string(to_string(x.rule)));
+      for (int line : x.also) rules[line].insert(std::string(to_string(x.rule)));
+    }
     for (const auto& [line, ids] : rules) {
       const std::size_t at = annotation_point(f, line);
       if (at == std::string::npos) continue;

@@ -1,6 +1,7 @@
 // ptx.inline-asm, arch.cuda-arch, api.*, lib.* and dcu.fp8: each hazard and its correct form.
 #include <gtest/gtest.h>
 
+#include "port/render.h"
 #include "test_port_helpers.h"
 
 using dcukit::port::RuleId;
@@ -170,6 +171,83 @@ __device__ float f(__nv_fp8_e4m3 x, __nv_fp8_storage_t s) {
 }
 __device__ float g(__half x) { return __half2float(x); }
 )");
-  EXPECT_EQ(hits(r), (Strings{"dcu.fp8:1", "dcu.fp8:2", "dcu.fp8:3"}));
+  // One finding for the file, with the other lines that name FP8.
+  EXPECT_EQ(hits(r), (Strings{"dcu.fp8:1"}));
+  EXPECT_EQ(r.findings[0].also, (std::vector<int>{2, 3}));
   EXPECT_EQ(r.findings[0].severity, Severity::error);
+  EXPECT_NE(dcukit::port::render_audit_text(r).find("The same at lines 2, 3 (3 places in this file)."),
+            std::string::npos);
+}
+
+TEST(PortPtx, HostAssemblyIsNotPtx) {
+  // x86, PowerPC and Arm host assembly in CUDA sources (timers, CPU ids, fences): not PTX.
+  const auto r = audit(R"(static inline unsigned long long ticks() {
+  unsigned lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  asm volatile("cpuid" : "=a"(lo) : "a"(0) : "ebx", "ecx", "edx");
+  asm volatile("movl %1, %%eax" : "=r"(lo) : "r"(hi));
+  asm volatile("mftb %0" : "=r"(lo));
+  __asm__ __volatile__("lwsync" ::: "memory");
+  asm volatile("mrs %0, cntvct_el0" : "=r"(hi));
+  return ((unsigned long long)hi << 32) | lo;
+}
+__device__ void stop() { asm("trap;"); }
+)");
+  EXPECT_EQ(hits(r), (Strings{"ptx.inline-asm:11"}));
+}
+
+TEST(PortApi, GraphicsInteropAndAProjectsOwnNamesAreNotGraphs) {
+  const auto r = audit(R"(void draw(cudaGraphicsResource* res, cudaStream_t s) {
+  cudaGraphicsMapResources(1, &res, s);
+  int cudaGraphLaunches = 0;
+  cudaGraphicsUnmapResources(1, &res, s);
+}
+void replay(cudaGraph_t g, cudaStream_t s) {
+  cudaGraphExec_t e;
+  cudaGraphInstantiate(&e, g, nullptr, nullptr, 0);
+  cudaGraphLaunch(e, s);
+})");
+  EXPECT_EQ(hits(r), (Strings{"api.graph:6"}));
+  EXPECT_NE(r.findings[0].why.find("4 uses"), std::string::npos) << r.findings[0].why;
+}
+
+TEST(PortLibs, ALibrarysOwnTreeIsNotReportedToItself) {
+  // flash-attention's ROCm backend opens namespace flash and lives under csrc/flash_attn_ck.
+  const auto own = porttest::audit(porttest::Sources{
+      {"csrc/flash_attn_ck/mha_fwd.cu", "#include \"flash_fwd_launch_template.h\"\nvoid run_mha_fwd_ck(int);\n"},
+      {"src/fmha.cu", "namespace flash { struct Params {}; void fwd(Params&); }\nvoid g() { flash::Params p; flash::fwd(p); }\n"}});
+  EXPECT_TRUE(own.findings.empty()) << own.findings[0].file << ": " << own.findings[0].why;
+  // A project that uses it still hears of it.
+  const auto user = audit("#include \"flash_attn/flash_api.h\"\nvoid h() { flash::mha_fwd(); }\n");
+  EXPECT_EQ(hits(user), (Strings{"lib.flash-attn:1"}));
+}
+
+TEST(PortMacros, ACudaOnlyConditionWithoutElseIsReportedWithWhatItDrops) {
+  // cuda-samples' helper_cuda.h guards checkCudaErrors with __DRIVER_TYPES_H__; graph capture
+  // behind CUDART_VERSION. An #else, or a HIP alternative in the condition, is a decision made.
+  const auto r = audit(R"(#ifdef __DRIVER_TYPES_H__
+#define checkCudaErrors(val) check((val), #val, __FILE__, __LINE__)
+#endif
+void f(cudaStream_t s) {
+#if CUDART_VERSION >= 10000
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+#endif
+  checkCudaErrors(cudaDeviceSynchronize());
+}
+#if CUDART_VERSION >= 11000
+int a = 1;
+#else
+int a = 2;
+#endif
+#if CUDART_VERSION >= 12000 || defined(__HIP_PLATFORM_AMD__)
+int b;
+#endif
+)");
+  EXPECT_EQ(hits(r), (Strings{"pp.cuda-only-macro:1", "pp.cuda-only-macro:5"}));
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].severity, Severity::error);  // line 8 uses what it drops
+  EXPECT_NE(r.findings[0].why.find("defining checkCudaErrors"), std::string::npos) << r.findings[0].why;
+  EXPECT_NE(r.findings[0].why.find("uses checkCudaErrors (line 8)"), std::string::npos) << r.findings[0].why;
+  EXPECT_EQ(r.findings[1].severity, Severity::warning);
+  EXPECT_NE(r.findings[1].why.find("calling cudaStreamBeginCapture"), std::string::npos) << r.findings[1].why;
 }

@@ -206,3 +206,19 @@ TEST(PortTranslate, FilesGoToOutputOrUnderOutDir) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("overwrite"), std::string::npos);
 }
+
+TEST(PortTranslate, ComputeModeTexturesAndCooperativeGroupsCollectives) {
+  const auto t = translate(R"(#include <cooperative_groups/reduce.h>
+int mode(int d) {
+  int m = 0;
+  cudaDeviceGetAttribute(&m, cudaDevAttrComputeMode, d);
+  cudaTextureAddressMode a = cudaAddressModeClamp;
+  return m == cudaComputeModeProhibited ? -1 : int(a);
+}
+)",
+                           false);
+  EXPECT_NE(t.text.find("hipDeviceAttributeComputeMode"), std::string::npos) << t.text;
+  EXPECT_NE(t.text.find("hipComputeModeProhibited"), std::string::npos);
+  EXPECT_NE(t.text.find("hipTextureAddressMode a = hipAddressModeClamp"), std::string::npos);
+  ASSERT_NE(left(t.stats, "cooperative_groups/reduce.h"), nullptr);
+}

@@ -1,6 +1,8 @@
 // The wave64.* rules: each hazard, and the correct form next to it (no finding).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_port_helpers.h"
 
 using dcukit::port::RuleId;
@@ -133,8 +135,35 @@ __global__ void k(float* p) {
   for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += __shfl_down(v, o);
   p[lane] = v;
 })");
-  EXPECT_EQ(hits(r),
-            (Strings{"wave64.warp-size-literal:1", "wave64.warp-size-literal:3", "wave64.warp-size-literal:5"}));
+  // Reported once, at the definition, with the uses in warp-synchronous code as its lines.
+  EXPECT_EQ(hits(r), (Strings{"wave64.warp-size-literal:1"}));
+  EXPECT_EQ(r.findings[0].also, (std::vector<int>{3, 5}));
+  EXPECT_NE(r.findings[0].why.find("2 uses"), std::string::npos) << r.findings[0].why;
+}
+
+TEST(PortWarpSizeLiteral, AConstantThatOnlySplitsWorkIsLeftAlone) {
+  // No shuffle, vote or lane mask: WARP_SIZE only strides a loop, right at any width.
+  const auto r = audit(R"(#define WARP_SIZE 32
+__global__ void copy(const float* a, float* b, int n) {
+  const int lane = threadIdx.x % WARP_SIZE;
+  for (int i = lane; i < n; i += WARP_SIZE) b[i] = a[i];
+})");
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].why;
+}
+
+TEST(PortWarpSizeLiteral, AConstantUsedBesideACallToAWarpReduction) {
+  // The kernel itself shuffles nothing, but the function it calls does: its lane test is warp-synchronous.
+  const auto r = audit(R"(constexpr int kWarpSize = 32;
+__device__ float warp_sum(float v) {
+  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_xor(v, o);
+  return v;
+}
+__global__ void k(float* p) {
+  float v = warp_sum(p[threadIdx.x]);
+  if (threadIdx.x % kWarpSize == 0) p[threadIdx.x / kWarpSize] = v;
+})");
+  EXPECT_EQ(hits(r), (Strings{"wave64.warp-size-literal:1"}));
+  EXPECT_EQ(r.findings[0].also, (std::vector<int>{8}));
 }
 
 TEST(PortWarpSizeLiteral, GgmlsLogicalWarpIsLeftAlone) {
@@ -229,4 +258,80 @@ __device__ double block_sum(double v) {
   return s;
 })");
   EXPECT_TRUE(r.findings.empty()) << r.findings[0].code;
+}
+
+TEST(PortPerWarpShared, ReadByThreadIndexWithoutABoundOnTheWarps) {
+  // One slot a wavefront, read back as if a block had 32 of them; the bounded read is right.
+  const auto r = audit(R"(__global__ void k(const float* in, float* out) {
+  __shared__ float partial[32];
+  int tid = threadIdx.x;
+  float v = in[tid];
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+  if (tid % warpSize == 0) partial[tid / warpSize] = v;
+  __syncthreads();
+  if (tid < 32) v = partial[tid];
+  out[0] = v;
+}
+__global__ void ok(const float* in, float* out) {
+  __shared__ float partial[32];
+  int tid = threadIdx.x;
+  float v = in[tid];
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+  if (tid % warpSize == 0) partial[tid / warpSize] = v;
+  __syncthreads();
+  if (tid < blockDim.x / warpSize) v = partial[tid];
+  out[0] = v;
+})");
+  EXPECT_EQ(hits(r, true), (Strings{"wave64.per-warp-shared:2:28"}));
+  EXPECT_NE(r.findings[0].why.find("thread index (line 8)"), std::string::npos) << r.findings[0].why;
+}
+
+TEST(PortMissedForms, MasksCastOrShiftedIn32Bits) {
+  const auto r = audit(R"(__global__ void k(float* x, int n) {
+  float v = x[threadIdx.x];
+  v += __shfl_xor_sync(uint32_t(-1), v, 1);
+  v += __shfl_down_sync(0xffffffff >> n, v, 1);
+  v += __shfl_down_sync((1u << n) - 1, v, 1);
+  v += __shfl_down_sync(0xffffffffffffffffull >> n, v, 1);
+  x[threadIdx.x] = v;
+})");
+  EXPECT_EQ(hits(r, true), (Strings{"wave64.full-mask:3:24", "wave64.full-mask:4:25", "wave64.full-mask:5:25"}));
+  EXPECT_NE(r.findings[1].why.find("shifted in 32 bits"), std::string::npos) << r.findings[1].why;
+}
+
+TEST(PortMissedForms, ATileBallotInThirtyTwoBitsAndALaneBit) {
+  const auto r = audit(R"(#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  unsigned b = tile.ballot(out[threadIdx.x] > 0);
+  unsigned long long all = tile.ballot(out[threadIdx.x] > 1);
+  int lane = threadIdx.x % warpSize;
+  unsigned bit = 1 << lane;
+  unsigned long long wide = 1ull << lane;
+  if (b & bit & all & wide) out[threadIdx.x] = 0;
+}
+__global__ void logical(int* out) {
+  int lane = threadIdx.x % 32;
+  out[threadIdx.x] = 1 << lane;
+})");
+  // The 32-lane tile beside warpSize is a warning; the literal % 32 is reported by its own rule.
+  Strings got = hits(r);
+  EXPECT_EQ(count(r, RuleId::wave64_ballot_width), 2);
+  EXPECT_NE(std::find(got.begin(), got.end(), "wave64.ballot-width:5"), got.end());
+  EXPECT_NE(std::find(got.begin(), got.end(), "wave64.ballot-width:8"), got.end());
+  EXPECT_NE(std::find(got.begin(), got.end(), "wave64.warp-size-literal:4"), got.end());
+}
+
+TEST(PortMissedForms, AFunctionsOwnMaskVariableAnswersForIt) {
+  // Another function's `mask` holds the full mask; this one's is partial and is not dropped.
+  const auto r = audit(R"(__global__ void a(float* x) {
+  const unsigned mask = 0xffffffff;
+  x[0] = __shfl_sync(mask, x[0], 0);
+}
+__global__ void b(float* x, int n) {
+  const unsigned long long mask = (1ull << n) - 1;
+  x[0] = __shfl_sync(mask, x[0], 0);
+})");
+  EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:3"}));
 }

@@ -1,0 +1,131 @@
+// pp.cuda-only-macro: a branch that only CUDA's own macros open, which a HIP build drops without
+// a word (cuda-samples' `#ifdef __DRIVER_TYPES_H__` around checkCudaErrors, `#if CUDART_VERSION >=
+// 10000` around graph capture).
+#include <fmt/format.h>
+
+#include "port/check.h"
+#include "port/preprocess.h"
+#include "port/syntax.h"
+
+namespace dcukit::port {
+namespace {
+
+using Names = std::set<std::string, std::less<>>;
+
+bool cuda_only(std::string_view n) {
+  static const Names k = {"CUDART_VERSION",       "CUDA_VERSION",         "__CUDACC_VER_MAJOR__",
+                          "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__NVCC__",
+                          "__CUDA_ARCH_LIST__",   "__DRIVER_TYPES_H__",   "__CUDA_RUNTIME_H__",
+                          "__CUDA_RUNTIME_API_H__", "__cuda_cuda_h__"};
+  return k.count(n) > 0;
+}
+
+bool opens(const std::string& n) { return n == "if" || n == "ifdef" || n == "ifndef"; }
+
+/// The directive ending the branch that directive d opens, and whether it is an #endif.
+std::pair<std::size_t, bool> branch_end(const SourceFile& f, std::size_t d) {
+  int depth = 0;
+  for (std::size_t e = d + 1; e < f.lexed.directives.size(); ++e) {
+    const std::string& n = f.lexed.directives[e].name;
+    if (opens(n)) ++depth;
+    else if (n == "endif" && depth-- == 0) return {e, true};
+    else if (depth == 0 && (n == "else" || n == "elif" || n == "elifdef" || n == "elifndef")) return {e, false};
+  }
+  return {f.lexed.directives.size(), false};
+}
+
+/// What lines [first, last] hold: the macros and functions they define, the CUDA API they call.
+struct Removed {
+  std::vector<std::string> defines, api;
+  int code_lines = 0;
+};
+
+Removed removed(const SourceFile& f, std::size_t d, std::size_t end, int first, int last) {
+  Removed r;
+  for (std::size_t e = d + 1; e < end; ++e)
+    if (f.lexed.directives[e].name == "define") {
+      const auto toks = directive_tokens(f, e);
+      if (!toks.empty()) r.defines.push_back(toks[0]->text);
+    }
+  Names api;
+  std::set<int> lines;
+  for (const Stream& s : f.streams) {
+    if (s.define >= 0) continue;
+    const StreamView v{f, s};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const Token& t = v.at(k);
+      if (t.line < first || t.line > last) continue;
+      lines.insert(t.line);
+      if (v.is(k, "{") && v.scope(k) >= 0 && (k == 0 || v.scope(k - 1) != v.scope(k)))
+        if (auto fn = function_name(v, k)) r.defines.push_back(*fn + "()");
+      if (t.kind == TokenKind::identifier && is_cuda_api_name(t.text) && v.is(k + 1, "(") && api.size() < 4)
+        if (api.insert(t.text).second) r.api.push_back(t.text);
+    }
+  }
+  r.code_lines = static_cast<int>(lines.size());
+  return r;
+}
+
+/// The first place outside [first, last] in code a HIP build compiles that names one of `names`.
+std::optional<std::pair<std::string, int>> used_elsewhere(const Project& p, const SourceFile& self, int first,
+                                                          int last, const std::vector<std::string>& names) {
+  Names wanted;
+  for (const auto& n : names) wanted.insert(n.substr(0, n.find('(')));
+  for (const SourceFile& f : p.files)
+    for (std::size_t i = 0; i < f.lexed.tokens.size(); ++i) {
+      const Token& t = f.lexed.tokens[i];
+      if (t.kind != TokenKind::identifier || !wanted.count(t.text) || f.reach(i) == Reach::skipped) continue;
+      if (&f == &self && t.line >= first - 1 && t.line <= last + 1) continue;
+      return std::make_pair(t.text, t.line);
+    }
+  return std::nullopt;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 5) out += fmt::format(" and {} more", names.size() - 5);
+  return out;
+}
+
+}  // namespace
+
+void check_macros(Sink& sink) {
+  const SourceFile& f = sink.file();
+  const Project& p = sink.project();
+  for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
+    const Directive& dir = f.lexed.directives[d];
+    if (!opens(dir.name) || f.reach(dir.hash) == Reach::skipped) continue;
+    const auto toks = directive_tokens(f, d);
+    auto macro = std::find_if(toks.begin(), toks.end(), [](const Token* t) { return cuda_only(t->text); });
+    if (macro == toks.end()) continue;
+    // Does HIP's outcome depend on the CUDA-only macro, and is it false?
+    const MacroLookup traced = [&p](std::string_view n) {
+      return cuda_only(n) ? MacroInfo{Tri::unknown, false, nullptr, true} : p.pp.hip.lookup(n);
+    };
+    bool depends = false;
+    directive_truth(f, d, traced, &depends);
+    if (!depends || directive_truth(f, d, [&p](std::string_view n) { return p.pp.hip.lookup(n); }) != Tri::no)
+      continue;
+    const auto [end, is_endif] = branch_end(f, d);
+    if (!is_endif) continue;  // an #else or #elif that HIP compiles instead: a decision the code made
+    const int first = dir.last_line + 1, last = f.lexed.directives[end].line - 1;
+    const Removed r = removed(f, d, end, first, last);
+    if (r.code_lines == 0 && r.defines.empty()) continue;
+    std::string what = fmt::format("{} {} (lines {}-{})", r.code_lines, r.code_lines == 1 ? "line" : "lines", first,
+                                   last);
+    if (!r.defines.empty()) what += ", defining " + listed(r.defines);
+    if (!r.api.empty()) what += ", calling " + listed(r.api);
+    const auto use = used_elsewhere(p, f, first, last, r.defines);
+    std::string after = use ? fmt::format(" Code a HIP build compiles uses {} (line {}), which is then missing.",
+                                          use->first, use->second)
+                            : std::string();
+    sink.add_with(RuleId::pp_cuda_only_macro, use ? Severity::error : Severity::warning,
+                  static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
+                  fmt::format("`#{}` tests {}, which only CUDA defines: the condition is false on HIP and there is "
+                              "no #else, so a HIP build silently drops {}.{}",
+                              dir.name, (*macro)->text, what, after));
+  }
+}
+
+}  // namespace dcukit::port
