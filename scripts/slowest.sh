@@ -13,17 +13,17 @@ case "$what" in
     echo "== slowest targets to build (s, CPU time summed over their steps)"
     awk -F'\t' 'NR > 1 { t[$4] = ($2 - $1) / 1000 }
       END { for (o in t) { n = o; if (match(o, /[^\/]*\.dir\//)) n = substr(o, RSTART, RLENGTH - 5); s[n] += t[o] }
-            for (n in s) printf "%8.1f  %s\n", s[n], n }' "$log" | sort -rn | head -10
+            for (n in s) printf "%8.1f  %s\n", s[n], n }' "$log" | sort -rn | awk 'NR <= 10'
     echo "== slowest files to build (s)"
     awk -F'\t' 'NR > 1 { t[$4] = ($2 - $1) / 1000 } END { for (o in t) printf "%8.1f  %s\n", t[o], o }' "$log" |
-      sort -rn | head -10
+      sort -rn | awk 'NR <= 10'
     ;;
   tests)
     cost="$dir/Testing/Temporary/CTestCostData.txt"
     [ -f "$cost" ] || { echo "slowest: $cost not found (no ctest run in $dir?)" >&2; exit 1; }
     # CTestCostData.txt: "name runs average-seconds" lines, then a "---" line and failed tests.
     echo "== slowest tests (s)"
-    awk '$0 == "---" { exit } NF == 3 { printf "%8.2f  %s\n", $3, $1 }' "$cost" | sort -rn | head -10
+    awk '$0 == "---" { exit } NF == 3 { printf "%8.2f  %s\n", $3, $1 }' "$cost" | sort -rn | awk 'NR <= 10'
     ;;
   *) echo "slowest: $what: use build or tests" >&2; exit 2 ;;
 esac
