@@ -23,6 +23,11 @@ bool is_literal(const Token& t, std::int64_t value) {
   return t.kind == TokenKind::number && parse_integer(t.text) == value;
 }
 
+/// A number with no l/ll suffix: an int or unsigned int, 32 bits.
+bool is_32_bit_literal(const Token& t) {
+  return t.kind == TokenKind::number && t.text.find_first_of("lL") == std::string::npos;
+}
+
 std::string span_text(const StreamView& v, Span s) {
   std::string out;
   for (std::size_t k = s.begin; k < s.end; ++k) {
@@ -175,7 +180,7 @@ private:
     for (std::size_t q = s.begin + 1; q + 1 < s.end; ++q) {
       if (!v.is(q, "<<") && !v.is(q, ">>")) continue;
       const Token& lhs = v.at(q - 1);
-      if (lhs.kind != TokenKind::number || lhs.text.find_first_of("lL") != std::string::npos) continue;
+      if (!is_32_bit_literal(lhs)) continue;
       const auto value = parse_integer(lhs.text);
       if (value && (*value == 1 || *value == 0xffffffffLL || (*value == 0 && q >= 2 && v.is(q - 2, "~"))))
         return true;
@@ -209,7 +214,7 @@ private:
     // A cooperative-groups tile's ballot (tile.ballot(p), warp->ballot(p)) is the same 64-bit mask.
     const bool member = (t.text == "ballot" || t.text == "match_any") && at >= 2 &&
                         (v.is(at - 1, ".") || v.is(at - 1, "->")) && v.at(at - 2).kind == TokenKind::identifier;
-    if (t.kind != TokenKind::identifier || !(ballots.count(t.text) || member) || !v.is(at + 1, "(") || at == 0) return;
+    if (t.kind != TokenKind::identifier || !(ballots.count(t.text) || member) || !v.is(at + 1, "(")) return;
     const std::size_t k = member ? at - 2 : at;  // where the expression starts
     if (k == 0) return;
     static const Names narrow_bits = {"__popc", "__ffs", "__clz", "__brev", "__fns"};
@@ -329,8 +334,7 @@ private:
   void lane_bit(const StreamView& v, std::size_t k) {
     if (!v.is(k, "<<") || k == 0 || k + 1 >= v.size()) return;
     const Token& one = v.at(k - 1);
-    if (one.kind != TokenKind::number || !is_literal(one, 1) || one.text.find_first_of("lL") != std::string::npos)
-      return;
+    if (!is_literal(one, 1) || !is_32_bit_literal(one)) return;
     const int scope = v.scope(k);
     const Token& rhs = v.at(k + 1);
     const bool hw_lane = (rhs.text == "__lane_id" && v.is(k + 2, "(")) ||
@@ -346,15 +350,12 @@ private:
 
   /// Whether the nearest assignment of `name` before k in k's scope mentions the hardware width.
   bool initialised_from_hardware(const StreamView& v, std::size_t k, const std::string& name) {
-    const Span r = v.range(v.scope(k));
-    for (std::size_t j = k; j-- > r.begin + 1;) {
-      if (v.at(j - 1).text != name || !v.is(j, "=")) continue;
-      for (std::size_t q = j + 1; q < r.end && !v.is(q, ";") && !v.is(q, ","); ++q)
-        if (m_facts.hardware_width.count(v.at(q).text) || hardware(v, v.scope(k)).count(v.at(q).text) ||
-            v.at(q).text == "__lane_id")
-          return true;
-      return false;
-    }
+    const auto init = local_value(v, k, name);
+    if (!init) return false;
+    for (std::size_t q = init->begin; q < init->end; ++q)
+      if (m_facts.hardware_width.count(v.at(q).text) || hardware(v, v.scope(k)).count(v.at(q).text) ||
+          v.at(q).text == "__lane_id")
+        return true;
     return false;
   }
 

@@ -20,19 +20,6 @@ bool is_source_suffix(const fs::path& p) {
   return k.count(p.extension().string()) > 0;
 }
 
-/// The initializer span after '=' at k (to ';' or ',' at depth 0).
-Span initializer(const StreamView& v, std::size_t k) {
-  std::size_t e = k + 1;
-  int depth = 0;
-  for (; e < v.size(); ++e) {
-    const std::string& t = v.at(e).text;
-    if (t == "(" || t == "[" || t == "{") ++depth;
-    if ((t == ")" || t == "]" || t == "}") && --depth < 0) break;
-    if (depth == 0 && (t == ";" || t == ",")) break;
-  }
-  return {k + 1, e};
-}
-
 bool span_mentions(const StreamView& v, Span s, const std::set<std::string, std::less<>>& names) {
   for (std::size_t k = s.begin; k < s.end; ++k)
     if (v.at(k).kind == TokenKind::identifier && names.count(v.at(k).text)) return true;

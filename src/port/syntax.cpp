@@ -130,23 +130,24 @@ std::size_t statement_start(const StreamView& v, std::size_t k) {
   return 0;
 }
 
-/// The initializer of the nearest `name = ...` before k in k's function body, if there is one.
+Span initializer(const StreamView& v, std::size_t k) {
+  std::size_t e = k + 1;
+  int depth = 0;
+  for (; e < v.size(); ++e) {
+    const std::string& t = v.at(e).text;
+    if (t == "(" || t == "[" || t == "{") ++depth;
+    if ((t == ")" || t == "]" || t == "}") && --depth < 0) break;
+    if (depth == 0 && (t == ";" || t == ",")) break;
+  }
+  return {k + 1, e};
+}
+
 std::optional<Span> local_value(const StreamView& v, std::size_t k, std::string_view name) {
   const int scope = v.scope(k);
   if (scope < 0) return std::nullopt;
   const Span r = v.range(scope);
-  for (std::size_t j = k; j-- > r.begin + 1;) {
-    if (v.at(j - 1).text != name || !v.is(j, "=") || v.is(j - 2, ".") || v.is(j - 2, "->")) continue;
-    std::size_t e = j + 1;
-    int depth = 0;
-    for (; e < r.end; ++e) {
-      const std::string& t = v.at(e).text;
-      if (t == "(" || t == "[" || t == "{") ++depth;
-      if ((t == ")" || t == "]" || t == "}") && --depth < 0) break;
-      if (depth == 0 && (t == ";" || t == ",")) break;
-    }
-    return Span{j + 1, e};
-  }
+  for (std::size_t j = k; j-- > r.begin + 1;)
+    if (v.at(j - 1).text == name && v.is(j, "=") && !v.is(j - 2, ".") && !v.is(j - 2, "->")) return initializer(v, j);
   return std::nullopt;
 }
 
@@ -155,7 +156,7 @@ bool is_full_mask_32(const StreamView& v, Span s, const ProjectFacts& facts) {
   if (s.size() == 1 && v.at(s.begin).kind == TokenKind::identifier) {
     // A function's own variable answers for itself (another function's `mask` may be partial).
     if (const auto local = local_value(v, s.begin, v.at(s.begin).text))
-      return local->begin < s.begin && is_full_mask_32(v, *local, facts);
+      return local->begin < s.begin && is_full_mask_32(v, *local, facts);  // not `m = m`
     if (facts.full_masks.count(v.at(s.begin).text)) return true;
   }
   std::string c = compact(v, s);
@@ -189,16 +190,7 @@ std::set<std::string, std::less<>> thread_index_names(const StreamView& v, int s
       if (v.scope(k) != scope || !v.is(k, "=") || v.at(k - 1).kind != TokenKind::identifier) continue;
       const std::string& name = v.at(k - 1).text;
       if (names.count(name)) continue;
-      std::size_t e = k + 1;
-      int depth = 0;
-      for (; e < v.size(); ++e) {
-        const Token& t = v.at(e);
-        if (t.kind != TokenKind::punct) continue;
-        if (opens(t.text)) ++depth;
-        if (closes(t.text) && --depth < 0) break;
-        if (depth == 0 && (t.text == ";" || t.text == ",")) break;
-      }
-      if (pure_thread_index(v, {k + 1, e}, names)) {
+      if (pure_thread_index(v, initializer(v, k), names)) {
         names.insert(name);
         grew = true;
       }

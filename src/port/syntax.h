@@ -53,6 +53,12 @@ std::vector<Span> call_args(const StreamView& v, std::size_t open);
 /// Where the statement containing k starts (after the previous ';', '{' or '}').
 std::size_t statement_start(const StreamView& v, std::size_t k);
 
+/// The initializer after the "=" at k: up to the ';' or ',' at its own bracket depth.
+Span initializer(const StreamView& v, std::size_t k);
+
+/// The initializer of the nearest `name = ...` before k in k's function body, if there is one.
+std::optional<Span> local_value(const StreamView& v, std::size_t k, std::string_view name);
+
 /// Whether span's tokens are a 32-bit all-ones mask: 0xffffffff (any case, u/l suffix),
 /// 4294967295, ~0, ~0u, (unsigned)-1, or a name the facts know as one.
 bool is_full_mask_32(const StreamView& v, Span s, const ProjectFacts& facts);
