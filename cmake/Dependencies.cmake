@@ -38,3 +38,13 @@ else()
   add_library(dcukit::httplib INTERFACE IMPORTED)
   set_target_properties(dcukit::httplib PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${HTTPLIB_INCLUDE_DIR})
 endif()
+
+# RE2: the regular expressions run on untrusted text (linear time, no recursion: std::regex
+# recursed once per character). Linked statically where the distribution ships the archive
+# (Debian and Ubuntu do), so that the binary needs no libre2 at run time on an offline host.
+find_path(RE2_INCLUDE_DIR re2/re2.h REQUIRED)
+find_library(RE2_LIBRARY NAMES libre2.a re2 REQUIRED)
+add_library(dcukit::re2 UNKNOWN IMPORTED)
+set_target_properties(dcukit::re2 PROPERTIES
+  IMPORTED_LOCATION ${RE2_LIBRARY} INTERFACE_INCLUDE_DIRECTORIES ${RE2_INCLUDE_DIR}
+  INTERFACE_LINK_LIBRARIES Threads::Threads)

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 required=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
           libcurl4-openssl-dev libopenblas-dev libnuma-dev libgtest-dev libcpp-httplib-dev zlib1g-dev
-          libpugixml-dev)
+          libpugixml-dev libre2-dev)
 # Optional: Debian's HIP compiler (builds the HIP backend), ccache (rebuilds and other clones).
 optional=(hipcc libamdhip64-dev ccache)
 tests=OFF

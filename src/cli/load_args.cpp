@@ -12,6 +12,9 @@
 #include "core/run_info.h"
 #include "load/render.h"
 #include "serving/url.h"
+#include "util/files.h"
+#include "util/json_text.h"
+#include "util/redact.h"
 
 namespace dcukit::cli {
 namespace {
@@ -50,7 +53,7 @@ Result<load::Request> to_request(const LoadArgs& a) {
   const std::string scheme = serving::scheme_of(a.url);
   if (scheme != "http" && scheme != "https")
     return Error{fmt::format("--url {}: use an http or https URL, e.g. --url http://127.0.0.1:8000",
-                             serving::redact_credentials(a.url))};
+                             util::redact(a.url))};
   load::Request q;
   q.url = a.url;
   q.endpoint = a.endpoint.empty() || a.endpoint.front() != '/' ? "/" + a.endpoint : a.endpoint;
@@ -69,6 +72,13 @@ Result<load::Request> to_request(const LoadArgs& a) {
     q.api_key = key;
   }
   q.tls.insecure = a.insecure;
+  if (!a.cacert.empty()) {
+    auto pem = util::read_file(a.cacert, std::size_t{16} << 20);
+    if (!pem) return Error{fmt::format("--cacert: {}", pem.error().message)};
+    if (pem->find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+      return Error{fmt::format("--cacert {}: holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA's "
+                               "certificate in PEM form", a.cacert)};
+  }
   q.tls.ca_file = a.cacert;
   q.timeout = std::chrono::milliseconds(static_cast<long long>(std::llround(a.timeout_s * 1000)));
   q.threads = a.threads;
@@ -81,7 +91,7 @@ Result<load::Request> to_request(const LoadArgs& a) {
   q.body.min_tokens = a.min_tokens;
   q.body.temperature = a.temperature;
   if (!a.extra_body.empty()) {
-    auto j = nlohmann::json::parse(a.extra_body, nullptr, false);
+    auto j = util::parse_json(a.extra_body);
     if (j.is_discarded() || !j.is_object()) return Error{"--extra-body must be a JSON object, e.g. '{\"top_k\": 1}'"};
     q.body.extra_body = std::move(j);
   }
@@ -153,7 +163,7 @@ Result<load::Request> to_request(const LoadArgs& a) {
     for (const auto& m : load::kLatencyMetrics) q.percentile_metrics.emplace_back(m.key);
   q.metric_percentiles = a.metric_percentiles.empty() ? std::vector<double>{90, 95, 99, 99.9} : a.metric_percentiles;
   q.save_detailed = a.save_detailed;
-  q.run_info = core::collect_run_info("dcukit load", serving::redact_credentials(command_line()));
+  q.run_info = core::collect_run_info("dcukit load", util::redact(command_line()));
   return q;
 }
 

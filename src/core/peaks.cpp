@@ -4,10 +4,10 @@
 #include <cctype>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <stdexcept>
 
 #include "core/units.h"
+#include "util/regex.h"
 
 namespace dcukit::generated {
 extern const std::string_view kPeaksJson;
@@ -104,7 +104,9 @@ DeviceSpec parse_device(const json& d) {
     }
     s.peaks[k] = f;
   }
-  for (const auto& p : s.name_patterns) std::regex check(p);  // throws on a bad pattern
+  for (const auto& p : s.name_patterns)
+    if (util::Regex check(p, util::Regex::Case::insensitive); !check.ok())
+      throw std::invalid_argument(fmt::format("device {}: name pattern '{}': {}", s.key, p, check.error()));
   return s;
 }
 
@@ -157,7 +159,7 @@ const DeviceSpec* PeakTable::match(std::string_view name, std::string_view pci_i
   for (const auto& d : m_devices) {
     if (!arch.empty() && !d.arch.empty() && arch.substr(0, d.arch.size()) != d.arch) continue;
     for (const auto& p : d.name_patterns)
-      if (std::regex_search(n, std::regex(p, std::regex::icase))) return &d;
+      if (util::Regex(p, util::Regex::Case::insensitive).search(n)) return &d;
   }
   return nullptr;
 }

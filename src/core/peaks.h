@@ -47,7 +47,7 @@ struct DeviceSpec {
   std::string display_name;  ///< "Hygon BW1000"
   Vendor vendor = Vendor::nvidia;  ///< nvidia, amd or hygon
   std::string arch;          ///< "gfx936", "sm_90"
-  std::vector<std::string> name_patterns;  ///< ECMAScript regexes on the runtime's name
+  std::vector<std::string> name_patterns;  ///< RE2 patterns (case-insensitive) on the runtime's name
   std::vector<std::string> pci_ids;        ///< "10de:2335" (vendor:device, lower case hex)
   std::uint64_t memory_bytes = 0;   ///< the published size (decimal GB on datasheets)
   /// The total the runtime reports (what vLLM multiplies by its utilization); 0 when unknown.

@@ -5,6 +5,7 @@
 
 #include "util/host.h"
 #include "util/numa.h"
+#include "util/redact.h"
 
 extern char** environ;
 
@@ -48,7 +49,7 @@ RunInfo collect_run_info(const std::string& tool, const std::string& command) {
   RunInfo r;
   r.tool = tool;
   r.version = DCUKIT_VERSION;
-  r.command = command;
+  r.command = util::redact(command);  // -H 'Authorization: Bearer ...', ?api_key=, user:pw@
   r.started_at = util::utc_timestamp();
   r.host = collect_host_facts();
   for (char** e = environ; e && *e; ++e) {
@@ -56,7 +57,7 @@ RunInfo collect_run_info(const std::string& tool, const std::string& command) {
     const auto eq = entry.find('=');
     if (eq == std::string::npos) continue;
     const std::string name = entry.substr(0, eq);
-    if (changes_results(name)) r.environment.emplace_back(name, entry.substr(eq + 1));
+    if (changes_results(name)) r.environment.emplace_back(name, util::redact(entry.substr(eq + 1)));
   }
   std::sort(r.environment.begin(), r.environment.end());
   return r;

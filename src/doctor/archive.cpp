@@ -274,7 +274,7 @@ Result<std::string> gunzip(const std::string& data, std::uint64_t max_bytes) {
 Status write_tar_gz(const std::string& path, const std::vector<ArchiveEntry>& entries) {
   auto gz = gzip(tar_bytes(entries));
   if (!gz) return Status(gz.error());
-  return util::write_file(path, *gz);
+  return util::write_file(path, *gz, util::Privacy::secret);  // a bundle holds a host's logs
 }
 
 Result<std::vector<ArchiveEntry>> read_tar_gz(const std::string& path, const ArchiveLimits& limits) {

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 
 #include "doctor/archive.h"
@@ -14,12 +13,13 @@
 #include "doctor/gpus.h"
 #include "doctor/render.h"
 #include "doctor/run.h"
-#include "doctor/secrets.h"
 #include "doctor/text.h"
 #include "telemetry/render.h"
 #include "util/files.h"
 #include "util/json_text.h"
 #include "util/process.h"
+#include "util/regex.h"
+#include "util/redact.h"
 
 namespace dcukit::doctor {
 namespace {
@@ -60,8 +60,8 @@ constexpr const char* kDeviceFiles[] = {"vendor",
 constexpr const char* kHwmonPatterns[] = {"name", "temp*_input", "temp*_label", "power1_*", "fan1_input"};
 
 // The drivers' and the PCI/IOMMU subsystems' kernel messages.
-const std::regex kDmesgLines(
-    R"(hycu|hydcu|hykcl|amdgpu|kfd|nvidia|NVRM|nouveau|drm|iommu|AMD-Vi|DMAR|AER|pcieport|Xid)", std::regex::icase);
+const util::Regex kDmesgLines(
+    R"(hycu|hydcu|hykcl|amdgpu|kfd|nvidia|NVRM|nouveau|drm|iommu|AMD-Vi|DMAR|AER|pcieport|Xid)", util::Regex::Case::insensitive);
 
 struct Tool {
   std::string name;  ///< the file under dcukit/tools/
@@ -166,7 +166,7 @@ json run_tool(const Tool& t, const std::map<std::string, std::string>& env, std:
   j["status"] = r->status.describe();
   std::string text = r->out;
   if (!r->err.empty()) text += "\n" + r->err;
-  out.push_back(file_entry(std::string(kBundleMetaDir) + "/tools/" + t.name + ".txt", strip_url_credentials(text)));
+  out.push_back(file_entry(std::string(kBundleMetaDir) + "/tools/" + t.name + ".txt", util::redact(text)));
   j["file"] = std::string(kBundleMetaDir) + "/tools/" + t.name + ".txt";
   return j;
 }
@@ -191,7 +191,7 @@ std::vector<ArchiveEntry> tool_entries(const Request& o, const Report& report, c
     std::string kept;
     std::size_t n = 0;
     for (const auto& line : lines(raw.front().content))
-      if (std::regex_search(line, kDmesgLines) && n++ < kMaxDmesgLines) kept += line + "\n";
+      if (kDmesgLines.search(line) && n++ < kMaxDmesgLines) kept += line + "\n";
     out.push_back(file_entry(std::string(kBundleMetaDir) + "/tools/dmesg.txt", kept));
     d["kept"] = "the lines of the GPU drivers, PCIe and the IOMMU";
   }
@@ -207,7 +207,7 @@ std::vector<ArchiveEntry> meta_entries(const Request& o, const Report& report) {
   out.push_back(file_entry(m + "/doctor.json", render_json(report)));
   out.push_back(file_entry(m + "/doctor.txt", render_text(report, true)));
   out.push_back(file_entry(m + "/telemetry.json", util::json_text(telemetry::to_json(report.telemetry), 2) + "\n"));
-  out.push_back(file_entry(m + "/environment.json", util::json_text(json(redact_environment(o.env)), 2) + "\n"));
+  out.push_back(file_entry(m + "/environment.json", util::json_text(json(util::redact_environment(o.env)), 2) + "\n"));
   const util::Root host("/");
   const Identity id = o.identity ? *o.identity : live_identity(host);
   const auto policy = o.mem_policy ? o.mem_policy : live_mem_policy();
@@ -306,7 +306,7 @@ Result<Report> run_from_bundle(const std::string& path, const Request& base) {
   r.record.reset();
   auto read_json = [&](const char* name) {
     auto text = util::read_file(meta + "/" + name, 16u << 20);
-    return text ? json::parse(*text, nullptr, false) : json();
+    return text ? util::parse_json(*text) : json();
   };
   r.env.clear();
   if (const json env = read_json("environment.json"); env.is_object())

@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "doctor/checks.h"
@@ -16,6 +15,7 @@
 #include "doctor/run.h"
 #include "util/files.h"
 #include "util/text.h"
+#include "util/regex.h"
 
 namespace dcukit::doctor {
 namespace {
@@ -131,11 +131,11 @@ void nvcc(const CollectEnv& e, const stack::PythonStack& s, std::vector<Finding>
 }
 
 void cudnn(const CollectEnv& e, std::vector<Finding>& out) {
-  static const std::regex kVersion(R"(libcudnn[a-z_]*\.so\.(\d+(\.\d+)*))");
+  static const util::Regex kVersion(R"(libcudnn[a-z_]*\.so\.(\d+(\.\d+)*))");
   std::set<std::string> versions;
   for (const auto& c : e.cudnn) {
-    std::smatch m;
-    if (std::regex_search(c, m, kVersion)) versions.insert(m[1].str());
+    util::Match m;
+    if (kVersion.search(c, &m)) versions.insert(m[1].str());
   }
   std::set<int> majors;
   for (const auto& v : versions)

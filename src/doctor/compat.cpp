@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "doctor/text.h"
+#include "util/json_text.h"
 
 namespace dcukit::generated {
 extern const std::string_view kDcuCompatJson;
@@ -108,7 +109,7 @@ std::string torch_of_tag(std::string_view tag) {
 
 Result<CompatData> parse_compat(std::string_view dcu_json, std::string_view cuda_json) {
   CompatData data;
-  const json d = json::parse(dcu_json, nullptr, false);
+  const json d = util::parse_json(dcu_json);
   if (d.is_discarded() || !d.is_object() || !d.contains("pairs") || !d["pairs"].is_array())
     return Error{"dcu_compat.json: not an object with a \"pairs\" list"};
   data.dcu_source = d.value("source", "");
@@ -128,7 +129,7 @@ Result<CompatData> parse_compat(std::string_view dcu_json, std::string_view cuda
     p.names = strings(row, "names");
     data.dcu.push_back(std::move(p));
   }
-  const json c = json::parse(cuda_json, nullptr, false);
+  const json c = util::parse_json(cuda_json);
   if (c.is_discarded() || !c.is_object()) return Error{"cuda_compat.json: not a JSON object"};
   data.cuda_source = c.value("source", "");
   auto pairs = cuda_rows(c, "pairs");

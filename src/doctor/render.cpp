@@ -64,7 +64,7 @@ std::string render_json(const Report& report) {
 }
 
 Result<Report> parse_report_json(const std::string& text) {
-  const json j = json::parse(text, nullptr, false);
+  const json j = util::parse_json(text);
   if (j.is_discarded() || !j.is_object() || !j.contains("findings") || !j["findings"].is_array())
     return Error{"not a doctor report (no \"findings\" list)"};
   Report r;

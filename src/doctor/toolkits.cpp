@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "doctor/text.h"
+#include "util/json_text.h"
 
 namespace dcukit::doctor {
 namespace {
@@ -74,7 +75,7 @@ bool looks_like_dtk_version(const std::string& v) {
 void fill_version(const util::Root& root, Install& in, std::string_view base) {
   if (in.kind == ToolkitKind::cuda) {
     if (auto text = root.read(util::join_path(in.path, "version.json"))) {
-      const auto j = nlohmann::json::parse(*text, nullptr, false);
+      const auto j = util::parse_json(*text);
       if (j.is_object() && j.contains("cuda") && j["cuda"].is_object() && j["cuda"].contains("version") &&
           j["cuda"]["version"].is_string()) {
         in.version = j["cuda"]["version"].get<std::string>();

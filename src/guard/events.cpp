@@ -7,7 +7,9 @@
 #include <cstring>
 #include <ctime>
 
+#include "util/files.h"
 #include "util/json_text.h"
+#include "util/redact.h"
 
 namespace dcukit::guard {
 namespace {
@@ -36,11 +38,12 @@ Status EventLog::open(const std::string& path) {
     m_out = stdout;
     return {};
   }
-  m_out = std::fopen(path.c_str(), "ae");
-  if (!m_out) {
+  auto f = util::open_append(path, util::Privacy::secret);
+  if (!f) {
     m_out = stdout;
-    return Error{fmt::format("--events {}: cannot open for appending: {}", path, std::strerror(errno))};
+    return Error{fmt::format("--events {}: {}", path, f.error().message)};
   }
+  m_out = *f;
   m_owned = true;
   return {};
 }
@@ -52,6 +55,7 @@ void EventLog::emit(EventKind kind, State state, const nlohmann::json& fields) {
   line["state"] = to_string(state);
   if (fields.is_object())
     for (const auto& [k, v] : fields.items()) line[k] = v;
+  util::redact_strings(line);
   const std::string text = util::json_text(line) + "\n";
   std::lock_guard lock(m_mutex);
   if (!m_out) m_out = stdout;

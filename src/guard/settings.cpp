@@ -207,7 +207,7 @@ Result<Pairs> read_options_file(const std::string& path) {
     return {};
   };
   if (!body.empty() && body.front() == '{') {
-    const auto j = nlohmann::json::parse(body, nullptr, false);
+    const auto j = util::parse_json(body);
     if (j.is_discarded() || !j.is_object()) return Error{path + " is not a JSON object"};
     for (const auto& [key, value] : j.items()) {
       if (auto st = check_key(key, ""); !st) return st.error();

@@ -6,6 +6,7 @@
 #include "serving/process_metrics.h"
 #include "serving/prometheus.h"
 #include "util/json_text.h"
+#include "util/redact.h"
 
 namespace dcukit::guard {
 namespace {
@@ -143,6 +144,7 @@ std::string render_healthz(const StatusView& v) {
   j["reason"] = v.reason;
   if (v.last_canary_seconds) j["last_canary_seconds"] = *v.last_canary_seconds;
   if (v.state != State::ready) j["log_tail"] = v.log_tail;
+  util::redact_strings(j);
   return util::json_text(j, 2) + "\n";
 }
 

@@ -87,7 +87,7 @@ Result<ChunkInfo> parse_chunk(std::string_view data, std::string* text) {
     info.done = true;
     return info;
   }
-  json j = json::parse(data.begin(), data.end(), nullptr, false);
+  json j = util::parse_json(data);
   if (j.is_discarded()) return Error{"not JSON: " + std::string(data.substr(0, 120))};
   return read_object(j, text);
 }
@@ -97,7 +97,7 @@ Result<ChunkInfo> parse_response(std::string_view body, std::string* text) {
 }
 
 std::string error_text(std::string_view body) {
-  json j = json::parse(body.begin(), body.end(), nullptr, false);
+  json j = util::parse_json(body);
   if (!j.is_discarded() && j.is_object()) {
     for (const char* key : {"error", "message", "detail"}) {
       const auto it = j.find(key);

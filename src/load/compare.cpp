@@ -24,7 +24,7 @@ struct RunFile {
 Result<RunFile> load_runs(const std::string& path) {
   auto text = util::read_file(path, std::size_t{1} << 30);
   if (!text) return text.error();
-  json j = json::parse(*text, nullptr, false);
+  json j = util::parse_json(*text);
   if (j.is_discarded() || !j.is_object())
     return Error{path + " is not a JSON object (a dcukit load --json or vllm bench serve result file)"};
   RunFile f{path, j, {}};

@@ -7,6 +7,7 @@
 #include "serving/url.h"
 #include "util/host.h"
 #include "util/signals.h"
+#include "util/redact.h"
 
 namespace dcukit::load {
 namespace {
@@ -47,7 +48,7 @@ Steps::Steps(Request& q) : request(q) {
   report.run_info = q.run_info;
   report.date = util::utc_timestamp();
   report.backend = m_chat ? "openai-chat" : "openai";
-  report.url = serving::redact_credentials(server.base_url);
+  report.url = util::redact(server.base_url);
   report.endpoint = q.endpoint;
   report.model = q.model;
   report.dataset = std::string(to_string(q.workload.kind));
@@ -68,13 +69,13 @@ bool Steps::stopped() const {
 }
 
 void Steps::notice(const std::string& line) {
-  const std::string text = serving::redact_credentials(line);
+  const std::string text = util::redact(line);
   report.notes.push_back(text);
   if (request.on_notice) request.on_notice(text);
 }
 
 void Steps::problem(ProblemKind kind, const std::string& message) {
-  if (!report.problem) report.problem = Problem{kind, serving::redact_credentials(message)};
+  if (!report.problem) report.problem = Problem{kind, util::redact(message)};
 }
 
 ProgressFn Steps::progress_fn(const std::string& label) const {
@@ -318,11 +319,11 @@ bool Steps::warm_up(Engine& engine) {
 }
 
 Report Steps::finish() {
-  report.run_info.command = serving::redact_credentials(report.run_info.command);
+  report.run_info.command = util::redact(report.run_info.command);
   if (serving::has_credentials(request.url) || serving::has_credentials(request.metrics_url)) {
     for (auto& l : report.levels)
       for (auto& r : l.records.requests)
-        if (!r.ok()) r.error_message = serving::redact_credentials(r.error_message);
+        if (!r.ok()) r.error_message = util::redact(r.error_message);
   }
   if (m_counter && m_counter->kind() && report.tokenizer.empty())
     report.tokenizer = std::string(to_string(*m_counter->kind()));

@@ -105,7 +105,7 @@ Result<int> TokenCounter::count_as(TokenizerKind kind, const std::string& text) 
   auto r = post(m_config.server.base_url + "/tokenize", util::json_text(body));
   if (!r) return r.error();
   if (r->status != 200) return Error{fmt::format("HTTP {}", r->status)};
-  const auto j = json::parse(r->body, nullptr, false);
+  const auto j = util::parse_json(r->body);
   if (j.is_discarded()) return Error{"the answer was not JSON"};
   std::optional<int> n;
   if (kind == TokenizerKind::tgi) {

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
 #include "util/files.h"
 #include "util/json_text.h"
@@ -102,9 +102,9 @@ Workload random_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
 }
 
 Workload sharegpt_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
-  auto text = util::read_file(spec.path);
+  auto text = util::read_file(spec.path, util::kMaxDatasetBytes);
   if (!text) return bad_input(text.error().message + "; check --dataset-path");
-  const auto j = nlohmann::json::parse(*text, nullptr, false);
+  const auto j = util::parse_json(*text);
   if (j.is_discarded() || !j.is_array())
     return bad_input(spec.path + " is not a ShareGPT JSON array (of {\"conversations\": [...]})");
   std::vector<std::pair<std::string, std::string>> convs;
@@ -186,15 +186,16 @@ Workload sharegpt_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
 }
 
 Workload jsonl_prompts(const WorkloadSpec& spec) {
-  std::ifstream in(spec.path);
-  if (!in) return bad_input("cannot open " + spec.path + "; check --dataset-path");
+  auto text = util::read_file(spec.path, util::kMaxDatasetBytes);
+  if (!text) return bad_input(text.error().message + "; check --dataset-path");
+  std::istringstream in(*text);
   Workload w;
   std::string line;
   std::size_t line_no = 0;
   while (std::getline(in, line) && (spec.count == 0 || w.prompts.size() < spec.count)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const auto j = nlohmann::json::parse(line, nullptr, false);
+    const auto j = util::parse_json(line);
     const std::string where = fmt::format("{}:{}", spec.path, line_no);
     if (j.is_discarded() || !j.is_object()) return bad_input(where + " is not a JSON object");
     Prompt p;

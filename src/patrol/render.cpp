@@ -1,4 +1,5 @@
 #include "patrol/render.h"
+#include "util/redact.h"
 
 #include <fmt/format.h>
 
@@ -63,7 +64,7 @@ std::string render_nagios(const Report& r, bool verbose) {
   if (verbose)
     for (const auto& f : r.findings)
       out += fmt::format("{} {} {}: {}\n", f.subject, f.check, to_string(f.state), f.message);
-  return out;
+  return util::redact(out);
 }
 
 nlohmann::json to_json(const Report& r) {
@@ -88,6 +89,7 @@ nlohmann::json to_json(const Report& r) {
     for (const auto& [k, v] : levels) e[k] = *v ? nlohmann::json(**v) : nlohmann::json(nullptr);
     perf.push_back(std::move(e));
   }
+  util::redact_strings(j);
   return j;
 }
 

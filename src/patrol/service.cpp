@@ -4,11 +4,11 @@
 #include <signal.h>
 
 #include <cerrno>
-#include <fstream>
 #include <sstream>
 
 #include "serving/canary.h"
 #include "serving/probe.h"
+#include "util/files.h"
 #include "util/procfs.h"
 
 namespace dcukit::patrol {
@@ -16,9 +16,11 @@ namespace {
 
 /// The pid in `path`, or an Error naming the file.
 Result<pid_t> read_pid(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    return Error{fmt::format("--pid-file {} cannot be read: the service is not running, or give its pid file", path)};
+  auto text = util::read_file(path, 4096);
+  if (!text)
+    return Error{fmt::format("--pid-file {}: {}; the service is not running, or give its pid file", path,
+                             text.error().message)};
+  std::istringstream in(*text);
   long pid = 0;
   if (!(in >> pid) || pid <= 0)
     return Error{fmt::format("--pid-file {} holds no process id (a positive number)", path)};

@@ -8,6 +8,7 @@
 
 #include "plan/fields.h"
 #include "util/files.h"
+#include "util/json_text.h"
 
 namespace dcukit::plan {
 namespace {
@@ -188,6 +189,10 @@ int ModelConfig::count(LayerKind kind) const {
 
 Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_view origin) {
   json root;
+  if (util::json_depth(json_text) > util::kMaxJsonDepth)
+    return Error{fmt::format("{} nests deeper than {} levels; a Hugging Face config.json nests under 5: "
+                             "re-download it",
+                             origin, util::kMaxJsonDepth)};
   try {
     root = json::parse(json_text.begin(), json_text.end());
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number such as 1e400

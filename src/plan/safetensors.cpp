@@ -9,6 +9,7 @@
 
 #include "plan/fields.h"
 #include "util/text.h"
+#include "util/json_text.h"
 
 namespace dcukit::plan {
 namespace {
@@ -32,11 +33,44 @@ Result<std::optional<std::uint64_t>> layer_index(std::string_view name) {
   return std::optional<std::uint64_t>{};
 }
 
+/// Bytes per element of the dtypes safetensors defines; 0 for one this reader does not size.
+std::uint64_t element_bytes(std::string_view dtype) {
+  static const std::pair<std::string_view, std::uint64_t> kSizes[] = {
+      {"F64", 8}, {"I64", 8}, {"U64", 8}, {"F32", 4}, {"I32", 4}, {"U32", 4}, {"F16", 2}, {"BF16", 2},
+      {"I16", 2}, {"U16", 2}, {"I8", 1},  {"U8", 1},  {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F8_E8M0", 1}};
+  for (const auto& [name, bytes] : kSizes)
+    if (name == dtype) return bytes;
+  return 0;
+}
+
+/// The shape is whole numbers whose product, in the dtype's size, is the tensor's bytes: a
+/// header claiming 2^120 elements in 2 bytes is damaged, not a tiny model.
+Status check_shape(const nlohmann::json& t, const std::string& dtype, std::uint64_t stored, const std::string& where) {
+  auto shape = t.find("shape");
+  if (shape == t.end() || !shape->is_array())
+    return Error{fmt::format("{} has no shape (a list of whole numbers); the header is damaged", where)};
+  std::uint64_t elements = 1;
+  bool overflow = false;
+  for (const auto& d : *shape) {
+    if (!d.is_number_unsigned())
+      return Error{fmt::format("{} has shape {}, not a list of whole numbers; the header is damaged", where, show(*shape))};
+    const auto n = d.get<std::uint64_t>();
+    if (n != 0 && elements > (std::uint64_t{1} << 62) / n) overflow = true;
+    elements = overflow ? elements : elements * n;
+  }
+  const std::uint64_t size = element_bytes(dtype);
+  if (overflow || (size > 0 && elements * size != stored))
+    return Error{fmt::format("{}: shape {} of {} does not match its {} bytes of data; the header is damaged: "
+                             "re-download the file",
+                             where, show(*shape), dtype, stored)};
+  return {};
+}
+
 }  // namespace
 
 Status add_safetensors_header(std::string_view header, std::uint64_t data_bytes, std::int64_t num_layers,
                               std::string_view origin, SafetensorsTotal& total) {
-  const auto j = nlohmann::json::parse(header.begin(), header.end(), nullptr, false);
+  const auto j = util::parse_json(header);
   if (j.is_discarded() || !j.is_object())
     return Error{
         fmt::format("{}: the safetensors header is not a JSON object; the file is damaged: re-download it", origin)};
@@ -62,6 +96,7 @@ Status add_safetensors_header(std::string_view header, std::uint64_t data_bytes,
       return Error{
           fmt::format("{} has dtype {}, not a name such as BF16", where, dtype == t.end() ? "missing" : show(*dtype))};
     const auto stored = end - start;
+    if (Status s = check_shape(t, dtype->get<std::string>(), stored, where); !s) return s;
     const auto served = dtype->get<std::string>() == "F32" ? stored / 2 : stored;  // vLLM loads floats in 16-bit
     auto layer = layer_index(name);
     if (!layer) return Error{fmt::format("{}: {}", origin, layer.error().message)};
@@ -111,7 +146,7 @@ Result<SafetensorsTotal> read_safetensors(const std::filesystem::path& dir, std:
 }
 
 Result<std::optional<std::uint64_t>> parse_index_total_size(std::string_view text, std::string_view origin) {
-  const auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  const auto j = util::parse_json(text);
   if (j.is_discarded() || !j.is_object()) return Error{fmt::format("{}: not a JSON object; re-download it", origin)};
   auto meta = j.find("metadata");
   if (meta == j.end() || !meta->is_object() || !meta->contains("total_size")) return std::optional<std::uint64_t>{};

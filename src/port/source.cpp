@@ -3,23 +3,23 @@
 namespace dcukit::port {
 namespace {
 
-enum class Frame { transparent, other };
+enum class ParenFrame { transparent, other };
 
 /// What a '{' at stream position k opens: a namespace, extern "C" or class body (transparent:
 /// the functions inside are scopes of their own) or anything else.
-Frame frame_kind(const SourceFile& f, const std::vector<std::size_t>& s, std::size_t k) {
+ParenFrame frame_kind(const SourceFile& f, const std::vector<std::size_t>& s, std::size_t k) {
   for (std::size_t j = k; j-- > 0;) {
     const Token& t = f.tok(s[j]);
     if (t.kind == TokenKind::identifier &&
         (t.text == "namespace" || t.text == "struct" || t.text == "class" || t.text == "union" || t.text == "enum"))
-      return Frame::transparent;
-    if (t.kind == TokenKind::string && j > 0 && f.tok(s[j - 1]).text == "extern") return Frame::transparent;
+      return ParenFrame::transparent;
+    if (t.kind == TokenKind::string && j > 0 && f.tok(s[j - 1]).text == "extern") return ParenFrame::transparent;
     if (t.kind == TokenKind::punct &&
         (t.text == ";" || t.text == "{" || t.text == "}" || t.text == ")" || t.text == "=" || t.text == "("))
-      return Frame::other;
-    if (k - j > 64) return Frame::other;
+      return ParenFrame::other;
+    if (k - j > 64) return ParenFrame::other;
   }
-  return Frame::other;
+  return ParenFrame::other;
 }
 
 }  // namespace
@@ -31,16 +31,16 @@ void build_streams(SourceFile& file) {
   for (std::size_t i = 0; i < toks.size(); ++i)
     if (toks[i].directive < 0 && toks[i].kind != TokenKind::comment) code.tokens.push_back(i);
 
-  std::vector<Frame> frames;
+  std::vector<ParenFrame> frames;
   int scope = -1, next_scope = 0;
   std::size_t scope_depth = 0;
   code.scope.resize(code.tokens.size(), -1);
   for (std::size_t k = 0; k < code.tokens.size(); ++k) {
     const Token& t = toks[code.tokens[k]];
     if (t.kind == TokenKind::punct && t.text == "{") {
-      const Frame kind = frame_kind(file, code.tokens, k);
+      const ParenFrame kind = frame_kind(file, code.tokens, k);
       frames.push_back(kind);
-      if (kind == Frame::other && scope < 0) {
+      if (kind == ParenFrame::other && scope < 0) {
         scope = next_scope++;
         scope_depth = frames.size();
       }

@@ -27,7 +27,7 @@ Result<CanaryResult> send_canary(const Endpoint& server, const CanaryRequest& re
   if (!r) return Error{fmt::format("canary failed after {:.3g} s: {}", took, r.error().message)};
   if (r->status != 200)
     return Error{fmt::format("canary answered HTTP {} after {:.3g} s: {}", r->status, took, r->body.substr(0, 200))};
-  const auto j = nlohmann::json::parse(r->body, nullptr, false);
+  const auto j = util::parse_json(r->body);
   const auto choices = j.is_object() ? j.find("choices") : j.end();
   if (!j.is_object() || choices == j.end() || !choices->is_array() || choices->empty())
     return Error{fmt::format("canary reply after {:.3g} s has no \"choices\": {}", took, r->body.substr(0, 200))};

@@ -24,7 +24,7 @@ Result<std::vector<std::string>> list_models(const Endpoint& server, std::chrono
 }
 
 Result<std::vector<std::string>> parse_models(const std::string& body, const std::string& where) {
-  const auto j = nlohmann::json::parse(body, nullptr, false);
+  const auto j = util::parse_json(body);
   if (j.is_discarded() || !j.is_object()) return Error{where + " did not answer a JSON object"};
   const auto data = j.find("data");
   if (data == j.end() || !data->is_array()) return Error{where + " answered without a \"data\" array"};
@@ -54,7 +54,7 @@ std::optional<int> positive_int(const nlohmann::json& j, const char* key) {
 nlohmann::json get_json(const Endpoint& server, const std::string& path, std::chrono::milliseconds timeout) {
   auto r = get(server, path, timeout);
   if (!r || r->status != 200) return nullptr;
-  auto j = nlohmann::json::parse(r->body, nullptr, false);
+  auto j = util::parse_json(r->body);
   return j.is_discarded() ? nlohmann::json(nullptr) : j;
 }
 

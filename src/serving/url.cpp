@@ -47,33 +47,6 @@ HostPort host_port(std::string_view url) {
 
 }  // namespace
 
-std::string redact_credentials(std::string_view text) {
-  std::string out;
-  std::size_t pos = 0;
-  for (;;) {
-    const auto sep = text.find("://", pos);
-    if (sep == std::string_view::npos) break;
-    const std::size_t start = sep + 3;
-    std::size_t end = start;
-    while (end < text.size() && !ends_authority(text[end])) ++end;
-    const std::string_view authority = text.substr(start, end - start);
-    const auto at = authority.rfind('@');
-    out.append(text.substr(pos, start - pos));
-    if (at == std::string_view::npos) {
-      out.append(authority);
-    } else {
-      const std::string_view userinfo = authority.substr(0, at);
-      const auto colon = userinfo.find(':');
-      out.append(colon == std::string_view::npos ? std::string_view("***") : userinfo.substr(0, colon + 1));
-      if (colon != std::string_view::npos) out.append("***");
-      out.append(authority.substr(at));
-    }
-    pos = end;
-  }
-  out.append(text.substr(pos));
-  return out;
-}
-
 bool has_credentials(std::string_view url) {
   return authority_of(url).find('@') != std::string_view::npos;
 }

@@ -7,9 +7,6 @@
 
 namespace dcukit::serving {
 
-/// text with the password (or a lone token) of every "scheme://user:secret@" in it replaced by
-/// "***": "http://u:p@h/x" -> "http://u:***@h/x". Works on whole messages and command lines.
-std::string redact_credentials(std::string_view text);
 
 /// Whether url carries credentials ("user:secret@" or "token@") before its host.
 bool has_credentials(std::string_view url);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/process.h"
+#include "util/json_text.h"
 
 namespace dcukit::stack {
 namespace {
@@ -166,7 +167,7 @@ Result<PythonStack> parse_probe_output(std::string_view out, std::string_view in
     return Error{fmt::format("{} gave no probe answer; is it a Python 3 interpreter?", interpreter)};
   std::string_view line = out.substr(at + kProbeMarker.size());
   line = line.substr(0, line.find('\n'));
-  const json j = json::parse(line.begin(), line.end(), nullptr, false);
+  const json j = util::parse_json(line);
   if (j.is_discarded() || !j.is_object())
     return Error{fmt::format("{} answered the probe with something that is not its JSON", interpreter)};
   PythonStack s;

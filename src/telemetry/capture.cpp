@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <array>
-#include <regex>
 
 #include "telemetry/parsers.h"
 #include "util/files.h"
 #include "util/names.h"
+#include "util/regex.h"
 
 namespace dcukit::telemetry {
 namespace {
@@ -50,8 +50,8 @@ bool any_line(const Lines& lines, Pred p) {
   return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return p(std::string_view(trim(l))); });
 }
 
-bool any_regex(const Lines& lines, const std::regex& re) {
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return std::regex_search(l, re); });
+bool any_regex(const Lines& lines, const util::Regex& re) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return re.search(l); });
 }
 
 bool header_with(const Lines& lines, std::initializer_list<const char*> first, const char* also) {
@@ -68,8 +68,8 @@ std::optional<Format> detect_json(const Lines& lines) {
     return std::nullopt;
   const std::string text = join_lines(lines);
   if (contains(text, "\"manufacturer\"") && contains(text, "\"compute_capability\"")) return Format::gpustack_json;
-  if (std::regex_search(text, std::regex(R"("gpu"\s*:)"))) return Format::amd_smi_json;
-  if (std::regex_search(text, std::regex(R"("card\d+"\s*:)"))) return Format::smi_json;
+  if (util::Regex(R"("gpu"\s*:)").search(text)) return Format::amd_smi_json;
+  if (util::Regex(R"("card\d+"\s*:)").search(text)) return Format::smi_json;
   return std::nullopt;
 }
 
@@ -97,7 +97,7 @@ std::optional<Format> detect_declared(const Capture& cap) {
       any_line(L, [](std::string_view l) { return starts_with(l, "-----"); }))
     return Format::pip_list;
   const auto versions = std::count_if(L.begin(), L.end(), [](const std::string& l) {
-    return contains(l, "+das") || contains(l, ".whl") || std::regex_search(l, std::regex("dtk-?2[0-9]"));
+    return contains(l, "+das") || contains(l, ".whl") || util::Regex("dtk-?2[0-9]").search(l);
   });
   if (versions >= 2) return Format::version_strings;
   return std::nullopt;
@@ -126,9 +126,9 @@ std::optional<Format> detect_format(const Capture& cap) {
   if (any_line(L, [](std::string_view l) { return contains(l, "NVSMI LOG") || starts_with(l, "Attached GPUs"); }))
     return Format::nvidia_smi_q;
   // An excerpt of -q without its banner: a "GPU 00000000:3B:00.0" block line, or -q's own keys.
-  if (any_regex(L, std::regex(R"(^\s*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s*$)")) ||
-      (any_regex(L, std::regex(R"(^\s*Product Name\s+: )")) &&
-       any_regex(L, std::regex(R"(^\s*(FB Memory Usage|GPU UUID\s+:|Product Brand\s+:|GPU Current Temp\s+:))"))))
+  if (any_regex(L, util::Regex(R"(^\s*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s*$)")) ||
+      (any_regex(L, util::Regex(R"(^\s*Product Name\s+: )")) &&
+       any_regex(L, util::Regex(R"(^\s*(FB Memory Usage|GPU UUID\s+:|Product Brand\s+:|GPU Current Temp\s+:))"))))
     return Format::nvidia_smi_q;
   if (any_line(L, [](std::string_view l) { return starts_with(l, "| NVIDIA-SMI"); })) return Format::nvidia_smi_table;
   if (any_line(L, [](std::string_view l) {
@@ -142,27 +142,27 @@ std::optional<Format> detect_format(const Capture& cap) {
         return contains(l, "ROCm Validation Suite (version") || starts_with(l, "[RESULT]") || contains(l, "\"srcgpu\"");
       }))
     return Format::rvs;
-  if (any_regex(L, std::regex(R"(^[A-Z][A-Z -]* TABLE:\s*$)"))) return Format::amd_smi_topology;
+  if (any_regex(L, util::Regex(R"(^[A-Z][A-Z -]* TABLE:\s*$)"))) return Format::amd_smi_topology;
   if (any_line(L, [](std::string_view l) { return contains(l, "GPU0") && contains(l, "CPU Affinity"); }))
     return Format::nvidia_smi_topo;
-  if (any_regex(L, std::regex(R"(^#\s*gpu\s+\w+)"))) return Format::nvidia_smi_dmon;
-  if (any_regex(L, std::regex(R"(^GPU \d+: .*\(UUID: )"))) return Format::nvidia_smi_list;
+  if (any_regex(L, util::Regex(R"(^#\s*gpu\s+\w+)"))) return Format::nvidia_smi_dmon;
+  if (any_regex(L, util::Regex(R"(^GPU \d+: .*\(UUID: )"))) return Format::nvidia_smi_list;
   if (header_with(L, {"GPU", "TIMESTAMP"}, "POWER")) return Format::amd_smi_monitor;
-  if (any_regex(L, std::regex(R"(^GPU: \d+\s*$)"))) return Format::amd_smi_text;
+  if (any_regex(L, util::Regex(R"(^GPU: \d+\s*$)"))) return Format::amd_smi_text;
   if (auto j = detect_json(L)) return j;
   if (any_line(L, [](std::string_view l) { return starts_with(lower(l), "device,"); }) &&
-      any_regex(L, std::regex(R"(^card\d+,)")))
+      any_regex(L, util::Regex(R"(^card\d+,)")))
     return Format::smi_csv;
   if (header_with(L, {"DCU", "HCU"}, "Temp")) return Format::hy_smi_table;
   if (header_with(L, {"Device", "GPU"}, "Temp")) return Format::rocm_smi_table;
-  if (any_regex(L, std::regex(R"(^\s*(GPU|DCU|HCU)\[\d+\]\s*:)"))) return Format::smi_fields;
+  if (any_regex(L, util::Regex(R"(^\s*(GPU|DCU|HCU)\[\d+\]\s*:)"))) return Format::smi_fields;
   if (looks_like_csv(cap)) return Format::nvidia_smi_csv;
-  if (any_regex(L, std::regex(R"(^\$\s*cat\s+/sys/)"))) return Format::sysfs_transcript;
+  if (any_regex(L, util::Regex(R"(^\$\s*cat\s+/sys/)"))) return Format::sysfs_transcript;
   if (any_regex(
           L,
-          std::regex(
+          util::Regex(
               R"(^(([0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] [^:]+: |(hydcu|hycu|amdgpu|nvidia)\s+\d+\s+\d+))")) ||
-      any_regex(L, std::regex(R"(\[[0-9a-fA-F]{2}\]----[0-9a-fA-F]{2}\.[0-7]\s)")))
+      any_regex(L, util::Regex(R"(\[[0-9a-fA-F]{2}\]----[0-9a-fA-F]{2}\.[0-7]\s)")))
     return Format::lspci_lsmod;
   return detect_declared(cap);
 }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "telemetry/text.h"
+#include "util/json_text.h"
 
 namespace dcukit::telemetry {
 namespace {
@@ -241,6 +242,11 @@ private:
 
 LenientJson read_lenient_json(std::string_view text) {
   LenientJson out;
+  // The reader recurses once per level: nesting past any SMI tool's (under 10) is refused whole.
+  if (util::json_depth(text) > util::kMaxJsonDepth) {
+    out.problems.push_back(fmt::format("nested deeper than {} levels; not read as JSON", util::kMaxJsonDepth));
+    return out;
+  }
   Reader(text, out).run();
   return out;
 }

@@ -2,11 +2,11 @@
 // at a fixed width, words split across rows) and ROCm Validation Suite logs (`rvs -g`'s GPU list,
 // "[RESULT]" lines with "met: TRUE/FALSE", the P2P JSON log's srcgpu/dstgpu/throughput).
 #include <map>
-#include <regex>
 
 #include "telemetry/lenient_json.h"
 #include "telemetry/parsers.h"
 #include "util/json_text.h"
+#include "util/regex.h"
 
 namespace dcukit::telemetry::parse {
 namespace {
@@ -91,16 +91,16 @@ Snapshot dcgmi_diag(const Capture& cap) {
 
 Snapshot rvs(const Capture& cap) {
   Snapshot s;
-  static const std::regex kGpu(R"(^([0-9a-fA-F:.]+) - GPU\[\s*(\d+)\s*-\s*(\d+)\s*\]\s+(.*?)\s+\(Device (\d+)\)$)");
-  static const std::regex kMet(R"(\[RESULT\]\s*\[[^\]]*\]\s*\[([^\]]+)\]\s*\[GPU::\s*(\d+)\]\s*(.*)met:\s*(\w+))");
+  static const util::Regex kGpu(R"(^([0-9a-fA-F:.]+) - GPU\[\s*(\d+)\s*-\s*(\d+)\s*\]\s+(.*?)\s+\(Device (\d+)\)$)");
+  static const util::Regex kMet(R"(\[RESULT\]\s*\[[^\]]*\]\s*\[([^\]]+)\]\s*\[GPU::\s*(\d+)\]\s*(.*)met:\s*(\w+))");
   std::map<std::string, std::string> endpoint;  // KFD GPU id -> "GPU<i>"
   std::string module = "rvs", json_text;
   bool in_json = false;
   for (const auto& line : cap.lines) {
     const std::string_view l = trim(line);
-    std::smatch m;
+    util::Match m;
     const std::string ls(l);
-    if (std::regex_match(ls, m, kGpu)) {
+    if (kGpu.full_match(ls, &m)) {
       DeviceState& d = device_at(s.devices, static_cast<int>(s.devices.size()));
       d.bus_id = normalize_bus_id(m[1].str());
       d.name = m[4].str();
@@ -114,7 +114,7 @@ Snapshot rvs(const Capture& cap) {
       const std::string_view v = l.substr(at + 9);
       s.facts.push_back({"rvs_version", std::string(trim(v.substr(0, v.find(')'))))});
     }
-    if (std::regex_search(ls, m, kMet)) {
+    if (kMet.search(ls, &m)) {
       const bool met = lower(m[4].str()) == "true";
       s.checks.push_back(Check{module, m[1].str(), met ? CheckStatus::pass : CheckStatus::fail, "met: " + m[4].str(),
                                "GPU " + m[2].str() + ": " + collapse_spaces(m[3].str())});

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <regex>
 
 #include "telemetry/parsers.h"
 #include "telemetry/sysfs_values.h"
+#include "util/regex.h"
 
 namespace dcukit::telemetry::parse {
 namespace {
@@ -33,9 +33,9 @@ bool known_dcu(std::string_view desc) {
 
 // "Chengdu ... KONGMING (rev 01) [1d94:6210]" -> name without the revision, and the device id.
 void describe(DeviceState& d, std::string desc) {
-  static const std::regex kIds(R"(\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\])");
-  std::smatch m;
-  if (std::regex_search(desc, m, kIds)) {
+  static const util::Regex kIds(R"(\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\])");
+  util::Match m;
+  if (kIds.search(desc, &m)) {
     d.device_id = pci_id(m[2].str());
     desc.erase(static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0)));
   }
@@ -46,14 +46,14 @@ void describe(DeviceState& d, std::string desc) {
 }
 
 void lspci_detail(DeviceState& d, std::string_view l, std::vector<Fact>& facts) {
-  static const std::regex kLink(R"(Lnk(Cap|Sta):.*Speed ([0-9.]+)GT/s.*Width x(\d+))");
+  static const util::Regex kLink(R"(Lnk(Cap|Sta):.*Speed ([0-9.]+)GT/s.*Width x(\d+))");
   const std::string s(l);
-  std::smatch m;
+  util::Match m;
   if (starts_with(l, "NUMA node:")) {
     d.numa_node = parse_int(l.substr(10));
   } else if (starts_with(l, "Kernel driver in use:")) {
     facts.push_back({"driver", std::string(trim(l.substr(21))) + " on " + d.bus_id.value_or("?")});
-  } else if (std::regex_search(s, m, kLink)) {
+  } else if (kLink.search(s, &m)) {
     const auto gts = parse_double(m[2].str());  // "." or 400 digits: no generation, no exception
     const auto gen = gts ? pcie_gen_from_gts(*gts) : std::nullopt;
     const auto width = parse_int(m[3].str());
@@ -68,16 +68,16 @@ void lspci_detail(DeviceState& d, std::string_view l, std::vector<Fact>& facts) 
 
 Snapshot lspci_lsmod(const Capture& cap) {
   Snapshot s;
-  static const std::regex kPlain(R"(^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+):\s+(.*)$)");
-  static const std::regex kTree(R"(\[([0-9a-fA-F]{2})\]----([0-9a-fA-F]{2})\.([0-7])\s+(.*)$)");
-  static const std::regex kModule(R"(^(hydcu|hycu|amdgpu|nvidia)\s+\d+\s+\d+.*$)");
+  static const util::Regex kPlain(R"(^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+):\s+(.*)$)");
+  static const util::Regex kTree(R"(\[([0-9a-fA-F]{2})\]----([0-9a-fA-F]{2})\.([0-7])\s+(.*)$)");
+  static const util::Regex kModule(R"(^(hydcu|hycu|amdgpu|nvidia)\s+\d+\s+\d+.*$)");
   DeviceState* current = nullptr;
   std::map<std::string, int> skipped;  // Hygon functions that are not known DCUs, by description
   for (const auto& line : cap.lines) {
-    std::smatch m;
+    util::Match m;
     const std::string l(trim(line));
     if (starts_with(l, "$") || starts_with(l, "#")) continue;
-    if (std::regex_match(l, m, kPlain)) {
+    if (kPlain.full_match(l, &m)) {
       current = nullptr;
       if (!gpu_class(m[2].str()) || !vendor_from_text(m[3].str())) continue;
       current = &device_at(s.devices, static_cast<int>(s.devices.size()));
@@ -85,7 +85,7 @@ Snapshot lspci_lsmod(const Capture& cap) {
       describe(*current, m[3].str());
       continue;
     }
-    if (std::regex_search(l, m, kTree)) {
+    if (kTree.search(l, &m)) {
       const std::string desc = m[4].str();
       const auto vendor = vendor_from_text(desc);
       const bool keep = vendor == Vendor::hygon    ? known_dcu(desc)
@@ -104,7 +104,7 @@ Snapshot lspci_lsmod(const Capture& cap) {
       if (dev.size() >= 2 && dev[dev.size() - 2] == "Device") d.device_id = pci_id(dev.back());
       continue;
     }
-    if (std::regex_match(l, m, kModule)) {
+    if (kModule.full_match(l, &m)) {
       s.facts.push_back({"kernel_module", m[1].str()});
       continue;
     }
@@ -124,7 +124,7 @@ Snapshot lspci_lsmod(const Capture& cap) {
 
 Snapshot sysfs_transcript(const Capture& cap) {
   Snapshot s;
-  static const std::regex kCat(
+  static const util::Regex kCat(
       R"(^\$\s*cat\s+/sys/(?:class/drm/(card\d+)/device|bus/pci/devices/([0-9a-fA-F:.]+))/(\S+)$)");
   std::map<std::string, int> device_of;  // "card1" or a BDF -> index
   DeviceState* d = nullptr;
@@ -139,9 +139,9 @@ Snapshot sysfs_transcript(const Capture& cap) {
     value.clear();
   };
   for (const auto& line : cap.lines) {
-    std::smatch m;
+    util::Match m;
     const std::string l(trim(line));
-    if (std::regex_match(l, m, kCat)) {
+    if (kCat.full_match(l, &m)) {
       flush();
       const std::string key = m[1].matched ? m[1].str() : m[2].str();
       if (!device_of.count(key)) {

@@ -8,23 +8,23 @@
 
 #include <algorithm>
 #include <optional>
-#include <regex>
 
 #include "telemetry/parsers.h"
+#include "util/regex.h"
 
 namespace dcukit::telemetry::parse {
 namespace {
 
 bool is_endpoint(const std::string& s) {
-  static const std::regex kEndpoint(R"((GPU|NIC)\d+|mlx\d+_\d+)");
-  return std::regex_match(s, kEndpoint);
+  static const util::Regex kEndpoint(R"((GPU|NIC)\d+|mlx\d+_\d+)");
+  return kEndpoint.full_match(s);
 }
 
 /// A matrix cell or endpoint name at the start of `s`: its length, or 0.
 std::size_t vocabulary_prefix(std::string_view s) {
-  static const std::regex kCell(R"(^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|GPU\d+|NIC\d+|mlx\d+_\d+))");
-  std::match_results<std::string_view::const_iterator> m;
-  return std::regex_search(s.begin(), s.end(), m, kCell) ? static_cast<std::size_t>(m.length(0)) : 0;
+  static const util::Regex kCell(R"(^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|GPU\d+|NIC\d+|mlx\d+_\d+))");
+  util::Match m;
+  return kCell.search(s, &m) ? m.length(0) : 0;
 }
 
 /// Cells that a paste ran together ("NODENODE", "NIC8NIC9", "SYS0-23") split by the matrix's

@@ -5,8 +5,20 @@
 namespace dcukit::util {
 namespace {
 
+/// The body so far and its cap: a reply that claims or sends more aborts the transfer.
+struct BodySink {
+  std::string* body;
+  std::size_t max;
+  bool over = false;
+};
+
 std::size_t append_body(char* data, std::size_t size, std::size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* sink = static_cast<BodySink*>(user);
+  if (sink->body->size() + size * n > sink->max) {
+    sink->over = true;
+    return 0;  // curl stops with CURLE_WRITE_ERROR
+  }
+  sink->body->append(data, size * n);
   return size * n;
 }
 
@@ -46,7 +58,9 @@ Result<HttpResponse> http_request(const HttpRequest& request) {
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
+  BodySink sink{&response.body, request.max_body};
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_body));
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
   request.tls.apply(h);
@@ -56,6 +70,9 @@ Result<HttpResponse> http_request(const HttpRequest& request) {
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   }
   const CURLcode rc = curl_easy_perform(h);
+  if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
+    return Error{request.method + " " + request.url + " failed: the reply is larger than " +
+                 std::to_string(request.max_body >> 20) + " MiB, far more than this request's answer needs"};
   if (rc != CURLE_OK) {
     return Error{request.method + " " + request.url +
                  " failed: " + (errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(rc)))};

@@ -57,6 +57,7 @@ struct HttpRequest {
   std::string body;            ///< sent for POST
   std::vector<std::string> headers;
   std::chrono::milliseconds timeout{10000};
+  std::size_t max_body = std::size_t{16} << 20;  ///< a longer reply is an Error, not an allocation
   Tls tls;
 };
 

@@ -1,5 +1,7 @@
 #include "util/rotating_file.h"
 
+#include "util/files.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,8 +23,9 @@ RotatingFile::~RotatingFile() {
 
 Status RotatingFile::open() {
   if (m_file) return {};
-  m_file = std::fopen(m_path.c_str(), "ae");
-  if (!m_file) return Error{fmt::format("cannot open log file {}: {}", m_path, std::strerror(errno))};
+  auto f = open_append(m_path, Privacy::secret);
+  if (!f) return Error{fmt::format("log file: {}", f.error().message)};
+  m_file = *f;
   std::error_code ec;
   m_size = std::filesystem::file_size(m_path, ec);
   if (ec) m_size = 0;
@@ -35,6 +38,8 @@ void RotatingFile::set_limits(std::uint64_t max_bytes, int keep) {
 }
 
 Status RotatingFile::rotate() {
+  // Only regular files are renamed: a device or link put at the path is never moved away.
+  if (!is_regular_file(m_path)) return Error{fmt::format("cannot rotate log file {}: it is not a regular file", m_path)};
   if (m_file) std::fclose(m_file);
   m_file = nullptr;
   std::error_code ec;
@@ -48,7 +53,7 @@ Status RotatingFile::rotate() {
     fs::remove(fmt::format("{}.{}", m_path, m_keep), ec);
     for (int n = m_keep - 1; n >= 1; --n) {
       const std::string from = fmt::format("{}.{}", m_path, n);
-      if (fs::exists(from, ec)) fs::rename(from, fmt::format("{}.{}", m_path, n + 1), ec);
+      if (is_regular_file(from)) fs::rename(from, fmt::format("{}.{}", m_path, n + 1), ec);
     }
     fs::rename(m_path, m_path + ".1", ec);
     if (ec) return Error{fmt::format("cannot rotate log file {}: {}", m_path, ec.message())};

@@ -13,6 +13,14 @@ public:
   }
   UniqueFd(const UniqueFd&) = delete;
   UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& other) noexcept : m_fd(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+      if (m_fd >= 0) ::close(m_fd);
+      m_fd = other.release();
+    }
+    return *this;
+  }
   int get() const { return m_fd; }
   /// Gives the descriptor up without closing it.
   int release() {

@@ -7,7 +7,6 @@
 #include "doctor/archive.h"
 #include "doctor/bundle.h"
 #include "doctor/context.h"
-#include "doctor/secrets.h"
 #include "test_doctor_fake_host.h"
 
 using namespace doctor_test;
@@ -124,24 +123,6 @@ TEST(DoctorArchive, ExtractionRefusesPathsThatLeaveTheFolder) {
   EXPECT_TRUE(fs::is_regular_file(d.file("ok/dev/kfd")));
 }
 
-TEST(DoctorSecrets, TheEnvironmentWithoutSecrets) {
-  EXPECT_TRUE(secret_name("HF_TOKEN"));
-  EXPECT_TRUE(secret_name("OPENAI_API_KEY"));
-  EXPECT_TRUE(secret_name("db_password"));
-  EXPECT_TRUE(secret_name("AWS_SECRET_ACCESS_KEY"));
-  EXPECT_FALSE(secret_name("HIP_VISIBLE_DEVICES"));
-  EXPECT_EQ(strip_url_credentials("https://user:pa:ss@mirror.example/simple?x=1"),
-            "https://<removed>@mirror.example/simple?x=1");
-  EXPECT_EQ(strip_url_credentials("a http://tok@h b ftp://h/x"), "a http://<removed>@h b ftp://h/x");
-  EXPECT_EQ(strip_url_credentials("no url"), "no url");
-  const auto env = redact_environment({{"HF_TOKEN", "hf_abc"},
-                                       {"PIP_INDEX_URL", "https://u:p@pypi.example/simple"},
-                                       {"PATH", "/opt/dtk/bin:/usr/bin"}});
-  EXPECT_EQ(env.at("HF_TOKEN"), "<removed>");
-  EXPECT_EQ(env.at("PIP_INDEX_URL"), "https://<removed>@pypi.example/simple");
-  EXPECT_EQ(env.at("PATH"), "/opt/dtk/bin:/usr/bin");
-}
-
 TEST(DoctorBundle, ThisHostRoundTrip) {
   testutil::TempDir d("bundle");
   Request o;
@@ -170,7 +151,7 @@ TEST(DoctorBundle, ThisHostRoundTrip) {
   const std::string env = by_path.at("dcukit/environment.json")->content;
   EXPECT_EQ(env.find("do-not-leak"), std::string::npos);
   EXPECT_EQ(env.find("hunter2"), std::string::npos);
-  EXPECT_NE(env.find("https://<removed>@example.com/x"), std::string::npos);
+  EXPECT_NE(env.find("https://someone:***@example.com/x"), std::string::npos);
   for (const auto& e : *entries) EXPECT_EQ(e.content.find("hunter2"), std::string::npos) << e.path;
 
   Request base;

@@ -124,6 +124,25 @@ TEST(PlanInputs, AHugeLayerIndexIsAnErrorNotAnAbort) {
   EXPECT_EQ(mtp->bytes, 0u);
 }
 
+TEST(PlanInputs, SafetensorsShapesAreCheckedAgainstTheirBytes) {
+  // 2^120 elements in 2 bytes read as "weights 0.00 GiB", exit 0.
+  expect_error(read_header(R"({"a": {"dtype": "BF16", "shape": [1073741824, 1073741824, 1073741824, 1073741824],
+                                "data_offsets": [0, 2]}})", 2),
+               "does not match its 2 bytes");
+  expect_error(read_header(R"({"a": {"dtype": "BF16", "shape": [3], "data_offsets": [0, 4]}})", 4),
+               "shape [3] of BF16 does not match its 4 bytes");
+  expect_error(read_header(R"({"a": {"dtype": "BF16", "data_offsets": [0, 4]}})", 4), "has no shape");
+  expect_error(read_header(R"({"a": {"dtype": "BF16", "shape": [-2], "data_offsets": [0, 4]}})", 4),
+               "not a list of whole numbers");
+  EXPECT_TRUE(read_header(R"({"a": {"dtype": "F8_E4M3", "shape": [2, 2], "data_offsets": [0, 4]}})", 4).ok());
+  EXPECT_TRUE(read_header(R"({"a": {"dtype": "BF16", "shape": [], "data_offsets": [0, 2]}})", 2).ok());  // a scalar
+}
+
+TEST(PlanInputs, NestedBracketsInAHeaderAreRefusedBeforeTheyCostMemory) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  expect_error(read_header(R"({"a": )" + deep + "}", 4), "not a JSON object");
+}
+
 TEST(PlanInputs, SafetensorsOffsetsAreChecked) {
   // end < start used to underflow to 16 EiB of weights.
   expect_error(read_header(R"({"a": {"dtype": "BF16", "shape": [2], "data_offsets": [8, 4]}})", 8),
