@@ -1,8 +1,12 @@
 #pragma once
-// A small HTTP server for a supervisor's or an exporter's own endpoints (/healthz, /metrics):
-// cpp-httplib behind a narrow interface, with a fixed number of worker threads and a bounded
-// queue (a flood of connections waits in the kernel's backlog instead of growing memory), read
-// and write deadlines on every connection, and a stop() that returns once every worker is done.
+// A small HTTP server for a supervisor's or an exporter's own endpoints (/healthz, /metrics),
+// built to stay up under clients that are slow, many or hostile. One thread accepts and reads
+// every request head without blocking, each under one deadline for the whole request (not per
+// read: a client sending a byte every few seconds is cut off at the deadline) and with a limit
+// on connections per client address; only complete requests reach the fixed pool of workers
+// that run the handlers, so slow clients never hold a worker. Replies close the connection
+// (what Prometheus and probes expect of an exporter). cpp-httplib 0.11, used before, had only
+// per-read timeouts: four clients sending a byte at a time stalled every scrape.
 #include <chrono>
 #include <functional>
 #include <map>
@@ -34,10 +38,12 @@ using HttpHandler = std::function<HttpServerReply(const HttpServerRequest&)>;
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;                                ///< 0: any free port (see HttpServer::port())
-  int threads = 4;                             ///< worker threads
-  std::size_t max_queue = 64;                  ///< accepted connections waiting for a worker
-  std::chrono::milliseconds io_timeout{5000};  ///< per read and per write on a connection
-  std::size_t max_request_bytes = 64 * 1024;   ///< larger request bodies are refused
+  int threads = 4;                             ///< worker threads (they run handlers only)
+  std::size_t max_queue = 64;                  ///< complete requests waiting for a worker
+  std::chrono::milliseconds io_timeout{5000};  ///< the whole request's deadline, and the reply's
+  std::size_t max_request_bytes = 16 * 1024;   ///< a longer request head is refused (431)
+  std::size_t max_connections = 256;           ///< connections held at once; more wait in the backlog
+  std::size_t max_per_client = 16;             ///< connections from one address; more are refused (503)
 };
 
 class HttpServer {
@@ -54,7 +60,7 @@ public:
   Status start();
   /// The port bound (useful with port 0); 0 before start().
   int port() const;
-  /// Stops accepting, lets the workers finish their connection (bounded by io_timeout) and joins.
+  /// Stops accepting, lets the workers finish their reply (bounded by io_timeout) and joins.
   /// Safe to call twice and from a signal-driven shutdown path (not from a handler).
   void stop();
 
