@@ -64,6 +64,10 @@ Result<Report> run(const Request& request) {
                {"log_file", o.log_file},
                {"version", DCUKIT_VERSION},
                {"subreaper", reaper.ok()}});
+  // An earlier guard killed with SIGKILL took its service's leader with it (die_with_parent),
+  // but not the workers that left its group: end them before starting anew.
+  if (const auto left = util::kill_marked(service_marker(o.command, o.url), std::chrono::seconds(5)); !left.empty())
+    events.emit(EventKind::leftovers_killed, State::starting, {{"pids", left}});
   (void)util::sd_notify("READY=1\nSTATUS=guard started");
 
   Supervisor supervisor(o, request.overrides, {events, board, logs, stop, request.read_memory});

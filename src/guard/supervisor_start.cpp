@@ -61,7 +61,10 @@ void Supervisor::start_service() {
 
   auto pipe = m_p.logs.new_pipe();
   Result<util::Process> spawned =
-      pipe ? util::Process::spawn({.argv = m_o.command, .output_fd = *pipe}) : Result<util::Process>(pipe.error());
+      pipe ? util::Process::spawn({.argv = m_o.command,
+                                                  .env_add = {service_marker(m_o.command, m_o.url)},
+                                                  .output_fd = *pipe,
+                                                  .die_with_parent = true}) : Result<util::Process>(pipe.error());
   if (pipe) close(*pipe);
   if (!spawned) {
     const std::string reason = spawned.error().message;

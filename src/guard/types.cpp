@@ -1,5 +1,7 @@
 #include "guard/types.h"
 
+#include <fmt/format.h>
+
 #include "util/names.h"
 
 namespace dcukit::guard {
@@ -12,6 +14,7 @@ constexpr util::Name<Probe> kProbeNames[] = {
     {Probe::tcp, "tcp"}, {Probe::health, "health"}, {Probe::models, "models"}, {Probe::canary, "canary"}};
 constexpr util::Name<EventKind> kEventNames[] = {
     {EventKind::guard_started, "guard_started"},
+    {EventKind::leftovers_killed, "leftovers_killed"},
     {EventKind::started, "started"},
     {EventKind::ready, "ready"},
     {EventKind::probe_failed, "probe_failed"},
@@ -29,6 +32,17 @@ constexpr util::Name<EventKind> kEventNames[] = {
 };
 
 }  // namespace
+
+std::string service_marker(const std::vector<std::string>& command, const std::string& url) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&h](std::string_view s) {
+    for (const unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  };
+  mix(url);
+  for (const auto& a : command) mix(a);
+  return fmt::format("DCUKIT_GUARD_SERVICE={:016x}", h);
+}
 
 std::string_view to_string(State s) {
   return util::name_of(kStateNames, s);

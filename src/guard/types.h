@@ -52,8 +52,14 @@ enum class EventKind {
   reloaded,           ///< the options file was read again (SIGHUP)
   reload_failed,      ///< the options file could not be used; the old options stay
   exiting,            ///< guard is ending (SIGTERM or SIGINT)
+  leftovers_killed,   ///< processes of an earlier guard's service (same command and URL) were ended at start
 };
 std::string_view to_string(EventKind k);
+
+/// "DCUKIT_GUARD_SERVICE=<hash of the command and URL>": put in the service's environment, which
+/// its descendants inherit, so that a guard started after one killed with SIGKILL finds what the
+/// earlier one's service left running (workers that left its group, still holding the GPU).
+std::string service_marker(const std::vector<std::string>& command, const std::string& url);
 
 /// How much device memory a device has in use: what guard checks after a stop (--device).
 struct DeviceMemory {

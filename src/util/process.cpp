@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -84,6 +86,7 @@ Result<pid_t> spawn_fds(const SpawnOptions& o, int out_fd, int err_fd) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0)
     return Error{fmt::format("cannot run {}: pipe: {}", program, std::strerror(errno))};
+  const pid_t parent = getpid();  // before fork: in the child, getpid() is the child's
   const pid_t pid = fork();
   if (pid < 0) {
     const int e = errno;
@@ -93,6 +96,10 @@ Result<pid_t> spawn_fds(const SpawnOptions& o, int out_fd, int err_fd) {
   }
   if (pid == 0) {  // the child: only async-signal-safe calls until exec
     if (o.new_session) setsid();
+    if (o.die_with_parent) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+      if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -242,7 +249,12 @@ Result<Captured> run_capture(const std::vector<std::string>& argv, std::chrono::
     close(out[1]);
     return Error{fmt::format("pipe: {}", std::strerror(errno))};
   }
+  // A mark every descendant inherits: at the deadline, those that left the group with setsid
+  // are found by it and killed with the rest.
+  static std::atomic<unsigned> serial{0};
+  const std::string marker = fmt::format("DCUKIT_CAPTURE={}.{}", getpid(), ++serial);
   SpawnOptions o{.argv = argv, .env_add = env_add};
+  o.env_add.push_back(marker);
   auto pid = spawn_fds(o, out[1], err[1]);
   close(out[1]);
   close(err[1]);
@@ -285,8 +297,9 @@ Result<Captured> run_capture(const std::vector<std::string>& argv, std::chrono::
   for (auto& f : fds)
     if (f.fd >= 0) close(f.fd);
   if (!status) status = reap_until(*pid, deadline);
-  if (!status) {  // past the deadline: the whole group goes
+  if (!status) {  // past the deadline: the whole group goes, and what escaped it
     kill(-*pid, SIGKILL);
+    (void)kill_marked(marker, std::chrono::milliseconds(0));
     status = reap_until(*pid, Clock::now() + std::chrono::seconds(2));
     c.status = status.value_or(ExitStatus{});
     c.status.timed_out = true;
@@ -317,26 +330,6 @@ std::optional<std::string> find_program(const std::string& program, const std::s
     pos = colon + 1;
   }
   return std::nullopt;
-}
-
-std::vector<pid_t> process_group_members(pid_t pgid) {
-  std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    const auto close_paren = stat.rfind(')');
-    if (close_paren == std::string::npos) continue;
-    char state = 0;
-    int ppid = 0, pgrp = 0;
-    if (std::sscanf(stat.c_str() + close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
-        state != 'Z')
-      out.push_back(static_cast<pid_t>(std::stoi(name)));
-  }
-  return out;
 }
 
 Status become_child_subreaper() {

@@ -38,6 +38,9 @@ struct SpawnOptions {
   /// When >= 0, stdout and stderr both go to this descriptor (a pipe's write end that a
   /// supervisor reads and logs) instead of the paths; the caller keeps and closes its copy.
   int output_fd = -1;
+  /// The child gets SIGKILL when this process dies, even by SIGKILL (PR_SET_PDEATHSIG): a
+  /// supervisor's service never outlives it. Spawn from a thread that lives as long as the child.
+  bool die_with_parent = false;
 };
 
 /// A running child (RAII): the destructor kills its process group with SIGKILL and reaps it.
@@ -92,6 +95,15 @@ std::optional<std::string> find_program(const std::string& program, const std::s
 
 /// The processes whose process group is `pgid` (read from /proc), the leader included.
 std::vector<pid_t> process_group_members(pid_t pgid);
+
+/// The processes (other than this one) whose environment holds the entry `marker`
+/// ("NAME=value"): a child's descendants, even those that left its session or group with
+/// setsid, since the environment is inherited. Only processes this user may read are seen.
+std::vector<pid_t> processes_with_env(const std::string& marker);
+
+/// SIGKILLs every process processes_with_env(marker) finds and waits up to `wait` until each
+/// has ended (gone or a zombie: its sockets and device memory are released); returns the pids.
+std::vector<pid_t> kill_marked(const std::string& marker, std::chrono::milliseconds wait);
 
 /// Makes this process the reaper of its orphaned descendants (Linux' PR_SET_CHILD_SUBREAPER):
 /// a process that double-forks out of a supervised service becomes our child, so that it can

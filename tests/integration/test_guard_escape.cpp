@@ -1,6 +1,8 @@
 // guard against a service whose port is taken and one that leaves a grandchild holding it.
 #include <signal.h>
 
+#include <filesystem>
+
 #include "guard_fixture.h"
 
 using namespace gtest_guard;
@@ -56,4 +58,46 @@ TEST(GuardEscape, AGrandchildKeepingThePortIsFoundEndedAndTheServiceRestarted) {
   EXPECT_TRUE(g.no_process_left());
   auto info = dcukit::util::read_proc_info(grandchild);
   EXPECT_TRUE(!info || info->state == 'Z');
+}
+
+namespace {
+
+/// Whether `pid` has ended (gone, or a zombie) within `timeout`.
+bool ends_within(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto info = dcukit::util::read_proc_info(pid);
+    if (!info || info->state == 'Z') return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+}  // namespace
+
+TEST(GuardEscape, ASigkilledGuardTakesItsServiceAndTheNextGuardEndsWhatEscaped) {
+  testutil::TempDir dir("guard_sigkill");
+  const int port = free_port();
+  GuardRun first(dir, {}, {"--fork-grandchild", "--times", "1"}, {}, port);
+  ASSERT_TRUE(first.wait_ready(1));
+  const pid_t service = first.events("started").at(0)["pid"];
+  const std::string log = dir.read("service.log");
+  const auto at = log.find("grandchild pid ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const pid_t grandchild = std::stoi(log.substr(at + 15));
+  first.signal(SIGKILL);  // no clean-up of its own can run
+  ASSERT_TRUE(first.wait_exit());
+  EXPECT_TRUE(ends_within(service, 10s)) << "the service (pid " << service << ") outlived guard's SIGKILL";
+  ASSERT_FALSE(ends_within(grandchild, 0ms)) << "the setsid grandchild was expected to survive guard";
+  // A guard started again with the same command and URL (systemd's restart) finds it by its mark.
+  std::filesystem::rename(dir.file("events.jsonl"), dir.file("events.first.jsonl"));
+  GuardRun second(dir, {}, {"--fork-grandchild", "--times", "1"}, {}, port);  // the same command
+  auto killed = second.wait_event("leftovers_killed");
+  ASSERT_TRUE(killed);
+  EXPECT_EQ((*killed)["pids"], json::array({grandchild}));
+  EXPECT_TRUE(ends_within(grandchild, 10s));
+  ASSERT_TRUE(second.wait_ready(1));  // the port it held is free again
+  second.signal(SIGTERM);
+  ASSERT_TRUE(second.wait_exit());
+  EXPECT_TRUE(second.no_process_left());
 }

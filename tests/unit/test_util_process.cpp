@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <sys/wait.h>
+
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "tempdir.h"
@@ -128,4 +131,76 @@ TEST(UtilProcess, FindsProgramsInAPath) {
   EXPECT_FALSE(find_program("sh", "/nonexistent").has_value());
   EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
   EXPECT_EQ(signal_name(42), "signal 42");
+}
+
+namespace {
+
+/// Whether `pid` is gone (or a zombie) within kNoHang.
+bool process_ends(pid_t pid) {
+  const auto end = std::chrono::steady_clock::now() + testutil::kNoHang;
+  for (;;) {
+    std::string stat;
+    if (auto s = std::ifstream("/proc/" + std::to_string(pid) + "/stat"); !std::getline(s, stat)) return true;
+    const auto paren = stat.rfind(')');
+    if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') return true;
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+pid_t read_pid_file(const std::string& path) {
+  const auto end = std::chrono::steady_clock::now() + testutil::kNoHang;
+  for (;;) {
+    long pid = 0;
+    if (std::ifstream in(path); in >> pid && pid > 0) return static_cast<pid_t>(pid);
+    if (std::chrono::steady_clock::now() > end) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
+
+TEST(UtilProcess, ADeadlineAlsoKillsWhatLeftTheGroupWithSetsid) {
+  testutil::TempDir dir("escape");
+  const std::string pid_file = dir.file("escaped.pid");
+  // The way doctor's --python probe was escaped: a grandchild in a session of its own.
+  auto r = run_capture({"sh", "-c", "setsid sh -c 'echo $$ > " + pid_file + "; exec sleep 60' & sleep 60"}, 500ms);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->status.timed_out);
+  const pid_t escaped = read_pid_file(pid_file);
+  ASSERT_GT(escaped, 0);
+  EXPECT_TRUE(process_ends(escaped)) << "pid " << escaped << " outlived the capture's deadline";
+  if (!process_ends(escaped)) kill(escaped, SIGKILL);
+}
+
+TEST(UtilProcess, AChildThatDiesWithItsParentEndsEvenWhenTheParentIsKilled) {
+  testutil::TempDir dir("pdeath");
+  const std::string pid_file = dir.file("child.pid");
+  const pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {  // a stand-in for guard: spawns its service, then is killed with SIGKILL
+    auto p = Process::spawn({.argv = {"sh", "-c", "echo $$ > " + pid_file + "; exec sleep 60"}, .die_with_parent = true});
+    if (!p) _exit(1);
+    p->release();
+    alarm(30);  // never outlives a test that failed before killing it
+    for (;;) pause();
+  }
+  const pid_t child = read_pid_file(pid_file);
+  kill(parent, SIGKILL);
+  waitpid(parent, nullptr, 0);
+  ASSERT_GT(child, 0) << "the service never started";
+  EXPECT_TRUE(process_ends(child)) << "the service outlived guard's SIGKILL";
+  if (!process_ends(child)) kill(child, SIGKILL);
+}
+
+TEST(UtilProcess, AMarkInTheEnvironmentFindsEveryDescendant) {
+  const std::string marker = "DCUKIT_TEST_MARK=" + std::to_string(getpid());
+  auto p = Process::spawn({.argv = {"sh", "-c", "setsid sleep 60 & exec sleep 60"}, .env_add = {marker}});
+  ASSERT_TRUE(p) << p.error().message;
+  const auto end = std::chrono::steady_clock::now() + testutil::kNoHang;
+  while (processes_with_env(marker).size() < 2 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(processes_with_env(marker).size(), 2u);
+  EXPECT_EQ(kill_marked(marker, testutil::kNoHang).size(), 2u);
+  for (const pid_t pid : processes_with_env(marker)) EXPECT_TRUE(process_ends(pid));
 }
