@@ -131,7 +131,7 @@ ExitCode run_bench(const BenchArgs& a) {
     print_error("bench", report.error().message);
     return ExitCode::bad_input;
   }
-  fmt::print("{}", bench::render_text(*report));
+  print_text(bench::render_text(*report));
   std::fflush(stdout);
   bool written = write_output("bench", json, util::json_text(bench::to_json(*report), 2) + "\n");
   written = write_output("bench", markdown, bench::render_markdown(*report)) && written;

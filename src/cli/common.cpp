@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "util/files.h"
+#include "util/text.h"
 
 namespace dcukit::cli {
 
@@ -85,7 +86,11 @@ bool write_output(const std::string& command, const OutputFile& output, const st
 }
 
 void print_error(const std::string& command, const std::string& message) {
-  fmt::print(stderr, "dcukit {}: {}\n", command, message);
+  fmt::print(stderr, "dcukit {}: {}\n", command, util::terminal_safe(message));
+}
+
+void print_text(std::string_view text) {
+  fmt::print("{}", util::terminal_safe(text));
 }
 
 ExitCode fail(const std::string& command, ExitCode code, const std::string& message) {

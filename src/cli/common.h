@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ bool write_output(const std::string& command, const OutputFile& output, const st
 
 /// Prints "dcukit <command>: message" on stderr.
 void print_error(const std::string& command, const std::string& message);
+/// Writes a rendered report to stdout through util::terminal_safe: what a server, a capture or a
+/// source put in it (a model id, a quoted line) cannot drive the terminal. JSON needs none.
+void print_text(std::string_view text);
 /// print_error, then `code`: `return fail("telemetry", ExitCode::bad_input, why);`.
 ExitCode fail(const std::string& command, ExitCode code, const std::string& message);
 

@@ -33,7 +33,7 @@ std::chrono::milliseconds ms(double seconds) {
 }
 
 ExitCode finish(const DoctorOptions& o, const doctor::Report& report) {
-  fmt::print("{}", o.json ? doctor::render_json(report) : doctor::render_text(report, o.verbose));
+  print_text(o.json ? doctor::render_json(report) : doctor::render_text(report, o.verbose));
   std::fflush(stdout);
   const ExitCode code = report.has_problems() ? ExitCode::failed : ExitCode::ok;
   // A device call is still stuck in the driver: unwinding would wait on it, so leave now.

@@ -20,6 +20,7 @@
 #include "load/run.h"
 #include "serving/url.h"
 #include "util/signals.h"
+#include "util/text.h"
 
 namespace dcukit::cli {
 namespace {
@@ -48,9 +49,9 @@ void print_progress(const std::string& label, const load::Progress& p) {
   const std::string line = fmt::format("{}: {} issued, {} ok, {} failed, {} in flight, {:.1f} s", label, p.issued,
                                        p.completed, p.failed, p.in_flight, p.elapsed_s);
   if (plain)
-    fmt::print(stderr, "\r{:<100}", line);
+    fmt::print(stderr, "\r{:<100}", util::terminal_safe(line));
   else
-    fmt::print(stderr, "\r\033[K{}", line);
+    fmt::print(stderr, "\r\033[K{}", util::terminal_safe(line));
 }
 
 /// "6 of 200 requests failed (http_status 6); the first: HTTP 400: ..."
@@ -96,14 +97,14 @@ ExitCode run_load(const LoadArgs& a) {
     if (a.quiet) return;
     if (progress_open) fmt::print(stderr, "\n");
     progress_open = false;
-    fmt::print(stderr, "dcukit load: {}\n", line);
+    fmt::print(stderr, "dcukit load: {}\n", util::terminal_safe(line));
   };
   // Each level's progress line ends when the next begins; the last is closed here.
   const load::Report report = load::run(std::move(*request));
   // The --json result, to stdout for "-": written whole also when the run stopped early.
   const auto write_json = [&] {
     if (a.json_path != "-") return write_output(kLoad, json_out, load::report_json(report));
-    fmt::print("{}", load::report_json(report));
+    print_text(load::report_json(report));
     return true;
   };
   if (progress_open) fmt::print(stderr, "\n");
@@ -121,7 +122,7 @@ ExitCode run_load(const LoadArgs& a) {
   }
   if (a.json_path != "-" && !a.quiet) {
     for (const auto& t : load::report_tables(report))
-      fmt::print("{}\n", a.markdown ? core::render_markdown(t) : core::render_text(t));
+      print_text((a.markdown ? core::render_markdown(t) : core::render_text(t)) + "\n");
   }
   bool written = write_json();
   written = write_output(kLoad, csv_out, load::report_csv(report)) && written;
@@ -144,7 +145,7 @@ ExitCode run_compare(const LoadArgs& a) {
     print_error("load compare", tables.error().message);
     return ExitCode::bad_input;
   }
-  for (const auto& t : *tables) fmt::print("{}\n", a.markdown ? core::render_markdown(t) : core::render_text(t));
+  for (const auto& t : *tables) print_text((a.markdown ? core::render_markdown(t) : core::render_text(t)) + "\n");
   return ExitCode::ok;
 }
 

@@ -74,7 +74,7 @@ ExitCode run_patrol(PatrolFlags f) {
       fmt::print("{}\n", f.watch_s > 0 ? util::json_text(patrol::to_json(report))
                                        : util::json_text(patrol::to_json(report), 2));
     else
-      fmt::print("{}", patrol::render_nagios(report, f.verbose));
+      print_text(patrol::render_nagios(report, f.verbose));
     std::fflush(stdout);
     if (f.watch_s <= 0 || stop.wait_for(interval)) break;
   }

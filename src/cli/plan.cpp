@@ -90,7 +90,7 @@ ExitCode run_plan(PlanOptions& o) {
   auto report = plan::run(o.request);
   if (!report) return fail(kPlan, ExitCode::bad_input, report.error().message);
   if (report->check) {
-    fmt::print("{}", o.json ? plan::render_json(*report) : plan::render_check_text(*report->check, o.markdown));
+    print_text(o.json ? plan::render_json(*report) : plan::render_check_text(*report->check, o.markdown));
     return report->check->all_within() ? ExitCode::ok : ExitCode::failed;
   }
   const auto& p = report->plan;
@@ -106,14 +106,14 @@ ExitCode run_plan(PlanOptions& o) {
     namespace fs = std::filesystem;
     fs::permissions(script_file.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add, ec);
-    fmt::print("{}\nwrote {}\n", plan::render_text(p, o.markdown), script_file.path);
+    print_text(fmt::format("{}\nwrote {}\n", plan::render_text(p, o.markdown), script_file.path));
     return ExitCode::ok;
   }
   if (o.json) {
-    fmt::print("{}", plan::render_json(*report));
+    print_text(plan::render_json(*report));
     if (!p.chosen()) print_error(kPlan, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));
   } else {
-    fmt::print("{}", plan::render_text(p, o.markdown));
+    print_text(plan::render_text(p, o.markdown));
   }
   return p.chosen() ? ExitCode::ok : ExitCode::failed;
 }

@@ -36,10 +36,10 @@ ExitCode run_audit(const PortOptions& o) {
   if (Status s = check_outputs({sarif_file}); !s) return port_fail("audit", ExitCode::bad_input, s.message());
   auto report = port::audit({o.paths, o.ignore, o.hip_switches, command_line()});
   if (!report) return port_fail("audit", ExitCode::bad_input, report.error().message);
-  if (o.sarif == "-") fmt::print("{}", port::render_audit_sarif(*report));
+  if (o.sarif == "-") print_text(port::render_audit_sarif(*report));
   if (!sarif_file.path.empty() && !write_output("port audit", sarif_file, port::render_audit_sarif(*report)))
     return ExitCode::failed;
-  if (o.sarif != "-") fmt::print("{}", o.json ? port::render_audit_json(*report) : port::render_audit_text(*report));
+  if (o.sarif != "-") print_text(o.json ? port::render_audit_json(*report) : port::render_audit_text(*report));
   return report->count(port::Severity::error) > 0 ? ExitCode::failed : ExitCode::ok;
 }
 
@@ -55,7 +55,7 @@ ExitCode run_translate(const PortOptions& o) {
   t.annotate = !o.no_annotate;
   auto report = port::translate(t);
   if (!report) return port_fail("translate", ExitCode::bad_input, report.error().message);
-  fmt::print("{}", port::render_translate_text(*report));
+  print_text(port::render_translate_text(*report));
   for (const auto& f : report->files)
     if (!f.untranslated.empty()) return ExitCode::failed;
   return ExitCode::ok;

@@ -47,14 +47,14 @@ void print(const telemetry::Snapshot& s, Style style, bool first, bool watching,
       fmt::print("{}\n", watching ? util::json_text(report_json(s)) : util::json_text(report_json(s), 2));
       break;
     case Style::csv:
-      fmt::print("{}", telemetry::render_csv(s, first));
+      print_text(telemetry::render_csv(s, first));
       break;
     case Style::text:
       if (redraw)
         fmt::print("\x1b[H\x1b[2J");
       else if (!first)
         fmt::print("\n");
-      fmt::print("{}", telemetry::render_text(s));
+      print_text(telemetry::render_text(s));
       break;
   }
   std::fflush(stdout);

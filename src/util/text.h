@@ -15,4 +15,10 @@ bool contains(std::string_view s, std::string_view part);
 /// contains(), ignoring ASCII case on both sides.
 bool icontains(std::string_view s, std::string_view part);
 
+/// `s` safe to write to a terminal: control characters other than tab and newline (ESC, CR,
+/// BEL, backspace, DEL, the C1 controls U+0080..U+009F) and bytes that are not UTF-8 become
+/// visible escapes ("\x1b", "\u009b"), so that text a server, a file or a source sent cannot
+/// move the cursor, retitle the window or clear the screen. Printable UTF-8 is kept.
+std::string terminal_safe(std::string_view s);
+
 }  // namespace dcukit::util

@@ -147,6 +147,19 @@ TEST_F(LoadHardening, AModelListOfTheWrongShapeIsAMessageNotACrash) {
   EXPECT_NE(r.exit.err.find("pass --model"), std::string::npos) << r.exit.err;
 }
 
+TEST_F(LoadHardening, AModelIdWithTerminalEscapesIsPrintedEscaped) {
+  FakeServer hostile({"--model", "m\x1b]0;owned\x07\x1b[2J", "--models-body",
+                      R"({"object":"list","data":[{"id":"m\u001b]0;owned\u0007\u001b[2J"}]})"},
+                     "escape_model");
+  auto r = run({"load", "--url", hostile.url(), "-n", "2", "--input-len", "4", "--output-len", "2"}, "escape_model");
+  ASSERT_EQ(r.exit.code, 0) << r.exit.err;
+  const std::string shown = r.exit.out + r.exit.err;
+  EXPECT_EQ(shown.find('\x1b'), std::string::npos) << shown;
+  EXPECT_EQ(shown.find('\x07'), std::string::npos) << shown;
+  EXPECT_NE(r.exit.out.find("m\\x1b]0;owned\\x07\\x1b[2J"), std::string::npos) << r.exit.out;
+  EXPECT_EQ(r.json["model_id"], "m\x1b]0;owned\x07\x1b[2J") << "JSON keeps the id as sent (escaped by JSON)";
+}
+
 TEST_F(LoadHardening, CredentialsInTheUrlAreNeverShown) {
   const std::string secret = "pa55w0rd-XYZ";
   const std::string url = "http://alice:" + secret + "@127.0.0.1:" + std::to_string(s_server->port());

@@ -73,3 +73,13 @@ TEST(PortCli, TranslateExitCodes) {
   EXPECT_EQ(run({"translate", in, "-o", dir.file("a"), "--out-dir", dir.file("b")}).code, ExitCode::bad_input);
   EXPECT_EQ(run({"translate", in}).code, ExitCode::bad_input);
 }
+
+TEST(PortCli, AQuotedSourceLineCannotDriveTheTerminal) {
+  testutil::TempDir dir("port_cli");
+  const std::string source = "__global__ void k(int* p) { p[threadIdx.x % 32] = 0; /* \x1b]0;x\x07\x1b[2J */ }\n";
+  auto r = run({"audit", dir.write("esc.cu", source)});
+  EXPECT_EQ(r.code, ExitCode::failed);
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\x07'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\\x1b[2J"), std::string::npos) << "the line is still quoted, escaped: " << r.out;
+}

@@ -26,3 +26,18 @@ TEST(UtilText, ContainsWithAndWithoutCase) {
   EXPECT_TRUE(icontains("radeon pro w7900", "Radeon"));
   EXPECT_FALSE(icontains("K100", "K100_AI"));
 }
+
+TEST(UtilText, TerminalSafeEscapesEveryControlAndKeepsPrintableUtf8) {
+  using dcukit::util::terminal_safe;
+  // A model id as a hostile server sent it: retitle the window, ring, clear the screen.
+  EXPECT_EQ(terminal_safe("m\x1b]0;pwned\x07\x1b[2Jx"), "m\\x1b]0;pwned\\x07\\x1b[2Jx");
+  EXPECT_EQ(terminal_safe("a\rb\bc\x7f"), "a\\x0db\\x08c\\x7f");
+  EXPECT_EQ(terminal_safe("tab\tand\nnewline"), "tab\tand\nnewline");
+  EXPECT_EQ(terminal_safe("\xc2\x9b" "31m"), "\\u009b31m");  // C1 CSI, as UTF-8
+  EXPECT_EQ(terminal_safe("\x9b" "31m"), "\\x9b31m");        // C1 CSI, a bare byte
+  EXPECT_EQ(terminal_safe("\xff\xc3"), "\\xff\\xc3");         // not UTF-8, and a cut sequence
+  EXPECT_EQ(terminal_safe("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate is not UTF-8
+  const std::string text = "海光 DCU · µs — ok \xf0\x9f\x99\x82";
+  EXPECT_EQ(terminal_safe(text), text);
+  EXPECT_EQ(terminal_safe(std::string("nul\0end", 7)), "nul\\x00end");
+}
