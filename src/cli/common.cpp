@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <filesystem>
 #include <cstdlib>
 
 #include "core/units.h"
@@ -48,6 +49,17 @@ CLI::Validator size_in(std::uint64_t lo, std::uint64_t hi) {
         return {};
       },
       "SIZE");
+}
+
+CLI::Validator root_folder() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(text, ec))
+          return fmt::format("{}: not a folder; pass the folder that stands for / (with sys/ and proc/ beneath)", text);
+        return {};
+      },
+      "DIR");
 }
 
 Result<std::map<std::string, std::string>> parse_key_values(const std::string& text, const std::string& flag) {

@@ -23,6 +23,9 @@ CLI::Validator whole_in(long long lo, long long hi);
 /// A size as users type it ("256MiB", "4GiB", "65536") in [lo, hi] bytes.
 CLI::Validator size_in(std::uint64_t lo, std::uint64_t hi);
 
+/// A --root: an existing folder that stands for / (a test tree, an unpacked bundle).
+CLI::Validator root_folder();
+
 /// "a=1,b=2" as a map; every item needs a key, an '=' and a value, keys appear once.
 /// The error names the flag and the item.
 Result<std::map<std::string, std::string>> parse_key_values(const std::string& text, const std::string& flag);

@@ -41,7 +41,9 @@ ExitCode run_exporter(ExporterFlags f) {
     fmt::print(stderr, "dcukit exporter: serving http://{}/metrics\n", address);
     std::fflush(stderr);
   });
-  if (!st) return fail("exporter", ExitCode::failed, st.message());
+  // run's only error is an address that cannot be bound (in use, not this host's, privileged):
+  // the input to change, so exit 2 like every other bad flag.
+  if (!st) return fail("exporter", ExitCode::bad_input, st.message());
   return ExitCode::ok;
 }
 
@@ -62,7 +64,8 @@ void setup_exporter(CLI::App& app, Runner& runner) {
                   "The most a scrape waits for its device reading (default 8s, under Prometheus' 10s timeout)");
   sub->add_option("--timeout", f->timeout, "The most one telemetry source may take for one reading (default 2s)");
   sub->add_option("--source", f->source, "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli");
-  sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)");
+  sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)")
+      ->check(root_folder());
   sub->callback([f, &runner] { runner = [f] { return run_exporter(*f); }; });
 }
 

@@ -14,6 +14,7 @@
 #include "serving/url.h"
 #include "util/files.h"
 #include "util/json_text.h"
+#include "util/net.h"
 #include "util/redact.h"
 
 namespace dcukit::cli {
@@ -54,6 +55,9 @@ Result<load::Request> to_request(const LoadArgs& a) {
   if (scheme != "http" && scheme != "https")
     return Error{fmt::format("--url {}: use an http or https URL, e.g. --url http://127.0.0.1:8000",
                              util::redact(a.url))};
+  if (auto hp = util::url_host_port(a.url); !hp) return Error{"--url " + hp.error().message};
+  if (!a.metrics_url.empty())
+    if (auto hp = util::url_host_port(a.metrics_url); !hp) return Error{"--metrics-url " + hp.error().message};
   load::Request q;
   q.url = a.url;
   q.endpoint = a.endpoint.empty() || a.endpoint.front() != '/' ? "/" + a.endpoint : a.endpoint;

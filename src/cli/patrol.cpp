@@ -14,6 +14,7 @@
 #include "patrol/render.h"
 #include "util/duration.h"
 #include "util/json_text.h"
+#include "util/net.h"
 #include "util/signals.h"
 
 namespace dcukit::cli {
@@ -57,6 +58,8 @@ std::string finish(PatrolFlags& f) {
   if (f.expect_devices > 0) f.options.expect_devices = f.expect_devices;
   f.options.devices = !f.no_devices;
   f.options.service.canary = !f.no_canary;
+  if (!f.options.service.url.empty())
+    if (auto hp = util::url_host_port(f.options.service.url); !hp) return "--url " + hp.error().message;
   if (f.no_devices && f.options.service.url.empty() && f.options.service.pid_file.empty())
     return "--no-devices leaves nothing to inspect; give --url or --pid-file";
   return "";
@@ -109,7 +112,8 @@ void setup_patrol(CLI::App& app, Runner& runner) {
                   "Judge the devices of a captured hy-smi, rocm-smi, amd-smi or nvidia-smi output instead of this "
                   "host's (process residue is then not read from /proc)");
   sub->add_option("--source", f->source, "Ask one telemetry source only: auto, nvml, rocm-smi-lib, sysfs, cli");
-  sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)");
+  sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)")
+      ->check(root_folder());
   sub->add_option("--timeout", f->timeout, "The most one telemetry source may take (default 5s)");
   auto* json = sub->add_flag("--json", f->json, "Print the report as JSON (JSON Lines with --watch)");
   sub->add_flag("--verbose,-v", f->verbose, "After the summary line, one line per check")->excludes(json);

@@ -120,7 +120,8 @@ void setup_telemetry(CLI::App& app, Runner& runner) {
                   "instead of this host; the format is detected");
   sub->add_option("--source", opts->source,
                   "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli");
-  sub->add_option("--root", opts->root, "Read /sys and /proc under DIR instead of / (a bundle, a test tree)");
+  sub->add_option("--root", opts->root, "Read /sys and /proc under DIR instead of / (a bundle, a test tree)")
+      ->check(root_folder());
   sub->add_option("--timeout", opts->timeout_s,
                   "Seconds one source may take for one reading before it is given up (default 5)")
       ->check(number_in(0.001, 3600));

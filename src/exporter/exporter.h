@@ -29,8 +29,8 @@ struct Options {
 Status validate(const Options& o);
 
 /// Serves /metrics (and / with a link, /healthz) until `stop` is requested. `on_listening` is
-/// called once with the address bound ("127.0.0.1:9400"), e.g. to print it. The error names the
-/// address when it cannot be bound.
+/// called once with the address bound ("127.0.0.1:9400"), e.g. to print it. Its only errors are
+/// validate()'s and the address that cannot be bound (in use, not this host's), naming it.
 Status run(const Options& o, const util::StopToken& stop,
            const std::function<void(const std::string&)>& on_listening = {});
 

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "util/redact.h"
 #include "util/unique_fd.h"
 
 namespace dcukit::util {
@@ -53,6 +54,7 @@ Result<HostPort> parse_host_port(std::string_view text) {
 }
 
 Result<HostPort> url_host_port(std::string_view url) {
+  const std::string shown = redact(url);  // the errors name the URL, never its password
   int default_port = 0;
   std::string_view rest;
   if (url.substr(0, 7) == "http://") {
@@ -62,19 +64,31 @@ Result<HostPort> url_host_port(std::string_view url) {
     default_port = 443;
     rest = url.substr(8);
   } else {
-    return Error{fmt::format("'{}' is not an http:// or https:// URL", url)};
+    return Error{fmt::format("'{}' is not an http:// or https:// URL", shown)};
   }
+  for (const char c : url)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return Error{fmt::format("'{}' holds a space or a control character; percent-encode it", shown)};
   rest = rest.substr(0, rest.find_first_of("/?#"));
   if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
-  if (rest.empty()) return Error{fmt::format("'{}' names no host", url)};
+  if (rest.empty() || rest.front() == ':') return Error{fmt::format("'{}' names no host", shown)};
   const bool bracketed = rest.front() == '[';
+  const auto close = rest.find(']');
+  if (bracketed && (close == std::string_view::npos || close == 1))
+    return Error{fmt::format("'{}': an IPv6 host is written in brackets, http://[::1]:8000", shown)};
+  if (bracketed ? close + 1 < rest.size() && rest[close + 1] != ':' : rest.find_first_of("[]") != std::string_view::npos)
+    return Error{fmt::format("'{}' has a bracket out of place; an IPv6 host is written http://[::1]:8000", shown)};
   const auto colon = rest.rfind(':');
-  const bool has_port = colon != std::string_view::npos && (!bracketed || rest.find(']') < colon);
+  const bool has_port = colon != std::string_view::npos && (!bracketed || close < colon);
   if (!has_port) {
-    HostPort hp{std::string(bracketed ? rest.substr(1, rest.size() - 2) : rest), default_port};
-    return hp;
+    if (!bracketed && colon != std::string_view::npos)
+      return Error{fmt::format("'{}': put an IPv6 address in brackets, http://[::1]:8000", shown)};
+    return HostPort{std::string(bracketed ? rest.substr(1, close - 1) : rest), default_port};
   }
-  return parse_host_port(rest);
+  auto hp = parse_host_port(rest);
+  if (!hp) return Error{fmt::format("'{}' has no valid port; the port is 1 to 65535", shown)};
+  if (hp->port == 0) return Error{fmt::format("'{}' has port 0; a server's port is 1 to 65535", shown)};
+  return hp;
 }
 
 bool is_loopback_host(std::string_view host) {

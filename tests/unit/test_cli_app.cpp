@@ -102,3 +102,23 @@ TEST(CliApp, EveryJsonReportStartsWithRunInfo) {
   const auto first_line = watch.out.substr(0, watch.out.find('\n'));
   EXPECT_EQ(parse_ordered(first_line).begin().key(), "run_info");
 }
+
+TEST(CliApp, LateBadInputStillExitsTwo) {
+  // Found only after parsing, each once exited 1 like a failed run.
+  const std::vector<std::vector<std::string>> cases{
+      {"telemetry", "--root", "/no/such/root"},
+      {"exporter", "--root", "/no/such/root"},
+      {"patrol", "--root", "/no/such/root", "--no-devices", "--url", "http://127.0.0.1:1"},
+      {"load", "--url", "http://[::1", "-n", "1"},
+      {"load", "--url", "http://127.0.0.1:99999", "-n", "1"},
+      {"load", "--url", "http://127.0.0.1:1", "--metrics-url", "http://h:0/metrics", "-n", "1"},
+  };
+  for (const auto& args : cases) {
+    const auto r = run_dcukit(args);
+    const std::string what = args[0] + " " + args[1] + " " + args[2];
+    const int bad_input = args[0] == "patrol" ? 3 : 2;  // patrol speaks Nagios: UNKNOWN
+    EXPECT_EQ(r.code, bad_input) << what << "\n" << r.err;
+    EXPECT_TRUE(r.err.find("/no/such/root") != std::string::npos || r.err.find("url") != std::string::npos)
+        << what << ": the error names the input\n" << r.err;
+  }
+}

@@ -37,6 +37,19 @@ TEST(UtilNet, ReadsTheHostAndPortOfAUrl) {
   EXPECT_EQ(url_host_port("http://user:pw@h:81/")->port, 81);
   EXPECT_FALSE(url_host_port("ftp://h:21"));
   EXPECT_FALSE(url_host_port("http://"));
+  // Malformed the ways users and scripts write them: each an error naming the URL.
+  for (const char* bad : {"http://[::1", "http://[::1]x", "http://[]:80", "http://::1:8000", "http://h:99999",
+                          "http://h:0", "http://h:-1", "http://h:80x", "http://:8000", "http://h st:80",
+                          "http://h\x1b:80", "http://a]b:80"}) {
+    auto r = url_host_port(bad);
+    EXPECT_FALSE(r) << bad;
+    if (!r) {
+      EXPECT_NE(r.error().message.find("'http://"), std::string::npos) << r.error().message;
+    }
+  }
+  auto secret = url_host_port("http://alice:s3cret@h:99999/");
+  ASSERT_FALSE(secret);
+  EXPECT_EQ(secret.error().message.find("s3cret"), std::string::npos) << secret.error().message;
 }
 
 TEST(UtilNet, KnowsLoopbackAddresses) {
