@@ -290,6 +290,14 @@ Report write_bundle(const Request& o) {
 Result<Report> run_from_bundle(const std::string& path, const Request& base) {
   auto entries = read_tar_gz(path);
   if (!entries) return Error{fmt::format("--from-bundle {}", entries.error().message)};
+  // Links inside host/ are followed within the unpacked tree (util::Root), but host/ itself or a
+  // file of dcukit/ that is a link would be read on the analyst's own host.
+  const std::string host_prefix = std::string(kBundleHostDir) + "/";
+  for (const auto& e : *entries)
+    if (e.type == util::FileType::symlink && (e.path.rfind(host_prefix, 0) != 0 || e.path.size() == host_prefix.size()))
+      return Error{fmt::format("--from-bundle {}: refusing the member '{}': a link outside {} (to '{}') would read "
+                               "this host instead of the bundle's",
+                               path, e.path, host_prefix, e.target)};
   TempTree tmp;
   if (tmp.path().empty()) return Error{"--from-bundle: cannot make a folder under $TMPDIR to unpack into"};
   if (Status s = extract(*entries, tmp.path()); !s)
@@ -340,7 +348,6 @@ Result<Report> run_from_bundle(const std::string& path, const Request& base) {
   }
   if (!r.python_output && !r.python_error) r.python_probe = false;
   r.recorded_stats.clear();
-  const std::string host_prefix = std::string(kBundleHostDir) + "/";
   for (const auto& e : *entries)
     if (e.type == util::FileType::char_device && starts_with(e.path, host_prefix)) {
       util::FileInfo st;

@@ -234,6 +234,33 @@ TEST(DoctorBundle, WhatIsNotABundleIsNamed) {
   EXPECT_NE(r.error().message.find("refusing"), std::string::npos) << r.error().message;
 }
 
+TEST(DoctorBundle, AHostFolderThatIsALinkIsRefusedNotReadAsThisHost) {
+  testutil::TempDir d("bundle");
+  // host -> / would make every check read the analyst's machine; dcukit/identity.json ->
+  // /etc/passwd would read one of its files.
+  const std::vector<std::vector<ArchiveEntry>> bundles{
+      {entry("host", FileType::symlink, {}, "/"), entry("dcukit/environment.json", FileType::regular, "{}")},
+      {entry("host/etc/hostname", FileType::regular, "dcu01\n"),
+       entry("dcukit/identity.json", FileType::symlink, {}, "/etc/passwd")},
+      {entry("host/", FileType::symlink, {}, ".."), entry("dcukit/environment.json", FileType::regular, "{}")}};
+  int n = 0;
+  for (const auto& b : bundles) {
+    const std::string file = d.file("linked" + std::to_string(n++) + ".tar.gz");
+    ASSERT_TRUE(write_tar_gz(file, b).ok());
+    auto r = run_from_bundle(file, Request{});
+    ASSERT_FALSE(r.ok()) << b[0].path;
+    EXPECT_NE(r.error().message.find("refusing the member"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("link outside host/"), std::string::npos) << r.error().message;
+  }
+  // Links within host/ stay allowed: util::Root follows them inside the tree.
+  ASSERT_TRUE(write_tar_gz(d.file("inner.tar.gz"), {entry("host/etc/hostname", FileType::regular, "dcu01\n"),
+                                                     entry("host/etc/alias", FileType::symlink, {}, "/etc/hostname"),
+                                                     entry("dcukit/environment.json", FileType::regular, "{}")})
+                  .ok());
+  auto inner = run_from_bundle(d.file("inner.tar.gz"), Request{});
+  EXPECT_TRUE(inner.ok()) << inner.error().message;
+}
+
 // A bundle of an NVIDIA host whose sysfs has no link files (a container): the device figures come
 // from the bundle's own `nvidia-smi -q`, a real capture of an H100, read by telemetry's parser.
 TEST(DoctorBundle, AnH100BundleReadsItsNvidiaSmiCapture) {
