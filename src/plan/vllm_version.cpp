@@ -42,6 +42,7 @@ Result<VllmVersion> parse_vllm_version(std::string_view text) {
   std::vector<int> parts;
   std::size_t i = 0;
   while (i < release.size() && parts.size() < 4) {
+    if (!std::isdigit(static_cast<unsigned char>(release[i]))) break;  // from_chars would take "-1"
     int n = 0;
     const auto [end, ec] = std::from_chars(release.data() + i, release.data() + release.size(), n);
     if (ec != std::errc{}) break;

@@ -65,6 +65,8 @@ TEST(PlanVllmVersion, UpstreamDevAndDcuBuilds) {
   ASSERT_FALSE(untagged.ok());
   EXPECT_NE(untagged.error().message.find("pass --vllm-version"), std::string::npos);
   EXPECT_FALSE(parse_vllm_version("main").ok());
+  for (const char* bad : {"-1.0", "0.-1", "+1.0", "1.+2", "99999999999.1", " .1", "1..2"})
+    EXPECT_FALSE(parse_vllm_version(bad).ok()) << bad;
 }
 
 TEST(PlanVllmVersion, FlagThenHostThenNewestKnown) {
