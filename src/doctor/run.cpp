@@ -9,6 +9,7 @@
 #include "doctor/checks.h"
 #include "doctor/context.h"
 #include "doctor/smoke.h"
+#include "util/files.h"
 
 namespace dcukit::doctor {
 namespace {
@@ -88,10 +89,10 @@ Result<Report> run(const Request& r) {
   if (!r.from.empty()) {
     if (!r.bundle.empty() || !r.from_bundle.empty() || r.root != "/")
       return Error{"--from reads a pasted collect_env: it cannot be combined with --bundle, --from-bundle or --root"};
-    if (!fs::is_regular_file(r.from, ec))
-      return Error{fmt::format("--from {}: no such file; pass a file holding the output of `python -m "
+    if (Status s = util::check_readable(r.from); !s)
+      return Error{fmt::format("--from: {}; pass a file holding the output of `python -m "
                                "torch.utils.collect_env` or vLLM's `python collect_env.py`",
-                               r.from)};
+                               s.message())};
     return run_from_collect_env(r.from, r);
   }
   if (!r.bundle.empty() && !r.from_bundle.empty())
@@ -102,9 +103,8 @@ Result<Report> run(const Request& r) {
     return Error{
         fmt::format("--root {}: not a folder; pass the folder that stands for / (with sys/, proc/, etc/)", r.root)};
   if (!r.from_bundle.empty()) {
-    if (!fs::is_regular_file(r.from_bundle, ec))
-      return Error{
-          fmt::format("--from-bundle {}: no such file; pass a .tar.gz made by dcukit doctor --bundle", r.from_bundle)};
+    if (Status s = util::check_readable(r.from_bundle, 1ull << 30); !s)
+      return Error{fmt::format("--from-bundle: {}; pass a .tar.gz made by dcukit doctor --bundle", s.message())};
     return run_from_bundle(r.from_bundle, r);
   }
   if (!r.bundle.empty()) return write_bundle(r);

@@ -2,6 +2,7 @@
 // notify socket, and the refusal of bad input.
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <cstring>
@@ -63,6 +64,15 @@ TEST(GuardCli, SighupReloadsTheOptionsFileWithoutRestartingAHealthyService) {
   auto bad = g.wait_event("reload_failed");
   ASSERT_TRUE(bad);
   EXPECT_NE((*bad)["error"].get<std::string>().find("failures"), std::string::npos);
+  EXPECT_EQ(g.get("/healthz").status, 200);
+  // A FIFO put where the file was never blocks the main loop: the reload fails and says why,
+  // and SIGTERM is still honoured at once.
+  std::filesystem::remove(conf);
+  ASSERT_EQ(mkfifo(conf.c_str(), 0600), 0);
+  g.signal(SIGHUP);
+  auto fifo = g.wait_event("reload_failed", 2);
+  ASSERT_TRUE(fifo);
+  EXPECT_NE((*fifo)["error"].get<std::string>().find("FIFO"), std::string::npos) << (*fifo)["error"];
   EXPECT_EQ(g.get("/healthz").status, 200);
   g.signal(SIGTERM);
   ASSERT_TRUE(g.wait_exit());
