@@ -77,7 +77,7 @@ Result<load::Request> to_request(const LoadArgs& a) {
   }
   q.tls.insecure = a.insecure;
   if (!a.cacert.empty()) {
-    auto pem = util::read_file(a.cacert, std::size_t{16} << 20);
+    auto pem = util::read_file(a.cacert, util::kCertificateInput);
     if (!pem) return Error{fmt::format("--cacert: {}", pem.error().message)};
     if (pem->find("-----BEGIN CERTIFICATE-----") == std::string::npos)
       return Error{fmt::format("--cacert {}: holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA's "

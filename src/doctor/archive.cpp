@@ -278,7 +278,7 @@ Status write_tar_gz(const std::string& path, const std::vector<ArchiveEntry>& en
 }
 
 Result<std::vector<ArchiveEntry>> read_tar_gz(const std::string& path, const ArchiveLimits& limits) {
-  auto bytes = util::read_file(path, 1ull << 30);
+  auto bytes = util::read_file(path, util::kBundleInput);
   if (!bytes) return bytes.error();
   auto tar = gunzip(*bytes, limits.max_total);
   if (!tar) return Error{fmt::format("{}: {}", path, tar.error().message)};

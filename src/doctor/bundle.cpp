@@ -313,7 +313,7 @@ Result<Report> run_from_bundle(const std::string& path, const Request& base) {
   r.offline = true;
   r.record.reset();
   auto read_json = [&](const char* name) {
-    auto text = util::read_file(meta + "/" + name, 16u << 20);
+    auto text = util::read_file(meta + "/" + name, util::kBundleMetaInput);
     return text ? util::parse_json(*text) : json();
   };
   r.env.clear();

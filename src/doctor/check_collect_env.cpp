@@ -171,7 +171,7 @@ void vllm_ops(const CollectEnv& e, const stack::PythonStack& s, std::vector<Find
 }  // namespace
 
 Result<Report> run_from_collect_env(const std::string& path, const Request& r) {
-  auto text = util::read_file(path, std::size_t{16} << 20);
+  auto text = util::read_file(path, util::kCollectEnvInput);
   if (!text) return Error{fmt::format("--from {}: {}", path, text.error().message)};
   auto env = parse_collect_env(*text, path);
   if (!env) return env.error();

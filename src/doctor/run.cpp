@@ -89,7 +89,7 @@ Result<Report> run(const Request& r) {
   if (!r.from.empty()) {
     if (!r.bundle.empty() || !r.from_bundle.empty() || r.root != "/")
       return Error{"--from reads a pasted collect_env: it cannot be combined with --bundle, --from-bundle or --root"};
-    if (Status s = util::check_readable(r.from); !s)
+    if (Status s = util::check_readable(r.from, util::kCollectEnvInput); !s)
       return Error{fmt::format("--from: {}; pass a file holding the output of `python -m "
                                "torch.utils.collect_env` or vLLM's `python collect_env.py`",
                                s.message())};
@@ -103,7 +103,7 @@ Result<Report> run(const Request& r) {
     return Error{
         fmt::format("--root {}: not a folder; pass the folder that stands for / (with sys/, proc/, etc/)", r.root)};
   if (!r.from_bundle.empty()) {
-    if (Status s = util::check_readable(r.from_bundle, 1ull << 30); !s)
+    if (Status s = util::check_readable(r.from_bundle, util::kBundleInput); !s)
       return Error{fmt::format("--from-bundle: {}; pass a .tar.gz made by dcukit doctor --bundle", s.message())};
     return run_from_bundle(r.from_bundle, r);
   }

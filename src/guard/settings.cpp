@@ -195,7 +195,7 @@ Status apply_setting(Options& options, std::string_view name, std::string_view v
 }
 
 Result<Pairs> read_options_file(const std::string& path) {
-  auto text = util::read_file(path, 1 << 20);
+  auto text = util::read_file(path, util::kSettingsInput);
   if (!text) return Error{fmt::format("--config: {}", text.error().message)};
   Pairs pairs;
   const std::string body(util::trim(*text));

@@ -22,7 +22,7 @@ struct RunFile {
 };
 
 Result<RunFile> load_runs(const std::string& path) {
-  auto text = util::read_file(path, std::size_t{1} << 30);
+  auto text = util::read_file(path, util::kReportInput);
   if (!text) return text.error();
   json j = util::parse_json(*text);
   if (j.is_discarded() || !j.is_object())

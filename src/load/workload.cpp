@@ -102,7 +102,7 @@ Workload random_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
 }
 
 Workload sharegpt_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
-  auto text = util::read_file(spec.path, util::kMaxDatasetBytes);
+  auto text = util::read_file(spec.path, util::kDatasetInput);
   if (!text) return bad_input(text.error().message + "; check --dataset-path");
   const auto j = util::parse_json(*text);
   if (j.is_discarded() || !j.is_array())
@@ -186,7 +186,7 @@ Workload sharegpt_prompts(const WorkloadSpec& spec, TokenCounter* counter) {
 }
 
 Workload jsonl_prompts(const WorkloadSpec& spec) {
-  auto text = util::read_file(spec.path, util::kMaxDatasetBytes);
+  auto text = util::read_file(spec.path, util::kDatasetInput);
   if (!text) return bad_input(text.error().message + "; check --dataset-path");
   std::istringstream in(*text);
   Workload w;

@@ -16,7 +16,7 @@ namespace {
 
 /// The pid in `path`, or an Error naming the file.
 Result<pid_t> read_pid(const std::string& path) {
-  auto text = util::read_file(path, 4096);
+  auto text = util::read_file(path, util::kPidFileInput);
   if (!text)
     return Error{fmt::format("--pid-file {}: {}; the service is not running, or give its pid file", path,
                              text.error().message)};

@@ -24,7 +24,6 @@ constexpr std::int64_t kMaxVocab = 1 << 24;
 constexpr std::int64_t kMaxExperts = 1 << 16;
 constexpr std::int64_t kMaxContext = 1 << 28;  // tokens; Llama 4 Scout's 10M is far below
 constexpr double kMaxRopeFactor = 1024;
-constexpr std::size_t kMaxConfigBytes = 64u << 20;  // config.json files are a few KiB
 
 /// The text model's fields: text_config (Qwen3.5, Llama 4 and other multimodal wrappers) over the top level.
 json merged_text_config(const json& root) {
@@ -312,7 +311,7 @@ Result<ModelConfig> load_model_config(const std::filesystem::path& path) {
     }
     return Error{fmt::format("--model {}: no config.json there; {}", path.string(), hint)};
   }
-  auto text = util::read_file(file.string(), kMaxConfigBytes);
+  auto text = util::read_file(file.string(), util::kModelConfigInput);
   if (!text) return Error{fmt::format("--model {}: {}", path.string(), text.error().message)};
   auto parsed = parse_model_config(*text, file.string());
   if (!parsed) return parsed;

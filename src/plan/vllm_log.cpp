@@ -376,7 +376,7 @@ Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
 }
 
 Result<VllmLog> read_vllm_log(const std::filesystem::path& path) {
-  auto text = util::read_file(path.string(), std::size_t{64} << 20);
+  auto text = util::read_file(path.string(), util::kLogInput);
   if (!text) return Error{fmt::format("--check-log {}: {}", path.string(), text.error().message)};
   return parse_vllm_log(*text, path.string());
 }

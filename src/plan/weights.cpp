@@ -168,7 +168,7 @@ Result<Weights> count_weights(const ModelConfig& m) {
     }
     const auto index = dir / "model.safetensors.index.json";
     if (fs::is_regular_file(index, ec)) {
-      auto text = util::read_file(index.string(), 64u << 20);
+      auto text = util::read_file(index.string(), util::kWeightsIndexInput);
       if (!text) return text.error();
       auto total = parse_index_total_size(*text, index.string());
       if (!total) return total.error();

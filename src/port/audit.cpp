@@ -242,7 +242,7 @@ Result<AuditReport> audit(const AuditOptions& options) {
   // so that its macros and constants are its own: what else is audited changes nothing.
   std::vector<std::pair<std::string, std::string>> sources;
   for (const auto& path : *files) {
-    auto text = util::read_file(path);
+    auto text = util::read_file(path, util::kSourceInput);
     if (!text) return text.error();
     sources.emplace_back(path, std::move(*text));
   }

@@ -265,7 +265,7 @@ Project make_project(std::vector<std::pair<std::string, std::string>> sources,
 Result<Project> load_project(const std::vector<std::string>& files, const std::vector<std::string>& hip_switches) {
   std::vector<std::pair<std::string, std::string>> sources;
   for (const auto& path : files) {
-    auto text = util::read_file(path);
+    auto text = util::read_file(path, util::kSourceInput);
     if (!text) return text.error();
     sources.emplace_back(path, std::move(*text));
   }

@@ -255,7 +255,7 @@ Result<Snapshot> read_capture_text(std::string_view text, const std::string& nam
 }
 
 Result<Snapshot> read_capture_file(const std::string& path) {
-  auto text = util::read_file(path);
+  auto text = util::read_file(path, util::kCaptureInput);
   if (!text) return Error{fmt::format("--from {}: {}", path, text.error().message)};
   auto s = read_capture_text(*text, path);
   if (!s) return Error{"--from " + s.error().message};

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 /// A whole sysfs or procfs file (they are small; 1 MiB at most is read), or nullopt.
 std::optional<std::string> read_all(const std::string& path) {
-  auto text = util::read_file(path, std::size_t{1} << 20);
+  auto text = util::read_file(path, util::kKernelFileInput);
   if (!text) return std::nullopt;
   return std::move(*text);
 }

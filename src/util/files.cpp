@@ -25,14 +25,14 @@ std::string size_text(std::size_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-Error too_large(const std::string& path, std::size_t max_bytes) {
-  return Error{fmt::format("cannot read {}: larger than {}, the limit for this input; pass a smaller file or an excerpt",
-                           path, size_text(max_bytes))};
+Error too_large(const std::string& path, InputLimit limit) {
+  return Error{fmt::format("cannot read {}: larger than {}, the limit for {}; pass a smaller file or an excerpt", path,
+                           size_text(limit.bytes), limit.what)};
 }
 
 /// Opens `path` for reading without blocking on a FIFO and without taking a terminal, and
 /// refuses anything but a regular file.
-Result<UniqueFd> open_input(const std::string& path, std::size_t max_bytes, struct stat& st) {
+Result<UniqueFd> open_input(const std::string& path, InputLimit limit, struct stat& st) {
   UniqueFd f{open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};
   if (f.get() < 0) return Error{fmt::format("cannot read {}: {}", path, std::strerror(errno))};
   if (fstat(f.get(), &st) != 0) return Error{fmt::format("cannot read {}: {}", path, std::strerror(errno))};
@@ -40,7 +40,7 @@ Result<UniqueFd> open_input(const std::string& path, std::size_t max_bytes, stru
   if (!S_ISREG(st.st_mode))
     return Error{fmt::format("cannot read {}: it is {}, not a regular file; save the text to a file first", path,
                              file_kind(st.st_mode))};
-  if (static_cast<std::size_t>(st.st_size) > max_bytes) return too_large(path, max_bytes);
+  if (static_cast<std::size_t>(st.st_size) > limit.bytes) return too_large(path, limit);
   return f;
 }
 
@@ -57,9 +57,9 @@ std::string file_kind(unsigned mode) {
   return "not a regular file";
 }
 
-Result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
+Result<std::string> read_file(const std::string& path, InputLimit limit) {
   struct stat st {};
-  auto f = open_input(path, max_bytes, st);
+  auto f = open_input(path, limit, st);
   if (!f) return f.error();
   std::string out;
   // /proc and /sys report a size of 0 or 4096 whatever they hold: the limit is checked as read.
@@ -72,15 +72,15 @@ Result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
       if (errno == EINTR) continue;
       return Error{fmt::format("cannot read {}: {}", path, std::strerror(errno))};
     }
-    if (out.size() + static_cast<std::size_t>(n) > max_bytes) return too_large(path, max_bytes);
+    if (out.size() + static_cast<std::size_t>(n) > limit.bytes) return too_large(path, limit);
     out.append(buf, static_cast<std::size_t>(n));
   }
   return out;
 }
 
-Status check_readable(const std::string& path, std::size_t max_bytes) {
+Status check_readable(const std::string& path, InputLimit limit) {
   struct stat st {};
-  auto f = open_input(path, max_bytes, st);
+  auto f = open_input(path, limit, st);
   if (!f) return f.error();
   return {};
 }

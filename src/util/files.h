@@ -15,19 +15,35 @@
 
 namespace dcukit::util {
 
-/// Limits per kind of input, named in the refusal so that a user knows what was too large.
-inline constexpr std::size_t kMaxCaptureBytes = std::size_t{64} << 20;   ///< tool output, logs, reports
-inline constexpr std::size_t kMaxSourceBytes = std::size_t{16} << 20;    ///< one source file
-inline constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;     ///< a settings file
-inline constexpr std::size_t kMaxDatasetBytes = std::size_t{1} << 30;    ///< a prompt dataset
+/// The most dcukit reads of one kind of input, and the name the refusal gives it ("larger than
+/// 64 MiB, the limit for a captured tool output"), so that a user knows which input was too large.
+struct InputLimit {
+  std::size_t bytes;
+  const char* what;
+};
+inline constexpr std::size_t kMiB = std::size_t{1} << 20;
+inline constexpr InputLimit kCaptureInput{64 * kMiB, "a captured tool output"};
+inline constexpr InputLimit kLogInput{64 * kMiB, "a vLLM log"};
+inline constexpr InputLimit kSourceInput{64 * kMiB, "a source file"};
+inline constexpr InputLimit kReportInput{64 * kMiB, "a result file"};
+inline constexpr InputLimit kModelConfigInput{64 * kMiB, "a model's config file"};
+inline constexpr InputLimit kWeightsIndexInput{64 * kMiB, "a weights index"};
+inline constexpr InputLimit kCollectEnvInput{16 * kMiB, "a collect_env paste"};
+inline constexpr InputLimit kBundleMetaInput{16 * kMiB, "a bundle's dcukit/ file"};
+inline constexpr InputLimit kCertificateInput{16 * kMiB, "a certificate file"};
+inline constexpr InputLimit kSettingsInput{1 * kMiB, "a settings file"};
+inline constexpr InputLimit kKernelFileInput{1 * kMiB, "a sysfs or procfs file"};
+inline constexpr InputLimit kPidFileInput{4096, "a PID file"};
+inline constexpr InputLimit kBundleInput{1024 * kMiB, "a bundle"};
+inline constexpr InputLimit kDatasetInput{1024 * kMiB, "a prompt dataset"};
 
-/// Reads a whole regular file of at most `max_bytes`; the error names the path and the reason
-/// (missing, a folder, a FIFO or device, larger than the limit).
-Result<std::string> read_file(const std::string& path, std::size_t max_bytes = kMaxCaptureBytes);
+/// Reads a whole regular file of at most `limit.bytes`; the error names the path and the reason
+/// (missing, a folder, a FIFO or device, larger than the limit, naming the limit's kind).
+Result<std::string> read_file(const std::string& path, InputLimit limit = kCaptureInput);
 
 /// Checks that `path` names a regular file dcukit may read (not a FIFO, device, socket or
-/// folder) and is at most `max_bytes`, without reading it: for paths handed to libraries.
-Status check_readable(const std::string& path, std::size_t max_bytes = kMaxCaptureBytes);
+/// folder) within `limit`, without reading it: for paths handed to libraries.
+Status check_readable(const std::string& path, InputLimit limit = kCaptureInput);
 
 /// Who may read what write_file writes. `report`: a new file is 0644; `secret` (bundles,
 /// events, logs that may hold tokens): 0600, and an existing file's mode loses group and other.

@@ -33,9 +33,9 @@ TEST(UtilFiles, ErrorsNameThePathAndTheFix) {
   EXPECT_NE(no_folder.message().find("does not exist; create it first"), std::string::npos);
   EXPECT_FALSE(check_writable(dir.path()));  // a folder is not a file
   EXPECT_TRUE(check_writable(dir.file("new.json")));
-  auto big = read_file(dir.write("big", std::string(100, 'x')), 10);
+  auto big = read_file(dir.write("big", std::string(100, 'x')), {10, "a test input"});
   ASSERT_FALSE(big);
-  EXPECT_NE(big.error().message.find("larger than 10 bytes"), std::string::npos);
+  EXPECT_NE(big.error().message.find("larger than 10 bytes, the limit for a test input"), std::string::npos);
 }
 
 TEST(UtilFiles, AFailedWriteKeepsThePreviousFile) {
@@ -108,7 +108,7 @@ TEST(UtilFiles, InputsAreRegularFilesAndTheirSizeIsCheckedFirst) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("is a FIFO, not a regular file"), std::string::npos) << r.error().message;
   EXPECT_FALSE(check_readable(fifo));
-  auto dev = read_file("/dev/zero", 1 << 20);
+  auto dev = read_file("/dev/zero", kKernelFileInput);
   ASSERT_FALSE(dev) << "/dev/zero would grow without end";
   EXPECT_NE(dev.error().message.find("a character device"), std::string::npos) << dev.error().message;
   // A sparse 2 GiB file is refused by its size, before a byte is read.
@@ -121,6 +121,6 @@ TEST(UtilFiles, InputsAreRegularFilesAndTheirSizeIsCheckedFirst) {
   }
   auto large = read_file(big);
   ASSERT_FALSE(large);
-  EXPECT_NE(large.error().message.find("larger than 64 MiB, the limit for this input"), std::string::npos)
+  EXPECT_NE(large.error().message.find("larger than 64 MiB, the limit for a captured tool output"), std::string::npos)
       << large.error().message;
 }
