@@ -5,6 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-${FUZZ_SECONDS:-60}}"
+# Inputs up to 256 KiB (FUZZ_MAX_LEN): long lines and deep nesting are what hostile text holds.
+max_len="${FUZZ_MAX_LEN:-262144}"
 shift || true
 build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 cc="${CC_FUZZ:-clang}"
@@ -34,7 +36,12 @@ run_one() {  # $1: the target's name; its output goes to $logs/$1.log, its statu
   local n=$1 work="$build/fuzz-work/$1" rc=0
   mkdir -p "$work"
   if [ -d "$root/tests/fuzz/corpus/$n" ]; then cp -n "$root/tests/fuzz/corpus/$n"/* "$work"/ 2>/dev/null || true; fi
-  "$build/bin/fuzz_$n" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+  # Seeds past 64 KiB, made here: one long line (libstdc++'s std::regex once recursed per
+  # character and crashed at 30 KB), deep nesting, and a long run of one token.
+  head -c 200000 /dev/zero | tr '\0' 'x' >"$work/seed-long-line"
+  head -c 100000 /dev/zero | tr '\0' '[' >"$work/seed-deep-brackets"
+  { printf 'GPU 0: '; head -c 120000 /dev/zero | tr '\0' '1'; printf '\n'; } >"$work/seed-long-number"
+  "$build/bin/fuzz_$n" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$work/" -print_final_stats=1 "$work" >"$logs/$n.log" 2>&1 || rc=$?
   echo "$rc" >"$logs/$n.rc"
 }

@@ -260,7 +260,7 @@ Result<std::string> gunzip(const std::string& data, std::uint64_t max_bytes) {
     out.append(buf, sizeof buf - zs.avail_out);
     if (out.size() > max_bytes) {
       inflateEnd(&zs);
-      return Error{fmt::format("it unpacks to more than {} bytes; it is not a dcukit bundle", max_bytes)};
+      return Error{fmt::format("it unpacks to more than {} MiB; it is not a dcukit bundle", max_bytes >> 20)};
     }
     if (rc != Z_STREAM_END && zs.avail_in == 0 && zs.avail_out != 0) {
       inflateEnd(&zs);

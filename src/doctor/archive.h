@@ -24,7 +24,7 @@ struct ArchiveEntry {
 
 /// Limits on what reading accepts.
 struct ArchiveLimits {
-  std::uint64_t max_total = 512ull << 20;  ///< uncompressed bytes
+  std::uint64_t max_total = 128ull << 20;  ///< uncompressed bytes (held twice while parsing: 256 MiB at most)
   std::size_t max_entries = 200000;
 };
 

@@ -80,7 +80,7 @@ struct HttpServer::Impl {
   int wake[2] = {-1, -1};
   std::thread acceptor;
   std::vector<std::thread> workers;
-  std::mutex mutex;
+  mutable std::mutex mutex;
   std::condition_variable work_ready;
   std::deque<Ready> ready;
   std::map<std::string, std::size_t> per_client;  ///< connections held, by address
@@ -324,6 +324,13 @@ Status HttpServer::start() {
 
 int HttpServer::port() const {
   return m_impl->port;
+}
+
+std::size_t HttpServer::open_connections() const {
+  std::lock_guard lock(m_impl->mutex);
+  std::size_t n = 0;
+  for (const auto& [peer, count] : m_impl->per_client) n += count;
+  return n;
 }
 
 void HttpServer::stop() {

@@ -60,6 +60,8 @@ public:
   Status start();
   /// The port bound (useful with port 0); 0 before start().
   int port() const;
+  /// The connections accepted and not yet closed, from every address (for tests and metrics).
+  std::size_t open_connections() const;
   /// Stops accepting, lets the workers finish their reply (bounded by io_timeout) and joins.
   /// Safe to call twice and from a signal-driven shutdown path (not from a handler).
   void stop();

@@ -57,16 +57,16 @@ public:
   int guard_port = 0;
 
   /// Starts guard with `guard_flags` (after fast_flags()) guarding guard_service with `service_flags`.
-  /// `port`: the service's port (0: a free one).
+  /// `port`: the service's port (0: a free one); `userinfo`: "user:password@" put in --url.
   GuardRun(const testutil::TempDir& dir, std::vector<std::string> guard_flags, std::vector<std::string> service_flags,
-           std::vector<std::string> env = {}, int port = 0)
+           std::vector<std::string> env = {}, int port = 0, const std::string& userinfo = "")
       : service_port(port ? port : free_port()), m_dir(dir) {
     (void)dcukit::util::become_child_subreaper();
     std::vector<std::string> argv{DCUKIT_BINARY, "guard",
                                   "--listen",    "127.0.0.1:0",
                                   "--events",    dir.file("events.jsonl"),
                                   "--log-file",  dir.file("service.log"),
-                                  "--url",       "http://127.0.0.1:" + std::to_string(service_port)};
+                                  "--url",       "http://" + userinfo + "127.0.0.1:" + std::to_string(service_port)};
     for (const auto& f : fast_flags()) argv.push_back(f);
     argv.insert(argv.end(), guard_flags.begin(), guard_flags.end());
     argv.insert(argv.end(), {"--", DCUKIT_GUARD_SERVICE, "--port", std::to_string(service_port), "--count-file",

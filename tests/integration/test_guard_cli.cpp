@@ -79,6 +79,19 @@ TEST(GuardCli, SighupReloadsTheOptionsFileWithoutRestartingAHealthyService) {
   EXPECT_TRUE(g.no_process_left());
 }
 
+TEST(GuardCli, APasswordInTheUrlNeverReachesEventsHealthzOrTheLog) {
+  testutil::TempDir dir("guard_secret");
+  GuardRun g(dir, {}, {}, {}, 0, "ops:Gu4rd-PW@");
+  ASSERT_TRUE(g.wait_event("ready"));
+  const std::string healthz = g.get("/healthz").body;
+  const std::string metrics = g.get("/metrics").body;
+  g.signal(SIGTERM);
+  ASSERT_TRUE(g.wait_exit());
+  const std::string all = g.event_text() + healthz + metrics + dir.read("guard.err") + dir.read("guard.out");
+  EXPECT_EQ(all.find("Gu4rd-PW"), std::string::npos) << all.substr(0, 4000);
+  EXPECT_NE(g.event_text().find("ops:***@"), std::string::npos) << g.event_text();
+}
+
 TEST(GuardCli, SighupInFailedStartsAgain) {
   testutil::TempDir dir("guard_reload_failed");
   const std::string conf = dir.write("guard.conf", "max-restarts=0\n");

@@ -179,6 +179,19 @@ TEST_F(LoadHardening, CredentialsInTheUrlAreNeverShown) {
   EXPECT_NE(d.exit.err.find("alice:***@"), std::string::npos) << d.exit.err;
 }
 
+TEST_F(LoadHardening, HeadersAndQueryKeysAreRedactedInRunInfo) {
+  const std::string url = s_server->url() + "?api_key=QK-4242";
+  auto r = run({"load", "--url", url, "-n", "2", "--input-len", "4", "--output-len", "2", "-H",
+                "Authorization: Bearer sk-live-0123456789abcdef", "-H", "X-Api-Key: XK-9999"},
+               "redact_headers");
+  const std::string all = r.exit.out + r.exit.err + r.json.dump();
+  for (const char* secret : {"QK-4242", "sk-live-0123456789abcdef", "XK-9999"})
+    EXPECT_EQ(all.find(secret), std::string::npos) << secret << " shown:\n" << all.substr(0, 3000);
+  ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+  const std::string command = r.json["run_info"]["command"].dump();
+  EXPECT_NE(command.find("Authorization: Bearer ***"), std::string::npos) << command;
+}
+
 TEST_F(LoadHardening, TheApiKeyGoesToTheMetricsHostOnlyWhenAsked) {
   // This metrics server refuses any request that carries an Authorization header.
   FakeServer metrics({"--metrics-auth-status", "400"}, "metrics_host");

@@ -121,6 +121,21 @@ TEST(PatrolCli, NoServerIsCritical) {
   EXPECT_EQ(e.out.rfind("PATROL CRITICAL - service health", 0), 0u) << e.out;
 }
 
+TEST(PatrolCli, APasswordInTheUrlNeverReachesTheStatusLine) {
+  // The status line goes into Nagios' logs and notifications.
+  testutil::TempDir dir("patrol_secret");
+  const std::string url = "http://nagios:Pw-0f-Patrol@127.0.0.1:" + std::to_string(free_port()) + "/?api_key=QK-77";
+  for (const bool json : {false, true}) {
+    std::vector<std::string> args{"--url", url, "--no-devices", "--probe-timeout", "2s"};
+    if (json) args.push_back("--json");
+    const Exit e = patrol(dir, args, json ? "patrol_json" : "patrol_text");
+    EXPECT_EQ(e.code, 2) << e.out << e.err;
+    EXPECT_EQ((e.out + e.err).find("Pw-0f-Patrol"), std::string::npos) << e.out << e.err;
+    EXPECT_EQ((e.out + e.err).find("QK-77"), std::string::npos) << e.out << e.err;
+    EXPECT_NE(e.out.find("nagios:***@"), std::string::npos) << "the user stays, to tell URLs apart: " << e.out;
+  }
+}
+
 TEST(PatrolCli, APidFileOfAProcessThatEndedIsCritical) {
   testutil::TempDir dir("patrol_pid");
   const std::string alive = dir.write("alive.pid", std::to_string(::getpid()) + "\n");

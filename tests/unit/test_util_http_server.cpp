@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "no_hang.h"
 #include "util/http.h"
 #include "util/http_server.h"
 
@@ -143,7 +144,9 @@ TEST(UtilHttpServer, OneAddressCannotTakeEveryConnection) {
   ASSERT_TRUE(s.start());
   std::vector<int> idle;
   for (int i = 0; i < 3; ++i) idle.push_back(connect_to(s.port()));
-  std::this_thread::sleep_for(100ms);  // let the acceptor take them
+  const auto until = std::chrono::steady_clock::now() + testutil::kNoHang;
+  while (s.open_connections() < 3 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(s.open_connections(), 3u) << "the acceptor never took the three connections";
   const int extra = connect_to(s.port());
   ASSERT_GE(extra, 0);
   EXPECT_NE(read_all(extra).find("503"), std::string::npos);
