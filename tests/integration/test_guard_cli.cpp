@@ -90,6 +90,12 @@ TEST(GuardCli, APasswordInTheUrlNeverReachesEventsHealthzOrTheLog) {
   const std::string all = g.event_text() + healthz + metrics + dir.read("guard.err") + dir.read("guard.out");
   EXPECT_EQ(all.find("Gu4rd-PW"), std::string::npos) << all.substr(0, 4000);
   EXPECT_NE(g.event_text().find("ops:***@"), std::string::npos) << g.event_text();
+  // What guard writes may still hold what a service printed: its own and nobody else's.
+  for (const char* file : {"events.jsonl", "service.log"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat(dir.file(file).c_str(), &st), 0) << file;
+    EXPECT_EQ(st.st_mode & 0077, 0u) << file << " is readable by others";
+  }
 }
 
 TEST(GuardCli, SighupInFailedStartsAgain) {

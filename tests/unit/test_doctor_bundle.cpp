@@ -139,6 +139,8 @@ TEST(DoctorBundle, ThisHostRoundTrip) {
   EXPECT_EQ(written->bundle->error, "");
   ASSERT_TRUE(fs::exists(o.bundle));
   EXPECT_GT(written->bundle->files, 10u);
+  EXPECT_EQ(fs::status(o.bundle).permissions() & (fs::perms::group_all | fs::perms::others_all), fs::perms::none)
+      << "a bundle holds a host's logs and environment: 0600";
 
   auto entries = read_tar_gz(o.bundle);
   ASSERT_TRUE(entries.ok()) << entries.error().message;
