@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "port/check.h"
+#include "port/pp_expr.h"
 #include "port/preprocess.h"
 #include "port/syntax.h"
 
@@ -208,18 +209,69 @@ void cuda_arch_shim(Sink& sink) {
   }
 }
 
+/// cudaGraphicsGLRegisterBuffer, cudaGLSetGLDevice, cudaD3D11GetDevice, cudaEGLStreamConsumerConnect, ...
+bool is_graphics_interop(std::string_view name) {
+  for (std::string_view prefix : {"cudaGraphics", "cudaGL", "cudaD3D", "cudaEGL", "cudaVDPAU", "cuGraphics"})
+    if (name.substr(0, prefix.size()) == prefix && name.size() > prefix.size()) return true;
+  return false;
+}
+
+/// The names cooperative_groups goes by in this file: itself, and `namespace cg = cooperative_groups;`.
+Names cooperative_group_namespaces(const SourceFile& f) {
+  Names out = {"cooperative_groups"};
+  for (const Stream& s : f.streams) {
+    const StreamView v{f, s};
+    for (std::size_t k = 0; k + 4 < v.size(); ++k)
+      if (v.is(k, "namespace") && v.is(k + 2, "=") && v.is(k + 3, "cooperative_groups") && v.is(k + 4, ";"))
+        out.insert(v.at(k + 1).text);
+  }
+  return out;
+}
+
+/// One api.cooperative-groups finding a file: each later place becomes one of its lines.
+void report_missing_group(Sink& sink, std::size_t token, const std::string& what) {
+  if (Finding* f = sink.add_with(
+          RuleId::api_cooperative_groups, Severity::error, token,
+          fmt::format("{}. HIP's cooperative groups (hip/hip_cooperative_groups.h) have tiles, coalesced groups and "
+                      "grid sync, but not CUDA 11's reductions and scans, labeled partitions, block_tile_memory, "
+                      "memcpy_async or tiles past one wavefront.",
+                      what),
+          "Write the reduction with the tile's shfl_down (or a block reduction in shared memory), partition with "
+          "ballots, and keep tiles within 64 lanes."))
+    f->same = "missing cooperative groups";
+}
+
+/// A cooperative-groups feature HIP lacks, used at token k: cg::reduce, cg::labeled_partition,
+/// cg::block_tile_memory, this_thread_block(scratch), tiled_partition<N> with N past 64, ...
+void missing_cooperative_group(Sink& sink, const StreamView& v, std::size_t k, const Names& namespaces) {
+  static const Names missing = {"reduce",         "inclusive_scan",       "exclusive_scan", "labeled_partition",
+                                "block_tile_memory", "memcpy_async",      "invoke_one",     "invoke_one_broadcast",
+                                "wait_prior"};
+  const Token& t = v.at(k);
+  const bool qualified = k >= 2 && v.is(k - 1, "::") && namespaces.count(v.at(k - 2).text);
+  if (!qualified) return;
+  if (missing.count(t.text)) {
+    report_missing_group(sink, v.index(k), fmt::format("{}::{} is not in HIP", v.at(k - 2).text, t.text));
+  } else if (t.text == "this_thread_block" && v.is(k + 1, "(") && !v.is(k + 2, ")")) {
+    report_missing_group(sink, v.index(k), "this_thread_block(scratch), the block_tile_memory overload, is not in HIP");
+  } else if (t.text == "tiled_partition" && v.is(k + 1, "<") && k + 2 < v.size() && v.is(k + 3, ">")) {
+    const auto n = parse_integer(v.at(k + 2).text);
+    if (n && *n > 64)
+      report_missing_group(sink, v.index(k),
+                           fmt::format("tiled_partition<{}>: a tile past 64 lanes spans wavefronts, which HIP's "
+                                       "tiles cannot",
+                                       *n));
+  }
+}
+
 }  // namespace
 
 void check_code(Sink& sink) {
   const SourceFile& f = sink.file();
   const Project& p = sink.project();
-  Aggregate groups{RuleId::api_cooperative_groups}, texture{RuleId::api_texture}, wmma{RuleId::api_wmma},
-      graph{RuleId::api_graph};
-  static const Names cg_names = {"cooperative_groups", "this_grid",
-                                 "this_thread_block",  "tiled_partition",
-                                 "coalesced_threads",  "cudaLaunchCooperativeKernel",
-                                 "thread_block_tile",  "grid_group",
-                                 "this_multi_grid",    "cudaLaunchCooperativeKernelMultiDevice"};
+  Aggregate texture{RuleId::api_texture}, wmma{RuleId::api_wmma}, graph{RuleId::api_graph};
+  const auto cg_namespaces = cooperative_group_namespaces(f);
+  Names interop_seen;  // one finding a name, at its first use
   static const Names tex_names = {"cudaTextureObject_t",
                                   "cudaBindTexture",
                                   "cudaBindTexture2D",
@@ -273,7 +325,12 @@ void check_code(Sink& sink) {
           starts_with(t.text, "__dmma_"))
         sink.add(RuleId::api_warp_matrix, v.index(k),
                  fmt::format("{} is a tensor-core intrinsic with NVIDIA's 32-lane fragment layout.", t.text));
-      if (cg_names.count(t.text)) groups.hit(v.index(k), t.text);
+      missing_cooperative_group(sink, v, k, cg_namespaces);
+      if (is_graphics_interop(t.text) && interop_seen.insert(t.text).second)
+        sink.add(RuleId::api_graphics_interop, v.index(k),
+                 fmt::format("{} is graphics interop: HIP has OpenGL interop on ROCm only (hipGraphics*), none for "
+                             "Direct3D, EGL or VDPAU, and DCU servers have no display stack.",
+                             t.text));
       if (tex_names.count(t.text) || (t.text == "texture" && v.is(k + 1, "<")) ||
           (t.text == "surface" && v.is(k + 1, "<")))
         texture.hit(v.index(k), t.text);
@@ -289,11 +346,15 @@ void check_code(Sink& sink) {
     const auto toks = directive_tokens(f, d);
     if (toks.empty()) continue;
     const std::string& h = toks[0]->text;
-    if (h.find("cooperative_groups") != std::string::npos) groups.hit(dir.hash, h);
+    if (h == "<cooperative_groups/reduce.h>" || h == "<cooperative_groups/scan.h>" ||
+        h == "<cooperative_groups/memcpy_async.h>")
+      report_missing_group(sink, dir.hash, fmt::format("#include {}: HIP has no such header", h));
+    if (h.find("_interop.h") != std::string::npos && h.find("cuda_") != std::string::npos)
+      sink.add(RuleId::api_graphics_interop, dir.hash,
+               fmt::format("#include {}: graphics interop, which HIP has for OpenGL on ROCm only.", h));
     if (h == "<mma.h>" || h == "\"mma.h\"" || h == "<crt/mma.h>") wmma.hit(dir.hash, h);
     if (h.find("texture_fetch_functions") != std::string::npos) texture.hit(dir.hash, h);
   }
-  groups.report(sink);
   texture.report(sink);
   wmma.report(sink);
   graph.report(sink);

@@ -157,10 +157,18 @@ private:
         return;
       }
       const std::string mask = span_text(v, args[0]);
-      m_sink.add(RuleId::wave64_full_mask, v.index(args[0].begin),
-                 fmt::format("{} passes the 32-bit mask {} (lanes 0-31); a 64-lane wavefront has lanes 32-63 too: HIP "
-                             "6.2+ rejects a 32-bit mask, older HIP has no {}.",
-                             t.text, mask, t.text));
+      // A mask held in the function's own variable is reported where it is defined, once for all its uses.
+      std::size_t at = args[0].begin;
+      std::string held;
+      if (args[0].size() == 1 && v.at(at).kind == TokenKind::identifier)
+        if (const auto local = local_value(v, at, mask); local && local->begin < at) {
+          held = fmt::format(" (`{}` holds {}; used by {} on line {})", mask, span_text(v, *local), t.text, t.line);
+          at = local->begin;
+        }
+      m_sink.add(RuleId::wave64_full_mask, v.index(at),
+                 fmt::format("{} passes the 32-bit mask {}{} (lanes 0-31); a 64-lane wavefront has lanes 32-63 too: "
+                             "HIP 6.2+ rejects a 32-bit mask, older HIP has no {}.",
+                             t.text, mask, held, t.text));
       return;
     }
     if (t.text != "__activemask" || !v.is(k + 2, ")")) return;
@@ -198,10 +206,12 @@ private:
       const auto type = declared_type(v, j);
       if (!type) continue;
       if (type->find('*') != std::string::npos || !is_narrow_integer(*type, m_facts)) return;
-      m_sink.add(RuleId::wave64_full_mask, v.index(arg.begin),
-                 fmt::format("{} passes `{}`, declared `{}` (line {}): a 64-lane wavefront's lane mask needs 64 bits; "
-                             "HIP 6.2+ rejects a 32-bit mask, and a full one built in 32 bits leaves lanes 32-63 out.",
-                             v.at(call).text, name, *type, v.at(j).line),
+      // Reported at the declaration, once for every call it reaches (the fix is its type).
+      m_sink.add(RuleId::wave64_full_mask, v.index(j),
+                 fmt::format("`{}` is declared `{}`, and {} takes it as its mask (line {}): a 64-lane wavefront's lane "
+                             "mask needs 64 bits; HIP 6.2+ rejects a 32-bit mask, and a full one built in 32 bits "
+                             "leaves lanes 32-63 out.",
+                             name, *type, v.at(call).text, v.at(call).line),
                  "Declare the mask 64 bits wide (unsigned long long, or lane_mask_t on HIP), or drop it where every "
                  "lane takes part.");
       return;

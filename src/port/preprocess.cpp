@@ -1,5 +1,6 @@
 #include "port/preprocess.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace dcukit::port {
@@ -35,6 +36,15 @@ constexpr const char* kNotOnHip[] = {"__CUDA_ARCH__",
                                      "GGML_USE_MUSA",
                                      "__MUSACC__",
                                      "__MUSA_ARCH__"};
+// The include guards of NVIDIA's library headers, which sources test to know a library is there
+// (cuda-samples' helper_cuda.h: `#ifdef CUBLAS_API_H_` around its error strings). hipBLAS,
+// hipFFT and the rest define none of them.
+constexpr const char* kCudaLibraryGuards[] = {"CUBLAS_API_H_",      "CUBLAS_V2_H_",  "CUBLASLT_H_",  "_CUFFT_H_",
+                                              "CUFFT_H_",           "CUSPARSEAPI",   "CUSPARSE_H_",  "CUSOLVER_COMMON_H_",
+                                              "CUSOLVERDN_H_",      "CURAND_H_",     "NVJPEGAPI",    "NV_NPPIDEFS_H",
+                                              "CUDNN_H_",           "NCCL_H_",       "__CUDA_FP16_H__", "__CUDA_BF16_H__",
+                                              "__CUDA_FP8_H__"};
+
 // Defined by every HIP compilation for AMD.
 constexpr const char* kHipPlatform[] = {"__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIPCC__", "__HIP__"};
 
@@ -46,6 +56,7 @@ std::map<std::string, MacroInfo, std::less<>> facts(Build b, const std::vector<s
   if (b == Build::hip) {
     f["__AMDGCN_WAVEFRONT_SIZE"] = MacroInfo{Tri::yes, false, &wavefront_body()};
     for (const char* n : kNotOnHip) f[n] = no;
+    for (const char* n : kCudaLibraryGuards) f[n] = no;
   } else {
     f["__AMDGCN_WAVEFRONT_SIZE"] = no;
     f["__HIP_DEVICE_COMPILE__"] = no;
@@ -58,6 +69,14 @@ std::map<std::string, MacroInfo, std::less<>> facts(Build b, const std::vector<s
   }
   return f;
 }
+
+}  // namespace
+
+bool is_cuda_library_guard(std::string_view name) {
+  return std::find(std::begin(kCudaLibraryGuards), std::end(kCudaLibraryGuards), name) != std::end(kCudaLibraryGuards);
+}
+
+namespace {
 
 /// `#ifndef X` followed by `#define X` as a file's first directives: an include guard, whose
 /// condition is true the first time the file is read (the only time that matters here).

@@ -23,6 +23,10 @@ enum class Build { hip, cuda };
 /// build, undefined in a CUDA one, like the platform's own (__HIP_PLATFORM_AMD__, __HIPCC__).
 const std::vector<std::string>& default_hip_switches();
 
+/// Whether `name` is the include guard of an NVIDIA library header (CUBLAS_API_H_, CURAND_H_,
+/// NV_NPPIDEFS_H, ...): defined where the CUDA library was included, never by its HIP port.
+bool is_cuda_library_guard(std::string_view name);
+
 /// One #define seen in the files.
 struct MacroDefinition {
   std::size_t file = 0;       ///< index into the file list

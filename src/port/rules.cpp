@@ -58,11 +58,12 @@ const std::vector<RuleInfo>& all_rules() {
        "__CUDA_ARCH__ for HIP (ggml's 1300) makes every such test true instead.",
        "Test __HIP_DEVICE_COMPILE__ for the device pass and a feature macro for the capability; where "
        "__CUDA_ARCH__ is defined for HIP, exclude HIP explicitly from NVIDIA-only branches."},
-      {R::api_cooperative_groups, "api.cooperative-groups", S::warning, "Cooperative groups",
-       "HIP has hip/hip_cooperative_groups.h, but tiled_partition, coalesced_group and their masks are sized for "
-       "32-lane warps in CUDA code, and grid-wide sync needs a cooperative launch that DTK builds may not support.",
-       "Check every tile size against a 64-lane wavefront; launch grid-synchronising kernels with "
-       "hipLaunchCooperativeKernel and check hipDeviceAttributeCooperativeLaunch."},
+      {R::api_cooperative_groups, "api.cooperative-groups", S::error, "Cooperative-groups features HIP lacks",
+       "HIP has hip/hip_cooperative_groups.h with tiles, coalesced groups and grid sync, but not CUDA 11's "
+       "cg::reduce and scans (cooperative_groups/reduce.h, scan.h), labeled_partition, block_tile_memory and "
+       "this_thread_block(scratch), memcpy_async, or tiles past 64 lanes. Tile masks and ballots are wave64's rules.",
+       "Reduce with the tile's shfl_down or in shared memory, partition with ballots, keep tiles within 64 lanes; "
+       "launch grid-synchronising kernels with hipLaunchCooperativeKernel."},
       {R::api_texture, "api.texture", S::warning, "Texture and surface references or objects",
        "Texture references (texture<>, cudaBindTexture) were removed from HIP; texture objects exist but filtering, "
        "formats and 1D linear limits differ on AMD hardware.",
@@ -88,6 +89,10 @@ const std::vector<RuleInfo>& all_rules() {
        "HIP has hipGraph*, but graphs are commonly disabled on DCU: vLLM runs --enforce-eager there because capture "
        "crashes or raises tail latency in some operators.",
        "Keep an eager path and make graphs optional (a build or run-time switch, off on DCU until measured)."},
+      {R::api_graphics_interop, "api.graphics-interop", S::warning, "Graphics interop (OpenGL, Direct3D, EGL, VDPAU)",
+       "cudaGraphics* and cudaGL*/cudaD3D*/cudaEGL* share buffers with a display stack. HIP has OpenGL interop "
+       "(hip/hip_gl_interop.h) on ROCm only, nothing for Direct3D, EGL or VDPAU, and DCU servers run headless.",
+       "Keep the interop behind a build switch with a copy-through-host path, or render off the device."},
       {R::lib_cublas, "lib.cublas", S::note, "cuBLAS", "cuBLAS maps to hipBLAS (hipify renames it) over rocBLAS.",
        "hipBLAS covers BLAS 1-3 and the Ex GEMMs; check compute types (HIPBLAS_R_16F), math modes (no TF32) and "
        "cublasSetMathMode, which has no counterpart."},

@@ -30,6 +30,7 @@ enum class RuleId {
   api_launch_bounds,
   api_warp_matrix,
   api_graph,
+  api_graphics_interop,
   lib_cublas,
   lib_cublaslt,
   lib_cudnn,

@@ -235,7 +235,8 @@ TEST(PortUnits, AMaskVariableDeclared32BitsWide) {
 __device__ unsigned long long wide(unsigned long long m, int v) { return __shfl_sync(m, v, 0); }
 )");
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0].line, 2);
+  EXPECT_EQ(r.findings[0].line, 1) << "at the declaration, where the fix goes";
   EXPECT_EQ(r.findings[0].rule, dcukit::port::RuleId::wave64_full_mask);
-  EXPECT_NE(r.findings[0].why.find("declared `unsigned int`"), std::string::npos) << r.findings[0].why;
+  EXPECT_NE(r.findings[0].why.find("is declared `unsigned int`"), std::string::npos) << r.findings[0].why;
+  EXPECT_NE(r.findings[0].why.find("(line 2)"), std::string::npos) << r.findings[0].why;
 }

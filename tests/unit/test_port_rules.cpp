@@ -71,7 +71,7 @@ TEST(PortCudaArch, ADefinitionForHipIsReportedOnceInsteadOfEachTest) {
 }
 
 TEST(PortApi, OneFindingAFileAtTheFirstUseWithTheCount) {
-  const auto r = audit(R"(#include <cooperative_groups.h>
+  const auto r = audit(R"(#include <cooperative_groups/reduce.h>
 #include <mma.h>
 namespace cg = cooperative_groups;
 texture<float, 1> tex;
@@ -100,6 +100,34 @@ __global__ void k(const float* __restrict__ p, float* o, floatx4 d, halfx4 a, ha
   o[0] = texture + wmma;
 })");
   EXPECT_TRUE(r.findings.empty()) << r.findings[0].code;
+}
+
+TEST(PortApi, OnlyTheCooperativeGroupsHipLacksAreReportedWithTheirLines) {
+  // As the CUDA samples write them (reduction, warpAggregatedAtomicsCG): HIP has groups, tiles of
+  // up to 64 lanes and grid sync, but not these.
+  const auto r = audit(R"(#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  cg::thread_block cta = cg::this_thread_block();
+  auto tile32 = cg::tiled_partition<32>(cta);
+  cg::grid_group grid = cg::this_grid();
+  cg::coalesced_group active = cg::coalesced_threads();
+  auto labeled = cg::labeled_partition(active, out[0]);
+  out[1] = cg::reduce(labeled, out[2], cg::greater<int>());
+  __shared__ cg::block_tile_memory<256> scratch;
+  auto big = cg::this_thread_block(scratch);
+  auto wide = cg::tiled_partition<128>(big);
+  grid.sync();
+})");
+  ASSERT_EQ(count(r, RuleId::api_cooperative_groups), 1);
+  const auto& f = r.findings[0];
+  EXPECT_EQ(f.line, 2);
+  EXPECT_EQ(f.also, (std::vector<int>{9, 10, 11, 12, 13}));
+  EXPECT_EQ(f.severity, Severity::error);
+  const auto plain = audit("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                           "__global__ void k() { auto t = cg::tiled_partition<32>(cg::this_thread_block()); }\n");
+  EXPECT_EQ(count(plain, RuleId::api_cooperative_groups), 0) << "HIP has these";
 }
 
 TEST(PortApi, LaunchBoundsWithASecondArgument) {
@@ -207,8 +235,13 @@ void replay(cudaGraph_t g, cudaStream_t s) {
   cudaGraphInstantiate(&e, g, nullptr, nullptr, 0);
   cudaGraphLaunch(e, s);
 })");
-  EXPECT_EQ(hits(r), (Strings{"api.graph:6"}));
-  EXPECT_NE(r.findings[0].why.find("4 uses"), std::string::npos) << r.findings[0].why;
+  // Interop is its own rule: each name once, at its first use (simpleGL's repeats are not new places).
+  EXPECT_EQ(hits(r), (Strings{"api.graphics-interop:1", "api.graphics-interop:2", "api.graphics-interop:4",
+                              "api.graph:6"}));
+  EXPECT_NE(r.findings[3].why.find("4 uses"), std::string::npos) << r.findings[3].why;
+  const auto gl = audit("#include <cuda_gl_interop.h>\nvoid f(GLuint vbo, cudaGraphicsResource** r) {\n"
+                        "  cudaGraphicsGLRegisterBuffer(r, vbo, 0);\n  cudaGraphicsGLRegisterBuffer(r, vbo, 0);\n}\n");
+  EXPECT_EQ(hits(gl), (Strings{"api.graphics-interop:1", "api.graphics-interop:2", "api.graphics-interop:3"}));
 }
 
 TEST(PortLibs, ALibrarysOwnTreeIsNotReportedToItself) {

@@ -333,5 +333,7 @@ __global__ void b(float* x, int n) {
   const unsigned long long mask = (1ull << n) - 1;
   x[0] = __shfl_sync(mask, x[0], 0);
 })");
-  EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:3"}));
+  // Reported at the definition (the line to change), naming the use.
+  EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:2"}));
+  EXPECT_NE(r.findings[0].why.find("used by __shfl_sync on line 3"), std::string::npos) << r.findings[0].why;
 }
