@@ -8,6 +8,7 @@
 
 #include "port/check.h"
 #include "port/pp_expr.h"
+#include "port/project.h"
 #include "port/preprocess.h"
 #include "port/syntax.h"
 
@@ -209,6 +210,24 @@ void cuda_arch_shim(Sink& sink) {
   }
 }
 
+/// api.implicit-runtime, on a .cu (a translation unit's root), at its first line.
+void implicit_runtime(Sink& sink) {
+  const SourceFile& f = sink.file();
+  const Project& p = sink.project();
+  if (f.lexed.tokens.empty() || f.path.size() < 3 || f.path.compare(f.path.size() - 3, 3, ".cu") != 0) return;
+  const auto index = static_cast<std::size_t>(&f - p.files.data());
+  bool unsure = false;
+  if (index >= p.files.size() || !relies_on_implicit_runtime(p, index, &unsure) || unsure) return;
+  if (Finding* x = sink.add(RuleId::api_implicit_runtime, 0,
+                            "This .cu uses the CUDA runtime (kernels, built-in indices, launches or runtime names) "
+                            "without including cuda_runtime.h, itself or through its headers: nvcc includes it "
+                            "implicitly, hipcc does not include hip/hip_runtime.h.")) {
+    x->line = 1;
+    x->column = 1;
+    x->code = trimmed_line(f, 1);
+  }
+}
+
 /// cudaGraphicsGLRegisterBuffer, cudaGLSetGLDevice, cudaD3D11GetDevice, cudaEGLStreamConsumerConnect, ...
 bool is_graphics_interop(std::string_view name) {
   for (std::string_view prefix : {"cudaGraphics", "cudaGL", "cudaD3D", "cudaEGL", "cudaVDPAU", "cuGraphics"})
@@ -355,6 +374,7 @@ void check_code(Sink& sink) {
     if (h == "<mma.h>" || h == "\"mma.h\"" || h == "<crt/mma.h>") wmma.hit(dir.hash, h);
     if (h.find("texture_fetch_functions") != std::string::npos) texture.hit(dir.hash, h);
   }
+  implicit_runtime(sink);
   texture.report(sink);
   wmma.report(sink);
   graph.report(sink);

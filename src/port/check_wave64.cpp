@@ -254,18 +254,39 @@ private:
                    fmt::format("{} is cast to {}: the upper 32 lanes of the 64-bit mask are lost.", what, type));
       return;
     }
-    if (!v.is(k - 1, "=") || k < 2 || v.at(k - 2).kind != TokenKind::identifier) return;
-    const std::string& var = v.at(k - 2).text;
-    std::optional<std::string> type = declared_type(v, k - 2);
+    // `x = (__ballot_sync(...))`: parentheses around the ballot change nothing.
+    std::size_t e = k;
+    while (e >= 2 && v.is(e - 1, "(") && v.at(e - 2).kind != TokenKind::identifier && !v.is(e - 2, ")")) --e;
+    if (!v.is(e - 1, "=") || e < 2 || v.at(e - 2).kind != TokenKind::identifier) return;
+    const std::size_t name_at = e - 2;
+    const std::string& var = v.at(name_at).text;
+    std::optional<std::string> type = declared_type(v, name_at);
     if (!type) {  // an assignment: find the variable's declaration earlier in the same scope
-      for (std::size_t j = k - 2; j-- > 0 && v.scope(j) == v.scope(k);)
+      for (std::size_t j = name_at; j-- > 0 && v.scope(j) == v.scope(k);)
         if (v.at(j).text == var && (v.is(j + 1, ";") || v.is(j + 1, "=") || v.is(j + 1, ",")))
           if ((type = declared_type(v, j))) break;
     }
-    if (type && is_narrow_integer(*type, m_facts))
-      m_sink.add(RuleId::wave64_ballot_width, v.index(k),
-                 fmt::format("{} is stored in `{} {}`, 32 bits: HIP returns a 64-bit mask and lanes 32-63 are lost.",
-                             what, *type, var));
+    if (!type || !is_narrow_integer(*type, m_facts)) return;
+    m_sink.add(RuleId::wave64_ballot_width, v.index(k),
+               fmt::format("{} is stored in `{} {}`, 32 bits: HIP returns a 64-bit mask and lanes 32-63 are lost.",
+                           what, *type, var));
+    narrow_ballot_reads(v, k, var, t.line);
+  }
+
+  /// After a ballot was kept in 32-bit `var` (line `line`): each __ffs(var ...), __popc(var ...)
+  /// later in the function reads only lanes 0-31, and is where a 64-lane port changes the call.
+  void narrow_ballot_reads(const StreamView& v, std::size_t from, const std::string& var, int line) {
+    static const Names bit_reads = {"__popc", "__ffs", "__clz", "__brev", "__fns"};
+    const int scope = v.scope(from);
+    if (scope < 0) return;
+    for (std::size_t j = from + 1; j + 2 < v.size() && v.scope(j) == scope; ++j) {
+      if (v.at(j).text == var && v.is(j + 1, "=") && !v.is(j + 2, "=")) return;  // assigned anew
+      if (!bit_reads.count(v.at(j).text) || !v.is(j + 1, "(") || v.at(j + 2).text != var) continue;
+      m_sink.add(RuleId::wave64_ballot_width, v.index(j),
+                 fmt::format("{}({}) reads the ballot kept in 32 bits on line {}: lanes 32-63 are not there.",
+                             v.at(j).text, var, line),
+                 fmt::format("Keep the ballot in 64 bits and use {}ll.", v.at(j).text));
+    }
   }
 
   /// tid % 32, tid & 31, tid / 32, tid >> 5 (and the same with a warp-size constant fixed at 32).

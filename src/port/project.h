@@ -57,6 +57,12 @@ std::string normal_path(std::string_view path);
 /// library header).
 std::size_t resolve_include(const std::vector<std::string>& normal, std::size_t from, std::string_view name);
 
+/// Whether file `index` uses what nvcc's implicit cuda_runtime.h declares (kernel qualifiers, the
+/// built-in indices, a launch, a runtime name) without including a runtime header, itself or
+/// through the project's files it includes. `unsure` (when given) is set where a quoted include
+/// names a file that is not in the project, which may include the runtime itself.
+bool relies_on_implicit_runtime(const Project& p, std::size_t index, bool* unsure = nullptr);
+
 /// The files under `paths` (a folder contributes its .cu .cuh .cpp .cc .cxx .h .hpp .hip files,
 /// recursively and sorted; a file is taken whatever its suffix). Errors name the missing path.
 Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths);

@@ -89,6 +89,11 @@ const std::vector<RuleInfo>& all_rules() {
        "HIP has hipGraph*, but graphs are commonly disabled on DCU: vLLM runs --enforce-eager there because capture "
        "crashes or raises tail latency in some operators.",
        "Keep an eager path and make graphs optional (a build or run-time switch, off on DCU until measured)."},
+      {R::api_implicit_runtime, "api.implicit-runtime", S::error, "A .cu that relies on nvcc's implicit cuda_runtime.h",
+       "nvcc includes cuda_runtime.h in every .cu; hipcc does not include hip/hip_runtime.h. A file that uses kernel "
+       "qualifiers, built-in indices, launches or runtime names without including a runtime header (itself or "
+       "through its headers) fails after hipify: unknown type name 'hipError_t'.",
+       "Include <hip/hip_runtime.h> (dcukit port translate adds it), or <cuda_runtime.h> before hipify."},
       {R::api_graphics_interop, "api.graphics-interop", S::warning, "Graphics interop (OpenGL, Direct3D, EGL, VDPAU)",
        "cudaGraphics* and cudaGL*/cudaD3D*/cudaEGL* share buffers with a display stack. HIP has OpenGL interop "
        "(hip/hip_gl_interop.h) on ROCm only, nothing for Direct3D, EGL or VDPAU, and DCU servers run headless.",

@@ -31,6 +31,7 @@ enum class RuleId {
   api_warp_matrix,
   api_graph,
   api_graphics_interop,
+  api_implicit_runtime,
   lib_cublas,
   lib_cublaslt,
   lib_cudnn,

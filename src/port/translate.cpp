@@ -147,47 +147,6 @@ std::size_t annotation_point(const SourceFile& f, int line) {
   return e;
 }
 
-/// Whether the file uses what nvcc's implicit cuda_runtime.h declares (kernel qualifiers, the
-/// built-in indices, a launch, a runtime name) without including a runtime header itself.
-/// Whether file `index` includes a runtime header, itself or through the project's files it
-/// includes ("common.cuh" holding <cuda_runtime.h>).
-bool includes_runtime(const Project& p, const std::vector<std::string>& normal, std::size_t index,
-                      std::set<std::size_t>& seen) {
-  if (!seen.insert(index).second) return false;
-  const SourceFile& f = p.files[index];
-  for (const Directive& d : f.lexed.directives) {
-    if (d.name != "include") continue;
-    for (std::size_t i = d.first; i < d.end; ++i) {
-      const Token& t = f.tok(i);
-      if (t.kind != TokenKind::header_name) continue;
-      const std::string inner = t.text.substr(1, t.text.size() - 2);
-      for (const char* h : {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "hip/hip_runtime.h",
-                            "hip/hip_runtime_api.h", "hip_runtime.h"})
-        if (inner == h) return true;
-      const std::size_t k = resolve_include(normal, index, inner);
-      if (k != std::string::npos && includes_runtime(p, normal, k, seen)) return true;
-    }
-  }
-  return false;
-}
-
-bool relies_on_implicit_runtime(const Project& p, std::size_t index) {
-  std::vector<std::string> normal;
-  for (const SourceFile& f : p.files) normal.push_back(normal_path(f.path));
-  std::set<std::size_t> seen;
-  if (includes_runtime(p, normal, index, seen)) return false;
-  const SourceFile& f = p.files[index];
-  static const std::set<std::string, std::less<>> kImplicit = {
-      "__global__", "__device__", "__shared__", "__constant__", "threadIdx", "blockIdx", "blockDim", "gridDim",
-      "__syncthreads", "cudaError_t", "cudaMalloc", "cudaFree", "cudaMemcpy", "cudaStream_t", "cudaGetLastError",
-      "cudaDeviceSynchronize", "dim3"};
-  for (const Token& t : f.lexed.tokens)  // code only: a macro's body is expanded where it is used
-    if (t.directive < 0 &&
-        ((t.kind == TokenKind::identifier && kImplicit.count(t.text)) || (t.kind == TokenKind::punct && t.text == "<<<")))
-      return true;
-  return false;
-}
-
 /// Where to put the include: before the file's first #include, else after its #pragma once or
 /// include guard's #define, else before its first code line.
 std::size_t include_point(const SourceFile& f) {
@@ -223,6 +182,7 @@ std::string translate_source(const Project& project, std::size_t index, const Hi
   if (annotate) {
     std::map<int, std::set<std::string>> rules;
     for (const Finding& x : findings) {
+      if (x.rule == RuleId::api_implicit_runtime) continue;  // fixed below: the include is added
       rules[x.line].insert(std::string(to_string(x.rule)));
       for (int line : x.also) rules[line].insert(std::string(to_string(x.rule)));
     }

@@ -240,3 +240,23 @@ __device__ unsigned long long wide(unsigned long long m, int v) { return __shfl_
   EXPECT_NE(r.findings[0].why.find("is declared `unsigned int`"), std::string::npos) << r.findings[0].why;
   EXPECT_NE(r.findings[0].why.find("(line 2)"), std::string::npos) << r.findings[0].why;
 }
+
+TEST(PortImplicitRuntime, ATranslationUnitWithoutTheRuntimeHeaderIsReportedOnItsCu) {
+  // SlabAlloc's slab_alloc.cu includes only its header, whose kernels nvcc compiles with
+  // cuda_runtime.h included for them.
+  const porttest::Sources lib = {
+      {"src/alloc.cu", "#include \"alloc.cuh\"\n"},
+      {"src/alloc.cuh", "#include <stdint.h>\n__global__ void k(uint32_t* p) { p[threadIdx.x] = 0; }\n"}};
+  const auto r = porttest::audit(lib);
+  ASSERT_EQ(porttest::hits(r), (std::vector<std::string>{"api.implicit-runtime:1"}));
+  EXPECT_EQ(r.findings[0].file, "src/alloc.cu");
+  // A runtime header anywhere in the unit, or a project header not given (it may hold one): nothing.
+  const auto with = porttest::audit({{"a.cu", "#include \"h.cuh\"\n__global__ void k() {}\n"},
+                                     {"h.cuh", "#include <cuda_runtime.h>\n"}});
+  EXPECT_TRUE(with.findings.empty()) << with.findings[0].why;
+  const auto unknown = porttest::audit({{"a.cu", "#include \"not_given.cuh\"\n__global__ void k() {}\n"}});
+  EXPECT_TRUE(unknown.findings.empty()) << unknown.findings[0].why;
+  // Only api names declared by cuda_runtime_api.h are not enough for kernels after hipify.
+  const auto api = porttest::audit({{"b.cu", "#include <cuda_runtime_api.h>\n__global__ void k() {}\n"}});
+  EXPECT_EQ(porttest::hits(api), (std::vector<std::string>{"api.implicit-runtime:1"}));
+}

@@ -71,8 +71,10 @@ TEST(PortFullMask, AVendorMacroThatDropsTheMaskCoversItsIntrinsic) {
   const auto r = audit(files);
   // The second macro keeps the mask, so it is no shim.
   ASSERT_EQ(count(r, RuleId::wave64_full_mask), 1);
-  EXPECT_EQ(r.findings[0].file, "k.cu");
-  EXPECT_EQ(r.findings[0].line, 4);
+  const auto mask = std::find_if(r.findings.begin(), r.findings.end(),
+                                 [](const auto& f) { return f.rule == RuleId::wave64_full_mask; });
+  EXPECT_EQ(mask->file, "k.cu");
+  EXPECT_EQ(mask->line, 4);
   // Audited alone, the same file has both findings: the shim is not among the files.
   const auto alone = audit({files[2]});
   EXPECT_EQ(count(alone, RuleId::wave64_full_mask), 2);
@@ -336,4 +338,33 @@ __global__ void b(float* x, int n) {
   // Reported at the definition (the line to change), naming the use.
   EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:2"}));
   EXPECT_NE(r.findings[0].why.find("used by __shfl_sync on line 3"), std::string::npos) << r.findings[0].why;
+}
+
+TEST(PortBallotWidth, ABallotKeptInThirtyTwoBitsIsReportedWhereItIsReadToo) {
+  // SlabHash's helper methods and warp operations, as written there.
+  const auto r = audit(R"(__device__ int find(unsigned data, unsigned key) {
+  uint32_t isEmpty = (__ballot_sync(
+      0xFFFFFFFF, (data == key)));
+  return __ffs(isEmpty & 0x7fffffff) - 1;
+}
+__device__ void walk(unsigned data) {
+  uint32_t work_queue = 0;
+  while ((work_queue = __ballot_sync(0xFFFFFFFF, data > 0))) {
+    uint32_t src_lane = __ffs(work_queue) - 1;
+    int n = __popc(work_queue);
+    data -= src_lane + n;
+  }
+}
+__device__ int wide(unsigned data) {
+  unsigned long long b = __ballot_sync(0xFFFFFFFFFFFFFFFFull, data > 0);
+  return __ffsll(b);
+})");
+  std::vector<int> lines;
+  for (const auto& f : r.findings)
+    if (f.rule == RuleId::wave64_ballot_width) {
+      lines.push_back(f.line);
+      for (int l : f.also) lines.push_back(l);
+    }
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<int>{2, 4, 8, 9, 10}));
 }
