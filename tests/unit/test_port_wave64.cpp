@@ -368,3 +368,25 @@ __device__ int wide(unsigned data) {
   std::sort(lines.begin(), lines.end());
   EXPECT_EQ(lines, (std::vector<int>{2, 4, 8, 9, 10}));
 }
+
+TEST(PortWarpSizeLiteral, OneWarpLaunchesAndHostWarpCountsOfThirtyTwo) {
+  // cuda-samples: simpleHyperQ's sum<<<1, 32>>>, shfl_scan's width argument of 32, reduction's
+  // per-warp shared memory sized threads / 32 and reduce7's partial warp, blockSize & 31.
+  const auto r = porttest::audit(porttest::Sources{{"k.cu", R"(#include <cuda_runtime.h>
+__global__ void sum(int* a) { a[0] += __shfl_down_sync(0xffffffffffffffffull, a[threadIdx.x], warpSize / 2); }
+__global__ void scan(int* data, int width) { data[0] = __shfl_up_sync(0xffffffffffffffffull, data[0], 1, width); }
+__global__ void plain(int* a) { a[threadIdx.x] = 0; }
+void host(int* d, int threads, unsigned blockSize) {
+  sum<<<1, 32>>>(d);
+  scan<<<4, 256>>>(d, 32);
+  plain<<<1, 32>>>(d);
+  int smem = (threads / 32 + 1) * sizeof(int);
+  unsigned maskLength = (blockSize & 31);
+  int rows = threads / 64 + smem + maskLength;
+  (void)rows;
+})"}});
+  std::vector<int> lines;
+  for (const auto& f : r.findings)
+    if (f.rule == RuleId::wave64_warp_size_literal) lines.push_back(f.line);
+  EXPECT_EQ(lines, (std::vector<int>{6, 7, 9, 10})) << "plain<<<1, 32>>> shuffles nothing; / 64 is not a warp";
+}
