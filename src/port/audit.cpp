@@ -157,6 +157,7 @@ void audit_file(const Project& project, const SourceFile& f, AuditReport& report
   std::vector<Finding> found;
   Sink sink(project, f, found);
   check_wave64(sink);
+  check_launches(sink);
   check_code(sink);
   check_libs(sink);
   check_macros(sink);

@@ -40,6 +40,8 @@ private:
 
 /// wave64.full-mask, wave64.warp-size-literal, wave64.ballot-width, wave64.per-warp-shared.
 void check_wave64(Sink& sink);
+/// wave64.warp-size-literal at launches: one-warp blocks and widths of 32 passed to kernels.
+void check_launches(Sink& sink);
 /// ptx.inline-asm, arch.cuda-arch, api.* .
 void check_code(Sink& sink);
 /// lib.* and dcu.fp8.

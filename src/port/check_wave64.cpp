@@ -68,7 +68,6 @@ public:
         per_warp_shared(v, k);
         lane_bit(v, k);
         tile_of_32(v, k);
-        one_warp_launch(v, k);
       }
     }
   }
@@ -293,87 +292,6 @@ private:
     }
   }
 
-  /// name<<<grid, 32>>>(...) where `name` is a kernel of the project that shuffles, votes or reads
-  /// warpSize: a block of "one warp" is half a 64-lane wavefront (cuda-samples' simpleHyperQ).
-  void one_warp_launch(const StreamView& v, std::size_t k) {
-    if (!v.is(k, "<<<") || k == 0 || v.at(k - 1).kind != TokenKind::identifier) return;
-    std::size_t comma = 0;
-    int depth = 0;
-    for (std::size_t j = k + 1; j < v.size() && !v.is(j, ">>>") && !v.is(j, ";"); ++j) {
-      if (v.is(j, "(") || v.is(j, "[") || v.is(j, "{")) ++depth;
-      if (v.is(j, ")") || v.is(j, "]") || v.is(j, "}")) --depth;
-      if (depth == 0 && v.is(j, ",")) {
-        comma = j;
-        break;
-      }
-    }
-    if (comma == 0 || comma + 2 >= v.size()) return;
-    const std::string& kernel = v.at(k - 1).text;
-    std::size_t end = comma;
-    while (end < v.size() && !v.is(end, ">>>") && !v.is(end, ";")) ++end;
-    if (end < v.size() && v.is(end, ">>>")) warp_width_argument(v, end, kernel);
-    if (!is_literal(v.at(comma + 1), 32) || (!v.is(comma + 2, ">>>") && !v.is(comma + 2, ","))) return;
-    if (!warp_kernel(kernel).warp_sync) return;
-    m_sink.add(RuleId::wave64_warp_size_literal, v.index(comma + 1),
-               fmt::format("{} is launched with blocks of 32 threads, one 32-lane warp; on a 64-lane wavefront that "
-                           "is half a wave, and {} shuffles, votes or reads warpSize as if its block were a warp.",
-                           kernel, kernel),
-               "Launch with the device's warp size (hipDeviceProp_t::warpSize) where the kernel wants one warp.");
-  }
-
-  /// What a kernel of the project does with warps: whether its body shuffles, votes or reads
-  /// warpSize, and which of its parameters it passes to a shuffle (a width, a lane).
-  struct WarpKernel {
-    bool warp_sync = false;
-    std::set<std::size_t> shuffle_params;
-  };
-  const WarpKernel& warp_kernel(const std::string& name) {
-    if (auto it = m_warp_kernels.find(name); it != m_warp_kernels.end()) return it->second;
-    WarpKernel out;
-    for (const SourceFile& f : m_sink.project().files)
-      for (const Stream& s : f.streams) {
-        const StreamView v{f, s};
-        for (std::size_t k = 0; k < v.size() && !out.warp_sync; ++k) {
-          if (!v.is(k, "{") || v.scope(k) < 0 || (k > 0 && v.scope(k - 1) == v.scope(k))) continue;
-          const auto fn = function_name(v, k);
-          if (!fn || *fn != name) continue;
-          std::vector<std::string> params;  // the last identifier of each parameter
-          std::size_t close = k;
-          while (close > 0 && !v.is(close - 1, ")")) --close;
-          if (close > 0)
-            for (const Span& p : call_args(v, match_open(v, close - 1)))
-              for (std::size_t j = p.end; j-- > p.begin;)
-                if (v.at(j).kind == TokenKind::identifier && !v.is(j + 1, "=")) {
-                  params.push_back(v.at(j).text);
-                  break;
-                }
-          for (std::size_t j = k; j < v.size() && v.scope(j) == v.scope(k); ++j) {
-            const std::string& t = v.at(j).text;
-            if (t == "warpSize" || is_shuffle(t) || is_sync_intrinsic(t)) out.warp_sync = true;
-            if (!is_shuffle(t) || !v.is(j + 1, "(")) continue;
-            for (const Span& arg : call_args(v, j + 1))
-              for (std::size_t i = 0; i < params.size(); ++i)
-                if (arg.size() == 1 && v.at(arg.begin).text == params[i]) out.shuffle_params.insert(i);
-          }
-        }
-      }
-    return m_warp_kernels[name] = out;
-  }
-
-  /// name<<<...>>>(a, 32, b) where the kernel passes that parameter to a shuffle (shfl_scan's width).
-  void warp_width_argument(const StreamView& v, std::size_t launch_end, const std::string& kernel) {
-    if (!v.is(launch_end + 1, "(")) return;
-    const auto args = call_args(v, launch_end + 1);
-    const WarpKernel& w = warp_kernel(kernel);
-    for (std::size_t i = 0; i < args.size(); ++i)
-      if (args[i].size() == 1 && is_literal(v.at(args[i].begin), 32) && w.shuffle_params.count(i))
-        m_sink.add(RuleId::wave64_warp_size_literal, v.index(args[i].begin),
-                   fmt::format("{} gets 32 as argument {}, which it passes to a shuffle: a width of 32 splits a "
-                               "64-lane wavefront into halves that never exchange.",
-                               kernel, i + 1),
-                   "Pass warpSize (the device's, from hipDeviceProp_t on the host), or a width the kernel derives.");
-  }
-
   /// A name that holds the threads of a block: threads, blockSize, threads_per_block, nThreads...
   static bool is_block_size_name(const Token& t) {
     if (t.kind != TokenKind::identifier) return false;
@@ -584,7 +502,6 @@ private:
   }
 
   Sink& m_sink;
-  std::map<std::string, WarpKernel> m_warp_kernels;  ///< warp_kernel's answers
   const ProjectFacts& m_facts;
   const SourceFile& m_file;
   std::map<int, Names> m_threads, m_lanes, m_hardware;
