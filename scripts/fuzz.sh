@@ -36,6 +36,11 @@ run_one() {  # $1: the target's name; its output goes to $logs/$1.log, its statu
   local n=$1 work="$build/fuzz-work/$1" rc=0
   mkdir -p "$work"
   if [ -d "$root/tests/fuzz/corpus/$n" ]; then cp -n "$root/tests/fuzz/corpus/$n"/* "$work"/ 2>/dev/null || true; fi
+  # Targets whose seeds are the tests' own fixtures, copied rather than kept twice.
+  case "$n" in
+    port_lexer) cp -n "$root"/tests/fixtures/port/*.cu "$work"/ 2>/dev/null || true ;;
+    doctor_collect_env) cp -n "$root"/tests/fixtures/doctor/collect_env/*.txt "$work"/ 2>/dev/null || true ;;
+  esac
   # Seeds past 64 KiB, made here: one long line (libstdc++'s std::regex once recursed per
   # character and crashed at 30 KB), deep nesting, and a long run of one token.
   head -c 200000 /dev/zero | tr '\0' 'x' >"$work/seed-long-line"

@@ -1,16 +1,13 @@
 // `dcukit exporter` as Prometheus sees it: the real binary on 127.0.0.1, scraped over HTTP, with
 // figures from captured tool outputs (--from), a reading stuck on a FIFO, a host without devices,
 // and its text checked by Prometheus' own promtool.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <fstream>
 
 #include "fixture.h"
+#include "held_port.h"
 #include "ops_fixture.h"
 #include "serving/prometheus.h"
 #include "no_hang.h"
@@ -116,19 +113,13 @@ TEST(ExporterCli, AnAddressOtherHostsReachMustBeAskedFor) {
 
 TEST(ExporterCli, APortInUseIsBadInput) {
   testutil::TempDir dir("exporter_busy");
-  const int held = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(held, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(listen(held, 1), 0);
-  socklen_t len = sizeof a;
-  getsockname(held, reinterpret_cast<sockaddr*>(&a), &len);
-  const std::string listen_at = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  testutil::HeldPort held;
+  ASSERT_GT(held.port(), 0);
+  const std::string listen_at = "127.0.0.1:" + std::to_string(held.port());
   Child child({DCUKIT_BINARY, "exporter", "--listen", listen_at, "--from", telemetry_fixture("h200/csv.txt")},
               dir.file("run"));
   const Exit e = child.wait(10s);
-  close(held);
+  held.release();
   EXPECT_EQ(e.code, 2) << e.err;
   EXPECT_NE(e.err.find(listen_at), std::string::npos) << "names the address: " << e.err;
 }

@@ -1,5 +1,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+
+#include "held_port.h"
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -75,23 +77,17 @@ TEST(GuardStopper, AnEscapedDescendantIsFoundEndedAndReported) {
 }
 
 TEST(GuardStopper, AHeldPortIsWaitedForThenReportedWithItsHolder) {
-  const int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(listen(s, 4), 0);
-  socklen_t len = sizeof a;
-  getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+  testutil::HeldPort held;
+  ASSERT_GT(held.port(), 0);
   auto p = spawn_sh("exit 0");
-  auto out = stop_service(p, {.drain = 1s, .release_timeout = 200ms, .port = ntohs(a.sin_port)});
+  auto out = stop_service(p, {.drain = 1s, .release_timeout = 200ms, .port = held.port()});
   EXPECT_FALSE(out.port_free);
   EXPECT_EQ(out.port_holders, std::vector<pid_t>{getpid()});
   ASSERT_EQ(out.escaped.size(), 1u);
   EXPECT_EQ(out.escaped[0].found_by, "port");
   EXPECT_FALSE(out.escaped[0].ours);
   EXPECT_FALSE(out.complete());
-  close(s);
+  held.release();
 }
 
 TEST(GuardStopper, DeviceMemoryIsWaitedForUntilItFallsBackToTheBaseline) {

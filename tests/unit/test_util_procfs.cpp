@@ -1,6 +1,8 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include "held_port.h"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -77,17 +79,11 @@ TEST(UtilProcfs, DescendantsFollowTheParentChainAndLeaveZombiesOut) {
 }
 
 TEST(UtilProcfs, SeesThisProcesssOwnListenerAndFiles) {
-  const int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(listen(s, 4), 0);
-  socklen_t len = sizeof a;
-  getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-  const int port = ntohs(a.sin_port);
+  testutil::HeldPort held;
+  const int port = held.port();
+  ASSERT_GT(port, 0);
   EXPECT_EQ(port_listeners(port), std::vector<pid_t>{getpid()});
-  close(s);
+  held.release();
   EXPECT_TRUE(listening_socket_inodes(port).empty());
 
   const SelfUsage before = self_usage();
