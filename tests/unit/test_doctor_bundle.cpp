@@ -236,6 +236,24 @@ TEST(DoctorBundle, WhatIsNotABundleIsNamed) {
   EXPECT_NE(r.error().message.find("refusing"), std::string::npos) << r.error().message;
 }
 
+TEST(DoctorArchive, AnArchiveThatUnpacksPastItsLimitIsRefusedBeforeItIsHeld) {
+  // 2.3 MB of gzip once unpacked to 1.55 GB of memory; the default limit is 128 MiB.
+  testutil::TempDir d("bomb");
+  ASSERT_TRUE(write_tar_gz(d.file("bomb.tar.gz"), {entry("host/zeros", FileType::regular, std::string(3u << 20, '\0'))})
+                  .ok());
+  EXPECT_LT(fs::file_size(d.file("bomb.tar.gz")), 64u * 1024) << "compresses like a bomb";
+  auto r = read_tar_gz(d.file("bomb.tar.gz"), ArchiveLimits{.max_total = 1u << 20});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unpacks to more than 1 MiB"), std::string::npos) << r.error().message;
+  EXPECT_EQ(ArchiveLimits{}.max_total, 128u << 20);
+  std::vector<ArchiveEntry> many;
+  for (int i = 0; i < 20; ++i) many.push_back(entry("host/f" + std::to_string(i), FileType::regular, "x"));
+  ASSERT_TRUE(write_tar_gz(d.file("many.tar.gz"), many).ok());
+  auto m = read_tar_gz(d.file("many.tar.gz"), ArchiveLimits{.max_entries = 10});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("more than 10 entries"), std::string::npos) << m.error().message;
+}
+
 TEST(DoctorBundle, AHostFolderThatIsALinkIsRefusedNotReadAsThisHost) {
   testutil::TempDir d("bundle");
   // host -> / would make every check read the analyst's machine; dcukit/identity.json ->

@@ -80,3 +80,30 @@ TEST(UtilHttp, TheDeadlineHoldsAgainstAServerThatStalls) {
   EXPECT_FALSE(r);
   EXPECT_LT(std::chrono::steady_clock::now() - start, testutil::kNoHang);
 }
+
+TEST(UtilHttp, AReplyLargerThanTheLimitIsAnErrorNotAnAllocation) {
+  // A /v1/models that claims 10 GB once took 4.2 GB of memory.
+  testutil::LocalServer s;
+  const std::string chunk(64 * 1024, 'x');
+  s.http().Get("/claims", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content_provider(std::size_t{10} << 30, "application/json",
+                             [&](std::size_t, std::size_t, httplib::DataSink& sink) {
+                               return sink.write(chunk.data(), chunk.size());
+                             });
+  });
+  s.http().Get("/chunked", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("application/json", [&](std::size_t offset, httplib::DataSink& sink) {
+      if (offset >= (std::size_t{4} << 20)) {
+        sink.done();
+        return true;
+      }
+      return sink.write(chunk.data(), chunk.size());
+    });
+  });
+  for (const char* path : {"/claims", "/chunked"}) {
+    auto r = dcukit::util::http_request(
+        {.url = s.url() + path, .timeout = testutil::kNoHang, .max_body = std::size_t{1} << 20});
+    ASSERT_FALSE(r) << path << " was read whole";
+    EXPECT_NE(r.error().message.find("1 MiB"), std::string::npos) << path << ": " << r.error().message;
+  }
+}
