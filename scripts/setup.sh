@@ -3,7 +3,8 @@
 # builds it in ./build. Idempotent: installs only missing packages, reuses the build tree.
 # Without arguments it builds what the main job runs: the binary and the GPU backends.
 # `--tests` also builds the tests and installs what the test stages use (clang for the fuzz
-# targets, shellcheck, Prometheus' promtool and server, systemd-analyze, the packaging tools).
+# targets, shellcheck, Prometheus' promtool and server, systemd-analyze, the packaging tools,
+# npm for the Kubernetes schema check, zsh for its completion's test).
 # The time taken by the installation and by the build is printed, each apart.
 # GPU toolkits are not installed: the CUDA backend builds where nvcc is found (PATH or
 # /usr/local/cuda), the HIP backend where hipcc is (Debian's `hipcc` package, or DTK/ROCm).
@@ -11,14 +12,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 required=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
-          libcurl4-openssl-dev libopenblas-dev libnuma-dev libgtest-dev libcpp-httplib-dev zlib1g-dev
+          libcurl4-openssl-dev libopenblas-dev libnuma-dev libgtest-dev libcpp-httplib-dev libarchive-dev
           libpugixml-dev libre2-dev)
 # Optional: Debian's HIP compiler (builds the HIP backend), ccache (rebuilds and other clones).
 optional=(hipcc libamdhip64-dev ccache)
 tests=OFF
 if [ "${1:-}" = "--tests" ]; then
   tests=ON
-  optional+=(clang libclang-rt-dev shellcheck prometheus systemd rpm dpkg-dev file)
+  optional+=(clang libclang-rt-dev shellcheck prometheus systemd rpm dpkg-dev file zsh)
+  # npm from Debian only where no other node (e.g. NodeSource's, which bundles npm) is installed.
+  command -v npm >/dev/null || optional+=(npm)
 fi
 start=$SECONDS
 
@@ -44,6 +47,15 @@ if [ "${#missing[@]}" -gt 0 ]; then
     else echo "setup: optional package $p is not available here; continuing without it"; fi
   done
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${installable[@]}" >/dev/null
+fi
+# The Kubernetes schema check (scripts/check_k8s.sh): npm packages pinned by contrib/check's lock.
+if [ "$tests" = ON ]; then
+  if command -v npm >/dev/null; then
+    (cd contrib/check && timeout 600 npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+      echo "setup: npm ci in contrib/check failed; the Kubernetes schema check will be skipped"
+  else
+    echo "setup: npm not found (Debian: apt install npm); the Kubernetes schema check will be skipped"
+  fi
 fi
 echo "setup: packages ready in $((SECONDS - start)) s"
 
