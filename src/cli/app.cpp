@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/bench.h"
+#include "core/build_info.h"
 #include "cli/command.h"
 #include "cli/exporter.h"
 #include "cli/guard.h"
@@ -63,7 +64,7 @@ int run_app(int argc, char** argv) {
   g_command_line = "dcukit";
   for (int i = 1; i < argc; ++i) g_command_line += std::string(" ") + argv[i];
   CLI::App app{"dcukit: bring up, measure and run LLM inference on Hygon DCU, AMD ROCm and NVIDIA CUDA GPUs"};
-  app.set_version_flag("--version", std::string("dcukit ") + DCUKIT_VERSION);
+  app.set_version_flag("--version", [] { return core::version_text(); });
   app.require_subcommand(0, 1);
   Runner runner;
   setup_bench(app, runner);

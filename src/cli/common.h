@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "util/result.h"
 
 namespace dcukit::cli {
