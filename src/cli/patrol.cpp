@@ -103,7 +103,8 @@ void setup_patrol(CLI::App& app, Runner& runner) {
   sub->add_option("--probe-timeout", f->probe_timeout, "Deadline of /health and /v1/models (default 5s)");
   sub->add_option("--canary-timeout", f->canary_timeout, "A canary that takes longer is CRITICAL (default 30s)");
   sub->add_option("--limit", f->limits,
-                  "Override a device limit for every device: KEY=WARN:CRIT, KEY=WARN, KEY=:CRIT or KEY=off; keys: "
+                  "Override a device limit for every device: KEY=WARN,CRIT, KEY=WARN, KEY=,CRIT or KEY=off, each "
+                  "a Nagios range (80: above 80; 10: below 10; 10:20 outside; @10:20 inside); keys: "
                   "temperature (C), power (% of cap), memory (% used), busy (%), ecc-corrected, ecc-uncorrected, "
                   "residue-memory (MiB in use with no process), pcie=on|off (repeatable)");
   sub->add_option("--expect-devices", f->expect_devices, "Fewer devices than N is CRITICAL")->check(number_in(1, 4096));

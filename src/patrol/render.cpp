@@ -31,7 +31,7 @@ std::string perf_text(const Perf& p) {
   const bool quote = p.label.find_first_of(" '=") != std::string::npos;
   std::string out = quote ? "'" + p.label + "'" : p.label;
   out += "=" + num(p.value) + p.uom;
-  std::vector<std::string> tail{opt(p.warn), opt(p.crit), opt(p.min), opt(p.max)};
+  std::vector<std::string> tail{p.warn, p.crit, opt(p.min), opt(p.max)};
   while (!tail.empty() && tail.back().empty()) tail.pop_back();
   for (const auto& t : tail) out += ";" + t;
   return out;
@@ -84,9 +84,10 @@ nlohmann::json to_json(const Report& r) {
   auto& perf = j["perfdata"] = nlohmann::json::array();
   for (const auto& p : r.perfdata) {
     nlohmann::json e{{"label", p.label}, {"value", p.value}, {"uom", p.uom}};
-    const std::pair<const char*, const std::optional<double>*> levels[] = {
-        {"warn", &p.warn}, {"crit", &p.crit}, {"min", &p.min}, {"max", &p.max}};
-    for (const auto& [k, v] : levels) e[k] = *v ? nlohmann::json(**v) : nlohmann::json(nullptr);
+    e["warn"] = p.warn.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.warn);  // Nagios ranges
+    e["crit"] = p.crit.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.crit);
+    e["min"] = p.min ? nlohmann::json(*p.min) : nlohmann::json(nullptr);
+    e["max"] = p.max ? nlohmann::json(*p.max) : nlohmann::json(nullptr);
     perf.push_back(std::move(e));
   }
   util::redact_strings(j);

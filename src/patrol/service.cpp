@@ -61,8 +61,9 @@ void check_canary(const serving::Endpoint& ep, const std::string& model, const S
   req.timeout = o.canary_timeout;
   const auto c = serving::send_canary(ep, req);
   Perf perf{"canary", 0, "s", {}, {}, 0, {}};
-  if (o.max_canary) perf.warn = std::chrono::duration<double>(*o.max_canary).count();
-  perf.crit = std::chrono::duration<double>(o.canary_timeout).count();
+  // As Nagios ranges: alert above each (a canary takes a positive time).
+  if (o.max_canary) perf.warn = fmt::format("{}", std::chrono::duration<double>(*o.max_canary).count());
+  perf.crit = fmt::format("{}", std::chrono::duration<double>(o.canary_timeout).count());
   if (!c) {
     add(r, {"service", "canary", State::critical, "canary failed: " + c.error().message});
     return;

@@ -21,29 +21,34 @@ constexpr util::Name<Metric> kMetricNames[] = {
     {Metric::residue_memory, "residue-memory"},
 };
 
-/// A level: empty -> nullopt; a finite number -> it; anything else -> an Error naming it.
-Result<std::optional<double>> parse_level(std::string_view text, std::string_view whole) {
-  if (text.empty()) return std::optional<double>{};
-  const std::string s(text);
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v))
-    return Error{
-        fmt::format("--limit {}: '{}' is not a number; write KEY=WARN:CRIT, e.g. temperature=85:95", whole, text)};
-  return std::optional<double>{v};
+/// A level: empty -> nullopt; a Nagios range -> it; anything else -> an Error naming it.
+Result<std::optional<Range>> parse_level(std::string_view text, std::string_view whole) {
+  if (text.empty()) return std::optional<Range>{};
+  auto r = parse_range(text);
+  if (!r) return Error{fmt::format("--limit {}: {}; write KEY=WARN,CRIT, e.g. temperature=85,95", whole, r.error().message)};
+  return std::optional<Range>{*r};
 }
 
 std::string fmt_num(double v) {
   return fmt::format("{:.4g}", v);
 }
 
-/// "97 C (critical at 95 C)", "53 C".
+/// "97 C (critical: above 95 C)", "53 C".
 std::string describe(double value, const Limit& l, State s, std::string_view unit) {
   std::string out = fmt_num(value) + std::string(unit);
-  if (s == State::critical && l.crit) out += fmt::format(" (critical at {}{})", fmt_num(*l.crit), unit);
-  if (s == State::warning && l.warn) out += fmt::format(" (warning at {}{})", fmt_num(*l.warn), unit);
+  if (s == State::critical && l.crit) out += fmt::format(" (critical: {})", l.crit->why(value, unit));
+  if (s == State::warning && l.warn) out += fmt::format(" (warning: {})", l.warn->why(value, unit));
   return out;
+}
+
+/// A range in the perfdata's unit: the guard's ranges are in the judged figure's unit (power in %
+/// of the cap), the perfdata's in its own (watts).
+std::string scaled(const Range& r, double scale) {
+  if (scale == 1.0) return r.text;
+  const auto end = [&](double v) { return std::isinf(v) ? std::string(v < 0 ? "~" : "") : fmt_num(v * scale); };
+  std::string out = r.inside ? "@" : "";
+  if (r.start == 0 && r.text.find(':') == std::string::npos) return out + end(r.end);
+  return out + end(r.start) + ":" + end(r.end);
 }
 
 /// One judged figure: a finding and its perfdata (limits scaled into the perfdata's unit).
@@ -51,8 +56,8 @@ void judge_figure(Report& r, const std::string& gpu, Metric m, double value, con
                   Perf perf, double perf_scale = 1.0) {
   const State s = judge(value, l);
   add(r, {gpu, std::string(to_string(m)), s, describe(value, l, s, unit)});
-  if (l.warn) perf.warn = *l.warn * perf_scale;
-  if (l.crit) perf.crit = *l.crit * perf_scale;
+  if (l.warn) perf.warn = scaled(*l.warn, perf_scale);
+  if (l.crit) perf.crit = scaled(*l.crit, perf_scale);
   r.perfdata.push_back(std::move(perf));
 }
 
@@ -93,8 +98,8 @@ const std::vector<Metric>& all_metrics() {
 }
 
 State judge(double value, const Limit& limit) {
-  if (limit.crit && value >= *limit.crit) return State::critical;
-  if (limit.warn && value >= *limit.warn) return State::warning;
+  if (limit.crit && limit.crit->alerts(value)) return State::critical;
+  if (limit.warn && limit.warn->alerts(value)) return State::warning;
   return State::ok;
 }
 
@@ -104,21 +109,22 @@ Limit Thresholds::default_limit(Metric m, std::optional<telemetry::Vendor> vendo
     case Metric::temperature:
       // nvidia-smi -q: an H100/H200 slows down at about 87-89 C; MI300X's hotspot (junction,
       // which amd-smi shows when there is no edge sensor) to about 105 C; a DCU's to about 100 C.
-      if (vendor == Vendor::nvidia) return {83, 88};
-      if (vendor == Vendor::amd) return {90, 100};
-      return {85, 95};
+      // Each level as Nagios reads "83": alert above it.
+      if (vendor == Vendor::nvidia) return {above(83), above(88)};
+      if (vendor == Vendor::amd) return {above(90), above(100)};
+      return {above(85), above(95)};
     case Metric::power:
-      return {105, 120};  // at the cap is normal under load; well above it, the cap is not held
+      return {above(105), above(120)};  // at the cap is normal under load; well above it, the cap is not held
     case Metric::memory:
-      return {95, 99};  // vLLM at --gpu-memory-utilization 0.9 stays below 95
+      return {above(95), above(99)};  // vLLM at --gpu-memory-utilization 0.9 stays below 95
     case Metric::busy:
       return {};  // a busy device is a working one: perfdata only
     case Metric::ecc_corrected:
-      return {100, std::nullopt};
+      return {above(100), std::nullopt};
     case Metric::ecc_uncorrected:
-      return {std::nullopt, 1};
+      return {std::nullopt, above(0)};  // any uncorrected error
     case Metric::residue_memory:
-      return {1024, std::nullopt};
+      return {above(1024), std::nullopt};
   }
   return {};
 }
@@ -133,7 +139,8 @@ Status Thresholds::set(std::string_view text) {
   const auto eq = text.find('=');
   const std::string_view key = text.substr(0, eq);
   if (eq == std::string_view::npos)
-    return Error{fmt::format("--limit {}: write KEY=WARN:CRIT, e.g. temperature=85:95, or KEY=off", text)};
+    return Error{fmt::format("--limit {}: write KEY=WARN,CRIT (Nagios ranges), e.g. temperature=85,95, or KEY=off",
+                             text)};
   const std::string_view value = text.substr(eq + 1);
   if (key == "pcie") {
     if (value != "off" && value != "on") return Error{fmt::format("--limit {}: pcie takes on or off", text)};
@@ -148,17 +155,19 @@ Status Thresholds::set(std::string_view text) {
   }
   Limit l;
   if (value != "off") {
-    const auto colon = value.find(':');
-    auto warn = parse_level(value.substr(0, colon), text);
+    const auto comma = value.find(',');
+    if (comma != std::string_view::npos && value.find(',', comma + 1) != std::string_view::npos)
+      return Error{fmt::format("--limit {}: one warning and one critical range at most: KEY=WARN,CRIT", text)};
+    auto warn = parse_level(value.substr(0, comma), text);
     if (!warn) return warn.error();
     l.warn = *warn;
-    if (colon != std::string_view::npos) {
-      auto crit = parse_level(value.substr(colon + 1), text);
+    if (comma != std::string_view::npos) {
+      auto crit = parse_level(value.substr(comma + 1), text);
       if (!crit) return crit.error();
       l.crit = *crit;
     }
-    if (l.warn && l.crit && *l.warn > *l.crit)
-      return Error{fmt::format("--limit {}: the warning level is above the critical one; write WARN:CRIT", text)};
+    if (!l.warn && !l.crit)
+      return Error{fmt::format("--limit {}: give a warning range, a critical range or both, or KEY=off", text)};
   }
   for (auto& [m, old] : m_overrides)
     if (m == *metric) return old = l, Status::success();

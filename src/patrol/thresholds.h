@@ -1,13 +1,15 @@
 #pragma once
 // The limits patrol judges device figures against: a warning and a critical level per figure,
 // with defaults per vendor (an H100 slows down near 87 C, an MI300X's junction runs to about
-// 100 C) that `--limit KEY=WARN:CRIT` overrides for every device.
+// 100 C) that `--limit KEY=WARN,CRIT` overrides for every device, each level a Nagios range
+// (range.h): `temperature=80,90` warns above 80 C and is critical above 90 C.
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "patrol/range.h"
 #include "patrol/types.h"
 #include "telemetry/types.h"
 #include "util/result.h"
@@ -30,9 +32,10 @@ std::optional<Metric> parse_metric(std::string_view s);
 /// Every metric, in the order the docs and --help list them.
 const std::vector<Metric>& all_metrics();
 
-/// A figure at or above `warn` is WARNING, at or above `crit` CRITICAL; an unset level is not checked.
+/// A figure `crit` alerts on is CRITICAL, else one `warn` alerts on WARNING; an unset level is
+/// not checked.
 struct Limit {
-  std::optional<double> warn, crit;
+  std::optional<Range> warn, crit;
 };
 /// The state of `value` against `limit`.
 State judge(double value, const Limit& limit);
@@ -44,8 +47,9 @@ public:
   Limit limit(Metric m, std::optional<telemetry::Vendor> vendor) const;
   /// The vendor's default, before overrides.
   static Limit default_limit(Metric m, std::optional<telemetry::Vendor> vendor);
-  /// Parses one --limit: "temperature=85:95", "busy=90" (warning only), "power=:120" (critical
-  /// only), "ecc-corrected=off". The error names the text and the forms.
+  /// Parses one --limit KEY=WARN[,CRIT], each a Nagios range: "temperature=85,95", "busy=90"
+  /// (warning only), "power=,120" (critical only), "memory=@0:5,~:99", "ecc-corrected=off".
+  /// The error names the text and the forms.
   Status set(std::string_view text);
   /// Whether a link below its maximum is judged (--limit pcie=off turns it off).
   bool pcie() const { return m_pcie; }

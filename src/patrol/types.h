@@ -30,7 +30,8 @@ struct Perf {
   std::string label;  ///< "gpu0_temperature"
   double value = 0;
   std::string uom;  ///< "", "%", "B", "s" (the units Nagios knows)
-  std::optional<double> warn, crit, min, max;
+  std::string warn, crit;  ///< Nagios ranges ("83", "~:99"); empty: none
+  std::optional<double> min, max;
 };
 
 /// One inspection.

@@ -58,9 +58,9 @@ TEST_F(HealthySuite, JsonHoldsEveryFinding) {
 
 TEST_F(HealthySuite, ALimitOverrideTurnsTheCaptureWarning) {
   testutil::TempDir dir("patrol_limit");
-  const Exit e = patrol(dir, {"--url", s_server->url(), "--from", kH200, "--limit", "temperature=50:60"}, "patrol");
+  const Exit e = patrol(dir, {"--url", s_server->url(), "--from", kH200, "--limit", "temperature=50,60"}, "patrol");
   EXPECT_EQ(e.code, 1) << e.out;
-  EXPECT_EQ(e.out.rfind("PATROL WARNING - gpu0 temperature 53 C (warning at 50 C)", 0), 0u) << e.out;
+  EXPECT_EQ(e.out.rfind("PATROL WARNING - gpu0 temperature 53 C (warning: above 50 C)", 0), 0u) << e.out;
 }
 
 TEST_F(HealthySuite, AModelTheServerDoesNotListIsCritical) {
@@ -176,7 +176,7 @@ TEST(PatrolCli, AProcessOutsideTheServiceHoldingADeviceFileIsResidue) {
 
 TEST(PatrolCli, BadInputIsUnknownNotCritical) {
   testutil::TempDir dir("patrol_bad");
-  Exit e = patrol(dir, {"--from", kH200, "--limit", "temp=80:90"}, "limit");
+  Exit e = patrol(dir, {"--from", kH200, "--limit", "temp=80,90"}, "limit");
   EXPECT_EQ(e.code, 3);
   EXPECT_NE(e.err.find("no limit is called 'temp'"), std::string::npos) << e.err;
   e = patrol(dir, {"--no-such-flag"}, "flag");

@@ -9,9 +9,10 @@ namespace dcukit::patrol {
 namespace {
 
 TEST(PatrolRender, PerfdataFollowsThePluginGuidelines) {
-  EXPECT_EQ(perf_text({"gpu0_temperature", 53, "", 83, 88, {}, {}}), "gpu0_temperature=53;83;88");
-  EXPECT_EQ(perf_text({"gpu0_memory", 5.3, "%", 95, 99, 0, 100}), "gpu0_memory=5.3%;95;99;0;100");
-  EXPECT_EQ(perf_text({"canary", 0.25, "s", {}, 30, 0, {}}), "canary=0.25s;;30;0");
+  EXPECT_EQ(perf_text({"gpu0_temperature", 53, "", "83", "88", {}, {}}), "gpu0_temperature=53;83;88");
+  EXPECT_EQ(perf_text({"gpu0_memory", 5.3, "%", "95", "99", 0, 100}), "gpu0_memory=5.3%;95;99;0;100");
+  EXPECT_EQ(perf_text({"canary", 0.25, "s", "", "30", 0, {}}), "canary=0.25s;;30;0");
+  EXPECT_EQ(perf_text({"gpu0_memory", 2, "%", "@0:5", "~:99", 0, 100}), "gpu0_memory=2%;@0:5;~:99;0;100");
   EXPECT_EQ(perf_text({"device processes", 2, "", {}, {}, {}, {}}), "'device processes'=2");
 }
 
@@ -24,18 +25,18 @@ TEST(PatrolRender, WorstStateWins) {
   add(r, {"service", "canary", State::warning, "canary took 900 ms (warning above 500 ms)"});
   add(r, {"gpu1", "ecc-uncorrected", State::critical, "2 uncorrected ECC errors (critical at 1)"});
   EXPECT_EQ(r.state, State::critical);
-  r.perfdata.push_back({"gpu0_temperature", 53, "", 83, 88, {}, {}});
+  r.perfdata.push_back({"gpu0_temperature", 53, "", "83", "~:88", {}, {}});
   const std::string line = render_nagios(r, false);
   EXPECT_EQ(line,
             "PATROL CRITICAL - gpu1 ecc-uncorrected 2 uncorrected ECC errors (critical at 1); service canary canary "
-            "took 900 ms (warning above 500 ms) | gpu0_temperature=53;83;88\n");
+            "took 900 ms (warning above 500 ms) | gpu0_temperature=53;83;~:88\n");
   const std::string verbose = render_nagios(r, true);
   EXPECT_NE(verbose.find("\ngpu0 temperature OK: 53 C\n"), std::string::npos) << verbose;
   const auto j = to_json(r);
   EXPECT_EQ(j["state"], "CRITICAL");
   EXPECT_EQ(j["exit_code"], 2);
   EXPECT_EQ(j["findings"].size(), 3u);
-  EXPECT_EQ(j["perfdata"][0]["crit"], 88);
+  EXPECT_EQ(j["perfdata"][0]["crit"], "~:88");  // a Nagios range, as given
   EXPECT_TRUE(j["perfdata"][0]["min"].is_null());
 }
 
