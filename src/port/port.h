@@ -86,6 +86,10 @@ struct TranslatedFile {
   /// `#include <hip/hip_runtime.h>` was added: the file uses the runtime or kernel syntax without
   /// including it, as nvcc allows (it includes cuda_runtime.h itself; hipcc includes nothing).
   bool runtime_include_added = false;
+  /// The file is HIP already (it includes HIP's headers outside any #if and no CUDA header a HIP
+  /// build reads): it is copied unchanged. Code inside HIP branches is never rewritten either.
+  bool already_hip = false;
+  int hip_branch_refs = 0;  ///< CUDA names left as they are inside HIP-only branches
 
   /// Total references converted.
   int converted_refs() const;

@@ -102,7 +102,13 @@ std::string render_rules_text() {
 std::string render_translate_text(const TranslateReport& r) {
   std::string out;
   for (const TranslatedFile& f : r.files) {
+    if (f.already_hip) {
+      out += fmt::format("{} -> {}: HIP already (it includes HIP's headers), copied unchanged\n", f.input, f.output);
+      continue;
+    }
     out += fmt::format("{} -> {}: {} references converted", f.input, f.output, f.converted_refs());
+    if (f.hip_branch_refs > 0)
+      out += fmt::format(", {} names in HIP-only branches left as they are", f.hip_branch_refs);
     if (f.masks_dropped > 0) out += fmt::format(", {} full-mask *_sync calls made mask-free", f.masks_dropped);
     if (f.annotated_lines > 0) out += fmt::format(", {} lines marked with audit rules", f.annotated_lines);
     if (f.runtime_include_added) out += ", #include <hip/hip_runtime.h> added (nvcc's implicit cuda_runtime.h)";

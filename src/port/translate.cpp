@@ -36,10 +36,20 @@ public:
   void run() {
     for (const Stream& s : m_f.streams) {
       const StreamView v{m_f, s};
-      for (std::size_t k = 0; k < v.size(); ++k)
-        if (v.at(k).kind == TokenKind::identifier) identifier(v, k);
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        if (v.at(k).kind != TokenKind::identifier) continue;
+        if (m_f.reach(v.index(k)) == Reach::hip_only) {  // a HIP branch is HIP code already
+          hip_branch_refs += m_map.count(v.at(k).text) > 0;
+          continue;
+        }
+        identifier(v, k);
+      }
     }
-    for (std::size_t d = 0; d < m_f.lexed.directives.size(); ++d) directive(d);
+    for (std::size_t d = 0; d < m_f.lexed.directives.size(); ++d) {
+      const Directive& dir = m_f.lexed.directives[d];
+      if (m_f.reach(dir.hash) == Reach::hip_only) continue;
+      directive(d);
+    }
   }
 
   std::vector<Edit> edits;
@@ -47,6 +57,7 @@ public:
   std::map<std::string, Untranslated> untranslated;
   std::set<int> mask_lines;  ///< lines where a full mask was dropped
   int masks_dropped = 0;
+  int hip_branch_refs = 0;
 
 private:
   void convert(const std::string& cuda, const std::string& hip, const Token& t, std::string text) {
@@ -75,6 +86,7 @@ private:
     }
     const HipName& h = it->second;
     if (h.kind == "namespace" && !v.is(k + 1, "::") && !(k > 0 && v.is(k - 1, "namespace"))) return;
+    if (declared_here(v, k)) return;  // `typedef hip_bfloat16 nv_bfloat16;`: a shim's own name
     if (h.hip.empty()) {
       leave(t.text, t.line, h.note);
       return;
@@ -84,6 +96,19 @@ private:
       return;
     }
     if (h.hip != t.text) convert(t.text, h.hip, t, h.hip);
+  }
+
+  /// Whether the identifier at k is the name a typedef or alias declaration declares
+  /// (`typedef hipStream_t cudaStream_t;`, `using cudaStream_t = hipStream_t;`): renaming it
+  /// would declare the HIP name as itself.
+  static bool declared_here(const StreamView& v, std::size_t k) {
+    if (k > 0 && v.is(k - 1, "using") && v.is(k + 1, "=")) return true;
+    if (!v.is(k + 1, ";")) return false;
+    for (std::size_t j = k; j-- > 0;) {
+      if (v.is(j, ";") || v.is(j, "{") || v.is(j, "}")) return false;
+      if (v.is(j, "typedef")) return true;
+    }
+    return false;
   }
 
   /// __shfl_xor_sync(FULL, v, o[, w]) -> __shfl_xor(v, o[, w]); other masks stay for a person.
@@ -165,6 +190,29 @@ std::size_t include_point(const SourceFile& f) {
   return f.text.size();
 }
 
+/// A file that is HIP already: it includes a HIP header (<hip/...>, hipblas, rocblas, ...) that
+/// every build reads, and no header the table maps from CUDA that a HIP build reads.
+bool is_hip_source(const SourceFile& f, const HipMap& map) {
+  bool hip = false;
+  for (const Directive& d : f.lexed.directives) {
+    if (d.name != "include") continue;
+    for (std::size_t i = d.first; i < d.end; ++i) {
+      const Token& t = f.tok(i);
+      if (t.kind != TokenKind::header_name) continue;
+      const std::string inner = t.text.substr(1, t.text.size() - 2);
+      const Reach r = f.reach(d.hash);
+      auto it = map.find(inner);
+      if (it != map.end() && it->second.kind == "header" && r != Reach::skipped) return false;
+      const bool hip_header = starts_with(inner, "hip/") || starts_with(inner, "hipblas") ||
+                              starts_with(inner, "rocblas") || starts_with(inner, "hipblaslt") ||
+                              starts_with(inner, "rccl") || starts_with(inner, "hiprand") || starts_with(inner, "hipcub");
+      if (hip_header && r == Reach::shared) hip = true;
+      break;
+    }
+  }
+  return hip;
+}
+
 }  // namespace
 
 int TranslatedFile::converted_refs() const {
@@ -176,8 +224,14 @@ int TranslatedFile::converted_refs() const {
 std::string translate_source(const Project& project, std::size_t index, const HipMap& map,
                              const std::vector<Finding>& findings, bool annotate, TranslatedFile& stats) {
   const SourceFile& f = project.files[index];
+  stats.lines = f.lexed.line_count;
+  if (is_hip_source(f, map)) {
+    stats.already_hip = true;
+    return f.text;
+  }
   Translator tr(project, index, map);
   tr.run();
+  stats.hip_branch_refs = tr.hip_branch_refs;
   std::vector<Edit> edits = std::move(tr.edits);
   if (annotate) {
     std::map<int, std::set<std::string>> rules;

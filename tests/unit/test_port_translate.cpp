@@ -2,6 +2,9 @@
 // calls, the audit's rules as comments, what is left untranslated, and where outputs go.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "port/translate.h"
 #include "tempdir.h"
 #include "test_port_helpers.h"
@@ -221,4 +224,66 @@ int mode(int d) {
   EXPECT_NE(t.text.find("hipComputeModeProhibited"), std::string::npos);
   EXPECT_NE(t.text.find("hipTextureAddressMode a = hipAddressModeClamp"), std::string::npos);
   ASSERT_NE(left(t.stats, "cooperative_groups/reduce.h"), nullptr);
+}
+
+// A HIP branch is HIP code already: nothing in it is renamed, whatever the rest of the file is.
+// ggml's vendors/hip.h, translated on its own, was the case: `typedef hip_bfloat16 nv_bfloat16;`
+// became `typedef hip_bfloat16 hip_bfloat16;`.
+TEST(PortTranslate, HipBranchesAreLeftAsTheyAre) {
+  const std::string source = R"(#include <cuda_runtime.h>
+#if defined(__HIP_PLATFORM_AMD__)
+typedef hip_bfloat16 nv_bfloat16;
+#define WARP 64
+static void sync_all() { cudaDeviceSynchronize(); }
+#else
+#include <cuda_bf16.h>
+#endif
+nv_bfloat16 x;
+void g() { cudaDeviceSynchronize(); }
+)";
+  const auto t = translate(source, false);
+  EXPECT_NE(t.text.find("typedef hip_bfloat16 nv_bfloat16;"), std::string::npos) << t.text;
+  EXPECT_NE(t.text.find("static void sync_all() { cudaDeviceSynchronize(); }"), std::string::npos) << t.text;
+  EXPECT_NE(t.text.find("void g() { hipDeviceSynchronize(); }"), std::string::npos) << t.text;  // shared code is
+  EXPECT_NE(t.text.find("#include <hip/hip_runtime.h>"), std::string::npos) << t.text;         // still translated
+  EXPECT_EQ(t.stats.hip_branch_refs, 2);  // nv_bfloat16 and cudaDeviceSynchronize in the HIP branch
+  EXPECT_FALSE(t.stats.already_hip);
+}
+
+// A file that includes HIP's headers and no CUDA header is HIP already: copied unchanged.
+TEST(PortTranslate, AnAlreadyHipFileIsCopiedUnchanged) {
+  const std::string vendor_shim = R"(#pragma once
+#include <hip/hip_runtime.h>
+#include <hipblas/hipblas.h>
+#include <hip/hip_bfloat16.h>
+#define cudaMalloc hipMalloc
+#define cudaStream_t hipStream_t
+typedef hip_bfloat16 nv_bfloat16;
+static inline void sync_now() { cudaDeviceSynchronize(); }
+)";
+  const auto t = translate(vendor_shim, false);
+  EXPECT_EQ(t.text, vendor_shim);
+  EXPECT_TRUE(t.stats.already_hip);
+  EXPECT_EQ(t.stats.converted_refs(), 0);
+}
+
+// A shim's own name is not renamed in shared code either; its uses are.
+TEST(PortTranslate, ATypedefKeepsTheNameItDeclares) {
+  const auto t = translate("#include <cuda_runtime.h>\ntypedef hipStream_t cudaStream_t;\n"
+                           "using cudaEvent_t = hipEvent_t;\nvoid f(cudaStream_t s);\n",
+                           false);
+  EXPECT_NE(t.text.find("typedef hipStream_t cudaStream_t;"), std::string::npos) << t.text;
+  EXPECT_NE(t.text.find("using cudaEvent_t = hipEvent_t;"), std::string::npos) << t.text;
+  EXPECT_NE(t.text.find("void f(hipStream_t s);"), std::string::npos) << t.text;
+}
+
+// The real file, where ../shared has ggml's corpus.
+TEST(PortTranslate, GgmlsHipVendorHeaderIsUnchanged) {
+  const std::string path = std::string(DCUKIT_SOURCE_DIR) + "/../shared/corpus/cuda/ggml-cuda/vendors/hip.h";
+  std::ifstream in(path);
+  if (!in) GTEST_SKIP() << path << " is absent (a clone without ../shared); skipping";
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto t = translate(text, false);
+  EXPECT_TRUE(t.stats.already_hip);
+  EXPECT_EQ(t.text, text);
 }
