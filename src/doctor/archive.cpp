@@ -4,123 +4,18 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <archive.h>
+#include <archive_entry.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <map>
+#include <memory>
 
 #include "doctor/text.h"
 #include "util/files.h"
 
 namespace dcukit::doctor {
 namespace {
-
-constexpr std::size_t kBlock = 512;
-
-void put_octal(char* field, std::size_t width, std::uint64_t value) {
-  // width-1 octal digits and a NUL, as ustar writes them.
-  const std::string s = fmt::format("{:0{}o}", value, width - 1);
-  std::memcpy(field, s.data(), std::min(s.size(), width - 1));
-  field[width - 1] = '\0';
-}
-
-std::uint64_t get_octal(const char* field, std::size_t width) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < width && field[i] != '\0' && field[i] != ' '; ++i) {
-    if (field[i] < '0' || field[i] > '7') break;
-    v = v * 8 + static_cast<std::uint64_t>(field[i] - '0');
-  }
-  return v;
-}
-
-std::string get_string(const char* field, std::size_t width) {
-  return std::string(field, strnlen(field, width));
-}
-
-char type_flag(util::FileType t) {
-  switch (t) {
-    case util::FileType::directory:
-      return '5';
-    case util::FileType::symlink:
-      return '2';
-    case util::FileType::char_device:
-      return '3';
-    default:
-      return '0';
-  }
-}
-
-std::string header(const ArchiveEntry& e, const std::string& name, const std::string& prefix, const std::string& link,
-                   char flag, std::uint64_t size) {
-  std::string h(kBlock, '\0');
-  std::memcpy(&h[0], name.data(), std::min<std::size_t>(name.size(), 100));
-  put_octal(&h[100], 8, e.mode & 07777);
-  put_octal(&h[108], 8, e.uid);
-  put_octal(&h[116], 8, e.gid);
-  put_octal(&h[124], 12, size);
-  put_octal(&h[136], 12, 0);  // mtime: a bundle says when in doctor.json
-  h[156] = flag;
-  std::memcpy(&h[157], link.data(), std::min<std::size_t>(link.size(), 100));
-  std::memcpy(&h[257], "ustar", 6);
-  std::memcpy(&h[263], "00", 2);
-  put_octal(&h[329], 8, e.dev_major);
-  put_octal(&h[337], 8, e.dev_minor);
-  std::memcpy(&h[345], prefix.data(), std::min<std::size_t>(prefix.size(), 155));
-  std::memset(&h[148], ' ', 8);
-  unsigned sum = 0;
-  for (unsigned char ch : h) sum += ch;
-  const std::string chk = fmt::format("{:06o}", sum);
-  std::memcpy(&h[148], chk.data(), 6);
-  h[154] = '\0';
-  h[155] = ' ';
-  return h;
-}
-
-void pad(std::string& out) {
-  if (out.size() % kBlock) out.append(kBlock - out.size() % kBlock, '\0');
-}
-
-// A PAX record "LEN key=value\n", LEN counting itself.
-std::string pax_record(const std::string& key, const std::string& value) {
-  const std::size_t body = key.size() + value.size() + 3;  // ' ', '=', '\n'
-  std::size_t len = body + 1;
-  while (std::to_string(len).size() + body > len) ++len;
-  return fmt::format("{} {}={}\n", len, key, value);
-}
-
-// Splits a path into ustar's prefix (<=155) and name (<=100) at a '/', if it can.
-bool split_name(const std::string& path, std::string& prefix, std::string& name) {
-  if (path.size() <= 100) {
-    prefix.clear();
-    name = path;
-    return true;
-  }
-  for (std::size_t cut = path.find('/'); cut != std::string::npos; cut = path.find('/', cut + 1))
-    if (cut <= 155 && path.size() - cut - 1 <= 100 && path.size() - cut - 1 > 0) {
-      prefix = path.substr(0, cut);
-      name = path.substr(cut + 1);
-      return true;
-    }
-  return false;
-}
-
-std::map<std::string, std::string> parse_pax(const std::string& data) {
-  std::map<std::string, std::string> out;
-  std::size_t at = 0;
-  while (at < data.size()) {
-    const auto space = data.find(' ', at);
-    if (space == std::string::npos) break;
-    const auto len = parse_int(std::string_view(data).substr(at, space - at));
-    if (!len || *len <= 0 || at + static_cast<std::size_t>(*len) > data.size()) break;
-    const std::string rec = data.substr(space + 1, at + static_cast<std::size_t>(*len) - space - 2);
-    const auto eq = rec.find('=');
-    if (eq != std::string::npos) out[rec.substr(0, eq)] = rec.substr(eq + 1);
-    at += static_cast<std::size_t>(*len);
-  }
-  return out;
-}
 
 bool safe_relative(const std::string& path) {
   if (path.empty() || path.front() == '/') return false;
@@ -129,93 +24,131 @@ bool safe_relative(const std::string& path) {
   return path.find('\0') == std::string::npos;
 }
 
+struct ArchiveFree {
+  void operator()(archive* a) const { archive_free(a); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
+struct EntryFree {
+  void operator()(archive_entry* e) const { archive_entry_free(e); }
+};
+
+std::string message(archive* a) {
+  const char* m = archive_error_string(a);
+  return m ? m : "unknown error";
+}
+
+mode_t type_bits(util::FileType t) {
+  switch (t) {
+    case util::FileType::directory:
+      return AE_IFDIR;
+    case util::FileType::symlink:
+      return AE_IFLNK;
+    case util::FileType::char_device:
+      return AE_IFCHR;
+    default:
+      return AE_IFREG;
+  }
+}
+
 }  // namespace
 
-std::string tar_bytes(const std::vector<ArchiveEntry>& entries) {
+Result<std::string> tar_gz_bytes(const std::vector<ArchiveEntry>& entries) {
+  ArchivePtr a(archive_write_new());
   std::string out;
+  // POSIX pax (ustar where a name fits), gzip; mtime 0: a bundle says when in doctor.json.
+  if (!a || archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
+      archive_write_add_filter_gzip(a.get()) != ARCHIVE_OK ||
+      archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK)
+    return Error{"libarchive: cannot set up a .tar.gz: " + message(a.get())};
+  const auto write_cb = [](archive*, void* user, const void* buf, size_t n) -> la_ssize_t {
+    static_cast<std::string*>(user)->append(static_cast<const char*>(buf), n);
+    return static_cast<la_ssize_t>(n);
+  };
+  if (archive_write_open2(a.get(), &out, nullptr, write_cb, nullptr, nullptr) != ARCHIVE_OK)
+    return Error{"libarchive: " + message(a.get())};
   for (const auto& e : entries) {
-    std::string path = e.path;
-    if (e.type == util::FileType::directory && !path.empty() && path.back() != '/') path += '/';
-    std::string prefix, name;
-    const bool fits = split_name(path, prefix, name) && e.target.size() <= 100;
-    if (!fits) {
-      std::string records = pax_record("path", path);
-      if (e.target.size() > 100) records += pax_record("linkpath", e.target);
-      ArchiveEntry x;
-      x.mode = 0644;
-      out += header(x, "PaxHeader", "", "", 'x', records.size());
-      out += records;
-      pad(out);
-      name = path.substr(0, 100);
-      prefix.clear();
+    std::unique_ptr<archive_entry, EntryFree> h(archive_entry_new());
+    archive_entry_set_pathname(h.get(), e.path.c_str());
+    archive_entry_set_filetype(h.get(), type_bits(e.type));
+    archive_entry_set_perm(h.get(), e.mode & 07777);
+    archive_entry_set_uid(h.get(), e.uid);
+    archive_entry_set_gid(h.get(), e.gid);
+    archive_entry_set_mtime(h.get(), 0, 0);
+    if (e.type == util::FileType::symlink) archive_entry_set_symlink(h.get(), e.target.c_str());
+    if (e.type == util::FileType::char_device) {
+      archive_entry_set_rdevmajor(h.get(), e.dev_major);
+      archive_entry_set_rdevminor(h.get(), e.dev_minor);
     }
-    const std::uint64_t size = e.type == util::FileType::regular ? e.content.size() : 0;
-    out += header(e, name, prefix, e.target.substr(0, 100), type_flag(e.type), size);
-    if (size) {
-      out += e.content;
-      pad(out);
-    }
+    const bool regular = e.type == util::FileType::regular;
+    archive_entry_set_size(h.get(), regular ? static_cast<la_int64_t>(e.content.size()) : 0);
+    if (archive_write_header(a.get(), h.get()) < ARCHIVE_WARN)
+      return Error{fmt::format("libarchive: {}: {}", e.path, message(a.get()))};
+    if (regular && !e.content.empty() &&
+        archive_write_data(a.get(), e.content.data(), e.content.size()) != static_cast<la_ssize_t>(e.content.size()))
+      return Error{fmt::format("libarchive: {}: {}", e.path, message(a.get()))};
   }
-  out.append(2 * kBlock, '\0');
+  if (archive_write_close(a.get()) != ARCHIVE_OK) return Error{"libarchive: " + message(a.get())};
   return out;
 }
 
-Result<std::vector<ArchiveEntry>> parse_tar(const std::string& bytes, const ArchiveLimits& limits) {
+Result<std::vector<ArchiveEntry>> parse_tar_gz(const std::string& bytes, const ArchiveLimits& limits) {
+  ArchivePtr a(archive_read_new());
+  if (!a || archive_read_support_format_tar(a.get()) != ARCHIVE_OK ||
+      archive_read_support_filter_gzip(a.get()) != ARCHIVE_OK)
+    return Error{"libarchive: cannot set up reading"};
+  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK)
+    return Error{"not a .tar.gz (gzip-compressed tar), or damaged: " + message(a.get())};
   std::vector<ArchiveEntry> out;
-  std::map<std::string, std::string> pax;
-  std::size_t at = 0;
-  while (at + kBlock <= bytes.size()) {
-    const char* h = bytes.data() + at;
-    if (std::all_of(h, h + kBlock, [](char ch) { return ch == '\0'; })) break;  // the end
-    unsigned sum = 0;
-    for (std::size_t i = 0; i < kBlock; ++i) sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(h[i]);
-    if (sum != get_octal(h + 148, 8))
-      return Error{fmt::format("the archive is damaged: a header's checksum is wrong at byte {}", at)};
-    const std::uint64_t size = get_octal(h + 124, 12);
-    at += kBlock;
-    if (size > bytes.size() - at) return Error{fmt::format("the archive is truncated at byte {}", at)};
-    const std::string data = bytes.substr(at, size);
-    at += (size + kBlock - 1) / kBlock * kBlock;
-    const char flag = h[156];
-    if (flag == 'x') {
-      pax = parse_pax(data);
-      continue;
-    }
-    if (flag == 'g') continue;
-    if (flag == 'L') {  // GNU long name
-      pax["path"] = data.substr(0, data.find('\0'));
-      continue;
-    }
+  std::uint64_t total = 0;
+  const auto too_big = [&] {
+    return Error{fmt::format("it unpacks to more than {} MiB; it is not a dcukit bundle", limits.max_total >> 20)};
+  };
+  for (;;) {
+    archive_entry* h = nullptr;
+    const int rc = archive_read_next_header(a.get(), &h);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) return Error{"the archive is damaged: " + message(a.get())};
+    // The unpacked stream read so far, headers included (a bomb of empty entries counts too).
+    if (static_cast<std::uint64_t>(archive_filter_bytes(a.get(), 0)) > limits.max_total) return too_big();
     ArchiveEntry e;
-    const std::string prefix = get_string(h + 345, 155), name = get_string(h, 100);
-    e.path = prefix.empty() ? name : prefix + "/" + name;
-    if (pax.count("path")) e.path = pax["path"];
-    e.target = pax.count("linkpath") ? pax["linkpath"] : get_string(h + 157, 100);
-    pax.clear();
+    e.path = archive_entry_pathname(h) ? archive_entry_pathname(h) : "";
     while (!e.path.empty() && e.path.back() == '/') e.path.pop_back();
-    e.mode = static_cast<unsigned>(get_octal(h + 100, 8));
-    e.uid = static_cast<unsigned>(get_octal(h + 108, 8));
-    e.gid = static_cast<unsigned>(get_octal(h + 116, 8));
-    e.dev_major = static_cast<unsigned>(get_octal(h + 329, 8));
-    e.dev_minor = static_cast<unsigned>(get_octal(h + 337, 8));
-    switch (flag) {
-      case '0':
-      case '\0':
-      case '7':
+    e.mode = archive_entry_perm(h);
+    e.uid = static_cast<unsigned>(archive_entry_uid(h));
+    e.gid = static_cast<unsigned>(archive_entry_gid(h));
+    switch (archive_entry_filetype(h)) {
+      case AE_IFREG:
         e.type = util::FileType::regular;
-        e.content = data;
         break;
-      case '5':
+      case AE_IFDIR:
         e.type = util::FileType::directory;
         break;
-      case '2':
+      case AE_IFLNK:
         e.type = util::FileType::symlink;
+        e.target = archive_entry_symlink(h) ? archive_entry_symlink(h) : "";
         break;
-      case '3':
+      case AE_IFCHR:
         e.type = util::FileType::char_device;
+        e.dev_major = static_cast<unsigned>(archive_entry_rdevmajor(h));
+        e.dev_minor = static_cast<unsigned>(archive_entry_rdevminor(h));
         break;
       default:
         continue;  // hard links, block devices, FIFOs: nothing a bundle needs
+    }
+    if (e.type == util::FileType::regular) {
+      // The size a header claims is checked before anything is held; then what really comes.
+      const la_int64_t claimed = archive_entry_size_is_set(h) ? archive_entry_size(h) : 0;
+      if (claimed < 0 || total + static_cast<std::uint64_t>(claimed) > limits.max_total) return too_big();
+      char buf[1 << 16];
+      for (;;) {
+        const la_ssize_t n = archive_read_data(a.get(), buf, sizeof buf);
+        if (n == 0) break;
+        if (n < 0) return Error{fmt::format("the archive is damaged at '{}': {}", e.path, message(a.get()))};
+        total += static_cast<std::uint64_t>(n);
+        if (total > limits.max_total || static_cast<std::uint64_t>(archive_filter_bytes(a.get(), 0)) > limits.max_total)
+          return too_big();
+        e.content.append(buf, static_cast<std::size_t>(n));
+      }
     }
     out.push_back(std::move(e));
     if (out.size() > limits.max_entries)
@@ -224,55 +157,8 @@ Result<std::vector<ArchiveEntry>> parse_tar(const std::string& bytes, const Arch
   return out;
 }
 
-Result<std::string> gzip(const std::string& data) {
-  z_stream zs{};
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    return Error{"zlib: deflateInit2 failed"};
-  std::string out(deflateBound(&zs, data.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
-  const auto n = zs.total_out;
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return Error{fmt::format("zlib: deflate failed ({})", rc)};
-  out.resize(n);
-  return out;
-}
-
-Result<std::string> gunzip(const std::string& data, std::uint64_t max_bytes) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) return Error{"zlib: inflateInit2 failed"};
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  std::string out;
-  char buf[1 << 16];
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    zs.next_out = reinterpret_cast<Bytef*>(buf);
-    zs.avail_out = sizeof buf;
-    rc = inflate(&zs, Z_NO_FLUSH);
-    if (rc != Z_OK && rc != Z_STREAM_END) {
-      inflateEnd(&zs);
-      return Error{fmt::format("not gzip data, or damaged ({})", zs.msg ? zs.msg : std::to_string(rc))};
-    }
-    out.append(buf, sizeof buf - zs.avail_out);
-    if (out.size() > max_bytes) {
-      inflateEnd(&zs);
-      return Error{fmt::format("it unpacks to more than {} MiB; it is not a dcukit bundle", max_bytes >> 20)};
-    }
-    if (rc != Z_STREAM_END && zs.avail_in == 0 && zs.avail_out != 0) {
-      inflateEnd(&zs);
-      return Error{"the gzip data is truncated"};
-    }
-  }
-  inflateEnd(&zs);
-  return out;
-}
-
 Status write_tar_gz(const std::string& path, const std::vector<ArchiveEntry>& entries) {
-  auto gz = gzip(tar_bytes(entries));
+  auto gz = tar_gz_bytes(entries);
   if (!gz) return Status(gz.error());
   return util::write_file(path, *gz, util::Privacy::secret);  // a bundle holds a host's logs
 }
@@ -280,9 +166,7 @@ Status write_tar_gz(const std::string& path, const std::vector<ArchiveEntry>& en
 Result<std::vector<ArchiveEntry>> read_tar_gz(const std::string& path, const ArchiveLimits& limits) {
   auto bytes = util::read_file(path, util::kBundleInput);
   if (!bytes) return bytes.error();
-  auto tar = gunzip(*bytes, limits.max_total);
-  if (!tar) return Error{fmt::format("{}: {}", path, tar.error().message)};
-  auto entries = parse_tar(*tar, limits);
+  auto entries = parse_tar_gz(*bytes, limits);
   if (!entries) return Error{fmt::format("{}: {}", path, entries.error().message)};
   return entries;
 }

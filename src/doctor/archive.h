@@ -1,7 +1,8 @@
 #pragma once
-// The support bundle's container: a POSIX ustar archive (PAX records for long names) compressed
-// with gzip through zlib, written and read in memory. Reading is defensive: sizes are capped, and
-// extraction refuses absolute paths, "..", and writing through a symlink the archive made.
+// The support bundle's container: a POSIX tar archive (pax, ustar where a name fits) compressed
+// with gzip, written and read in memory through libarchive. Reading is defensive: sizes are
+// capped (a header's claim before any byte is held), and extraction refuses absolute paths, "..",
+// and writing through a symlink the archive made.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,15 +29,10 @@ struct ArchiveLimits {
   std::size_t max_entries = 200000;
 };
 
-/// The ustar bytes of `entries` (with PAX headers where a name does not fit).
-std::string tar_bytes(const std::vector<ArchiveEntry>& entries);
-/// Parses ustar bytes; errors name the entry and what is wrong.
-Result<std::vector<ArchiveEntry>> parse_tar(const std::string& bytes, const ArchiveLimits& limits = {});
-
-/// gzip of `data` (zlib, default level).
-Result<std::string> gzip(const std::string& data);
-/// The data inside gzip bytes, at most `max_bytes` of it.
-Result<std::string> gunzip(const std::string& data, std::uint64_t max_bytes);
+/// The .tar.gz bytes of `entries`.
+Result<std::string> tar_gz_bytes(const std::vector<ArchiveEntry>& entries);
+/// Parses .tar.gz (or plain tar) bytes; errors name the entry and what is wrong.
+Result<std::vector<ArchiveEntry>> parse_tar_gz(const std::string& bytes, const ArchiveLimits& limits = {});
 
 /// Writes the entries as a .tar.gz at `path` (atomically).
 Status write_tar_gz(const std::string& path, const std::vector<ArchiveEntry>& entries);

@@ -6,11 +6,13 @@
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <curl/curl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <memory>
 
 #include "util/redact.h"
 #include "util/unique_fd.h"
@@ -55,40 +57,50 @@ Result<HostPort> parse_host_port(std::string_view text) {
 
 Result<HostPort> url_host_port(std::string_view url) {
   const std::string shown = redact(url);  // the errors name the URL, never its password
-  int default_port = 0;
-  std::string_view rest;
-  if (url.substr(0, 7) == "http://") {
-    default_port = 80;
-    rest = url.substr(7);
-  } else if (url.substr(0, 8) == "https://") {
-    default_port = 443;
-    rest = url.substr(8);
-  } else {
+  if (url.substr(0, 7) != "http://" && url.substr(0, 8) != "https://")
     return Error{fmt::format("'{}' is not an http:// or https:// URL", shown)};
-  }
   for (const char c : url)
     if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
       return Error{fmt::format("'{}' holds a space or a control character; percent-encode it", shown)};
-  rest = rest.substr(0, rest.find_first_of("/?#"));
-  if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
-  if (rest.empty() || rest.front() == ':') return Error{fmt::format("'{}' names no host", shown)};
-  const bool bracketed = rest.front() == '[';
-  const auto close = rest.find(']');
-  if (bracketed && (close == std::string_view::npos || close == 1))
-    return Error{fmt::format("'{}': an IPv6 host is written in brackets, http://[::1]:8000", shown)};
-  if (bracketed ? close + 1 < rest.size() && rest[close + 1] != ':' : rest.find_first_of("[]") != std::string_view::npos)
-    return Error{fmt::format("'{}' has a bracket out of place; an IPv6 host is written http://[::1]:8000", shown)};
-  const auto colon = rest.rfind(':');
-  const bool has_port = colon != std::string_view::npos && (!bracketed || close < colon);
-  if (!has_port) {
-    if (!bracketed && colon != std::string_view::npos)
-      return Error{fmt::format("'{}': put an IPv6 address in brackets, http://[::1]:8000", shown)};
-    return HostPort{std::string(bracketed ? rest.substr(1, close - 1) : rest), default_port};
+  // libcurl's own URL parser: the URL is read as the requests will read it.
+  std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> u(curl_url(), &curl_url_cleanup);
+  if (!u) return Error{"libcurl: out of memory"};
+  const CURLUcode rc = curl_url_set(u.get(), CURLUPART_URL, std::string(url).c_str(), CURLU_NON_SUPPORT_SCHEME);
+  switch (rc) {
+    case CURLUE_OK:
+      break;
+    case CURLUE_NO_HOST:
+      return Error{fmt::format("'{}' names no host", shown)};
+    case CURLUE_BAD_IPV6:
+      return Error{fmt::format("'{}': an IPv6 host is written in brackets, http://[::1]:8000", shown)};
+    case CURLUE_BAD_PORT_NUMBER:
+      return Error{fmt::format("'{}' has no valid port; the port is 1 to 65535", shown)};
+    default:
+      return Error{fmt::format("'{}' is not a valid URL ({}); write http://HOST:PORT/PATH", shown, curl_url_strerror(rc))};
   }
-  auto hp = parse_host_port(rest);
-  if (!hp) return Error{fmt::format("'{}' has no valid port; the port is 1 to 65535", shown)};
-  if (hp->port == 0) return Error{fmt::format("'{}' has port 0; a server's port is 1 to 65535", shown)};
-  return hp;
+  const auto part = [&](CURLUPart what, unsigned flags) -> std::string {
+    char* text = nullptr;
+    if (curl_url_get(u.get(), what, &text, flags) != CURLUE_OK || !text) return {};
+    std::string out = text;
+    curl_free(text);
+    return out;
+  };
+  std::string host = part(CURLUPART_HOST, 0);
+  if (host.empty()) return Error{fmt::format("'{}' names no host", shown)};
+  if (host.front() == '[') {
+    if (host.size() <= 2 || host.back() != ']')
+      return Error{fmt::format("'{}': an IPv6 host is written in brackets, http://[::1]:8000", shown)};
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find_first_of("[]:") != std::string::npos) {
+    return Error{fmt::format("'{}' has a bracket out of place; an IPv6 host is written http://[::1]:8000", shown)};
+  }
+  const std::string port_text = part(CURLUPART_PORT, CURLU_DEFAULT_PORT);
+  int port = -1;
+  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc{} || end != port_text.data() + port_text.size() || port < 0 || port > 65535)
+    return Error{fmt::format("'{}' has no valid port; the port is 1 to 65535", shown)};
+  if (port == 0) return Error{fmt::format("'{}' has port 0; a server's port is 1 to 65535", shown)};
+  return HostPort{host, port};
 }
 
 bool is_loopback_host(std::string_view host) {
