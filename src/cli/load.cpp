@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 
 #include "cli/common.h"
@@ -85,7 +86,7 @@ ExitCode run_load(const LoadArgs& a) {
   }
   auto& stop = util::StopToken::process();
   request->stop = &stop;
-  const bool progress = !a.quiet && isatty(STDERR_FILENO);
+  const bool progress = !a.quiet && !a.no_progress && isatty(STDERR_FILENO);
   bool progress_open = false;
   if (progress) {
     request->on_progress = [&progress_open](const std::string& label, const load::Progress& p) {
@@ -126,6 +127,18 @@ ExitCode run_load(const LoadArgs& a) {
   }
   bool written = write_json();
   written = write_output(kLoad, csv_out, load::report_csv(report)) && written;
+  if (a.save_result) {
+    // As vLLM: --result-dir is made when it is not there.
+    std::error_code ec;
+    if (!a.result_dir.empty()) std::filesystem::create_directories(a.result_dir, ec);
+    if (ec) {
+      print_error(kLoad, fmt::format("--result-dir {}: {}", a.result_dir, ec.message()));
+      written = false;
+    } else {
+      for (const auto& f : load::vllm_result_files(report, a.result_dir, a.result_filename))
+        written = write_output(kLoad, OutputFile{"--save-result", f.path}, f.content) && written;
+    }
+  }
   // What went wrong goes last, after the tables, whichever of stdout and stderr is redirected.
   std::fflush(stdout);
   if (report.problem)
@@ -150,7 +163,8 @@ ExitCode run_compare(const LoadArgs& a) {
 }
 
 void add_target_options(CLI::App* sub, LoadArgs& o) {
-  sub->add_option("--url", o.url, "Server base URL, e.g. http://127.0.0.1:8000 (user:password@ is sent, never shown)");
+  sub->add_option("--url,--base-url", o.url,
+                  "Server base URL, e.g. http://127.0.0.1:8000 (user:password@ is sent, never shown)");
   sub->add_option("--endpoint", o.endpoint, "API path: /v1/completions or /v1/chat/completions")->capture_default_str();
   sub->add_option("--model", o.model, "Model name (default: the first /v1/models lists)");
   sub->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key (sent as a Bearer token)")
@@ -174,27 +188,31 @@ void add_target_options(CLI::App* sub, LoadArgs& o) {
 }
 
 void add_workload_options(CLI::App* sub, LoadArgs& o) {
-  sub->add_option("--dataset", o.dataset, "random, sharegpt or jsonl")
-      ->check(CLI::IsMember({"random", "sharegpt", "jsonl"}))
+  sub->add_option("--dataset,--dataset-name", o.dataset, "random, sharegpt or jsonl (vLLM's custom: jsonl)")
+      ->check(CLI::IsMember({"random", "sharegpt", "jsonl", "custom"}))
       ->capture_default_str();
   sub->add_option("--dataset-path", o.dataset_path,
                   "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--input-len", o.input_len, "random: prompt length in tokens, shared prefix included")
+  sub->add_option("--input-len,--random-input-len", o.input_len, "random: prompt length in tokens, shared prefix included")
       ->check(whole_in(1, 1'000'000))
       ->capture_default_str();
-  sub->add_option("--output-len", o.output_len,
+  sub->add_option("--output-len,--random-output-len", o.output_len,
                   "max_tokens (default 128; files: overrides their lengths, 0 keeps them)")
       ->check(whole_in(0, 1'000'000));
   sub->add_option("--output-len-max", o.output_len_max, "random: draw max_tokens uniformly from [--output-len, this]")
       ->check(whole_in(0, 1'000'000));
-  sub->add_option("--prefix-len", o.prefix_len, "random: tokens shared by every prompt")->check(whole_in(0, 1'000'000));
+  sub->add_option("--prefix-len,--random-prefix-len", o.prefix_len, "random: tokens shared by every prompt")
+      ->check(whole_in(0, 1'000'000));
   sub->add_option("--prompt", o.prompt_mode,
                   "random prompts: ids (token ids), text (calibrated to the server's count) or auto (ids, and text "
                   "where the server refuses ids or on chat)")
       ->check(CLI::IsMember({"auto", "ids", "text"}))
       ->capture_default_str();
-  sub->add_flag("--no-ignore-eos", o.no_ignore_eos, "Do not send ignore_eos (outputs may end before max_tokens)");
+  auto* no_eos =
+      sub->add_flag("--no-ignore-eos", o.no_ignore_eos, "Do not send ignore_eos (outputs may end before max_tokens)");
+  sub->add_flag("--ignore-eos", o.ignore_eos, "Send ignore_eos (the default here; vLLM's flag, accepted)")
+      ->excludes(no_eos);
   sub->add_flag("--min-tokens", o.min_tokens, "Also send min_tokens = max_tokens");
   sub->add_flag("--no-stream", o.no_stream, "Non-streaming requests (TTFT is then the whole response; no TPOT)");
   sub->add_flag("--no-usage", o.no_usage, "Do not ask for stream_options.include_usage");
@@ -234,8 +252,17 @@ void add_shape_options(CLI::App* sub, LoadArgs& o) {
 }
 
 void add_output_options(CLI::App* sub, LoadArgs& o) {
-  sub->add_option("--slo", o.slo, "Goodput SLOs in ms: ttft=500,tpot=50,e2e=10000");
-  sub->add_option("--json", o.json_path, "Write the result (vllm bench serve's fields); - for stdout");
+  auto* slo = sub->add_option("--slo", o.slo, "Goodput SLOs in ms: ttft=500,tpot=50,e2e=10000");
+  sub->add_option("--goodput", o.goodput, "Goodput SLOs as vLLM writes them: --goodput ttft:500 tpot:50 e2el:10000")
+      ->excludes(slo)
+      ->expected(1, 3);
+  sub->add_option("--json", o.json_path, "Write the result (every level, under \"runs\"); - for stdout");
+  sub->add_flag("--save-result", o.save_result,
+                "As vllm bench serve: a flat result file per level, named as vLLM names them "
+                "({label}-{rate}qps-{model}-{date}.json)");
+  sub->add_option("--result-dir", o.result_dir, "Where --save-result writes (default: the current folder)");
+  sub->add_option("--result-filename", o.result_filename, "--save-result's file name (a run of one level)");
+  sub->add_option("--label", o.label, "The result's label, as vLLM's (default: openai or openai-chat)");
   sub->add_option("--csv", o.csv_path, "Write one CSV row per level");
   sub->add_flag("--save-detailed", o.save_detailed,
                 "Also write each request's detail in the JSON (vLLM's input_lens, output_lens, ttfts, itls, "
@@ -254,6 +281,7 @@ void add_output_options(CLI::App* sub, LoadArgs& o) {
       ->check(number_in(0, 100));
   sub->add_flag("--markdown", o.markdown, "Print tables as Markdown");
   sub->add_flag("-q,--quiet", o.quiet, "No progress and no tables");
+  sub->add_flag("--disable-tqdm", o.no_progress, "No progress line (vLLM's flag); the tables stay");
 }
 
 }  // namespace

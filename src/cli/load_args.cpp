@@ -100,7 +100,7 @@ Result<load::Request> to_request(const LoadArgs& a) {
     q.body.extra_body = std::move(j);
   }
   auto& w = q.workload;
-  w.kind = *load::dataset_from_string(a.dataset);  // CLI11 checked the name
+  w.kind = *load::dataset_from_string(a.dataset == "custom" ? "jsonl" : a.dataset);  // CLI11 checked the name
   if (w.kind != load::DatasetKind::random && a.dataset_path.empty())
     return Error{"--dataset " + a.dataset + " needs --dataset-path FILE"};
   w.path = a.dataset_path;
@@ -141,8 +141,16 @@ Result<load::Request> to_request(const LoadArgs& a) {
   q.seed = a.seed;
   q.wait_ready_s = a.wait_ready_s;
   q.trial = !a.no_trial;
-  if (!a.slo.empty()) {
-    auto s = parse_slo(a.slo);
+  // vLLM's --goodput ttft:500 tpot:50 e2el:10000 is --slo ttft=500,tpot=50,e2e=10000.
+  std::string slo_text = a.slo;
+  for (const auto& item : a.goodput) {
+    const auto colon = item.find(':');
+    if (colon == std::string::npos)
+      return Error{fmt::format("--goodput {}: write KEY:VALUE in ms, e.g. --goodput ttft:500 tpot:50", item)};
+    slo_text += (slo_text.empty() ? "" : ",") + item.substr(0, colon) + "=" + item.substr(colon + 1);
+  }
+  if (!slo_text.empty()) {
+    auto s = parse_slo(slo_text);
     if (!s) return s.error();
     q.slo = *s;
     if (q.slo.tpot_ms > 0 && a.no_stream)
@@ -167,6 +175,15 @@ Result<load::Request> to_request(const LoadArgs& a) {
     for (const auto& m : load::kLatencyMetrics) q.percentile_metrics.emplace_back(m.key);
   q.metric_percentiles = a.metric_percentiles.empty() ? std::vector<double>{90, 95, 99, 99.9} : a.metric_percentiles;
   q.save_detailed = a.save_detailed;
+  q.label = a.label;
+  if (!a.result_filename.empty() && !a.save_result)
+    return Error{"--result-filename names --save-result's file: add --save-result"};
+  if (!a.result_dir.empty() && !a.save_result) return Error{"--result-dir is where --save-result writes: add --save-result"};
+  const std::size_t levels = std::max<std::size_t>({a.concurrency.size(), a.rates.size(), 1});
+  if (!a.result_filename.empty() && levels > 1)
+    return Error{fmt::format("--result-filename names one file, and this run has {} levels; leave it out (each level "
+                             "gets vLLM's name) or run one level",
+                             levels)};
   q.run_info = core::collect_run_info("dcukit load", util::redact(command_line()));
   return q;
 }

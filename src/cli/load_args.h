@@ -20,7 +20,7 @@ struct LoadArgs {
   double timeout_s = 600;
   std::string dataset = "random", dataset_path, prompt_mode = "auto";
   int input_len = 1024, output_len = -1, output_len_max = 0, prefix_len = 0;  // -1: 128 or the file's
-  bool no_ignore_eos = false, min_tokens = false, no_stream = false, no_usage = false, continuous_usage = false;
+  bool no_ignore_eos = false, ignore_eos = false, min_tokens = false, no_stream = false, no_usage = false, continuous_usage = false;
   double temperature = 0;
   std::string extra_body;
   std::size_t num_prompts = 0;
@@ -35,10 +35,13 @@ struct LoadArgs {
   double wait_ready_s = 0;
   bool no_trial = false;
   std::string slo, metrics_url, json_path, csv_path;
+  std::vector<std::string> goodput;  ///< vLLM's --goodput KEY:VALUE...
+  bool save_result = false;          ///< vLLM's --save-result
+  std::string result_dir, result_filename, label;
   bool metrics_auth = false, save_detailed = false;
   std::vector<std::string> metadata, percentile_metrics;
   std::vector<double> metric_percentiles;
-  bool quiet = false, markdown = false;
+  bool quiet = false, markdown = false, no_progress = false;
   std::string compare_a, compare_b;
 };
 

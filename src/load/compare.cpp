@@ -77,8 +77,8 @@ core::Table differences(const RunFile& a, const RunFile& b) {
   // --metadata keys, and any other string field the two files do not share in value.
   for (const auto& item : x.items())
     if (item.value().is_string() && std::find(keys.begin(), keys.end(), item.key()) == keys.end() &&
-        item.key() != "date" && item.key() != "label" && item.key() != "first_error" && item.key() != "request_rate" &&
-        item.key() != "load_shape" && item.key() != "problem")
+        item.key() != "date" && item.key() != "label" && item.key() != "level" && item.key() != "first_error" &&
+        item.key() != "request_rate" && item.key() != "load_shape" && item.key() != "problem")
       keys.push_back(item.key());
   for (const auto& k : keys) {
     const std::string va = cell(x, k), vb = cell(y, k);

@@ -38,6 +38,18 @@ nlohmann::ordered_json level_summary_json(const Report& report, const LevelRepor
 /// errors, ...) and dcukit's "requests".
 std::string report_json(const Report& report);
 
+/// The version of report_json's shape; raised when a field changes meaning or goes away.
+inline constexpr int kLoadSchemaVersion = 2;
+
+/// One vLLM-style result file (`vllm bench serve --save-result`): a level's fields flat, as
+/// vLLM writes them, at `path`.
+struct ResultFile {
+  std::string path, content;
+};
+/// A file per level under `dir` (empty: the current folder), named as vLLM names them unless
+/// `filename` is given (then the run must have one level).
+std::vector<ResultFile> vllm_result_files(const Report& report, const std::string& dir, const std::string& filename);
+
 /// One CSV row per level with every scalar field of level_summary_json.
 std::string report_csv(const Report& report);
 

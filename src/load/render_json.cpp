@@ -128,13 +128,16 @@ ojson level_summary_json(const Report& report, const LevelReport& l) {
   ojson j;
   j["date"] = report.date;
   j["backend"] = report.backend;
-  j["label"] = l.label;
+  j["endpoint_type"] = report.backend;
+  j["label"] = report.label;
+  j["level"] = l.label;
   j["model_id"] = report.model;
   j["tokenizer_id"] = report.model;
   j["endpoint"] = report.endpoint;
   j["url"] = report.url;
   j["dataset"] = report.dataset;
-  j["num_prompts"] = l.num_prompts;
+  j["num_prompts"] = report.num_prompts > 0 ? report.num_prompts : l.num_prompts;  // -n, as vLLM records it
+  j["num_prompts_sent"] = l.num_prompts;
   for (const auto& [k, v] : report.metadata) j[k] = v;
   j["request_rate"] = l.kind == ShapeKind::open ? number_or_inf(l.rate) : ojson("inf");
   j["burstiness"] = l.burstiness;
@@ -191,15 +194,14 @@ ojson level_summary_json(const Report& report, const LevelReport& l) {
 }
 
 std::string report_json(const Report& report) {
+  // One shape whatever the number of levels: run_info first, then the schema, then the runs.
   ojson j;
   j["run_info"] = core::to_json(report.run_info);
-  if (report.levels.size() == 1) {
-    j.update(level_json(report, report.levels.front()));
-    add_run_state(j, report);
-    return util::json_text(j, 2) + "\n";
-  }
+  j["schema_version"] = kLoadSchemaVersion;
   j["date"] = report.date;
   j["backend"] = report.backend;
+  j["endpoint_type"] = report.backend;
+  j["label"] = report.label;
   j["model_id"] = report.model;
   j["url"] = report.url;
   for (const auto& [k, v] : report.metadata) j[k] = v;
@@ -207,6 +209,30 @@ std::string report_json(const Report& report) {
   j["runs"] = ojson::array();
   for (const auto& l : report.levels) j["runs"].push_back(level_json(report, l));
   return util::json_text(j, 2) + "\n";
+}
+
+std::vector<ResultFile> vllm_result_files(const Report& report, const std::string& dir, const std::string& filename) {
+  std::vector<ResultFile> out;
+  for (const auto& l : report.levels) {
+    std::string name = filename;
+    if (name.empty()) {
+      // vLLM's own: {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json, the rate as Python prints it.
+      const std::string rate =
+          l.kind == ShapeKind::open && std::isfinite(l.rate) ? fmt::format("{}", l.rate) : std::string("inf");
+      const std::string shown_rate = rate.find_first_of(".ei") == std::string::npos ? rate + ".0" : rate;
+      const std::string cap = l.concurrency > 0 ? fmt::format("-concurrency{}", l.concurrency) : "";
+      const auto slash = report.model.rfind('/');
+      const std::string model = slash == std::string::npos ? report.model : report.model.substr(slash + 1);
+      name = fmt::format("{}-{}qps{}-{}-{}.json", report.label, shown_rate, cap, model, report.date);
+    }
+    ojson j;
+    j["run_info"] = core::to_json(report.run_info);
+    j["schema_version"] = kLoadSchemaVersion;
+    j.update(level_json(report, l));
+    add_run_state(j, report);
+    out.push_back({dir.empty() ? name : dir + "/" + name, util::json_text(j, 2) + "\n"});
+  }
+  return out;
 }
 
 std::string report_csv(const Report& report) {

@@ -54,7 +54,7 @@ struct LatencySummaries {
 
 /// One load level's figures and its requests.
 struct LevelReport {
-  std::string label;  ///< "concurrency 8", "rate 4/s"
+  std::string label;  ///< "concurrency 8", "rate 4/s" (the JSON's "level")
   ShapeKind kind = ShapeKind::closed;
   int concurrency = 0;  ///< closed: in flight; open: the cap (0 = none)
   double rate = 0;      ///< open: requests per second (inf allowed)
@@ -95,8 +95,10 @@ struct Problem {
 /// A whole run: what was asked for, what dcukit found out about the server, and each level.
 struct Report {
   core::RunInfo run_info;  ///< the header of the JSON (credentials in the command line redacted)
-  std::string date;        ///< UTC, ISO 8601
-  std::string backend;     ///< "openai" or "openai-chat", as vLLM names them
+  std::string date;        ///< local time as vLLM writes it, %Y%m%d-%H%M%S (run_info has UTC)
+  std::string backend;     ///< "openai" or "openai-chat", as vLLM names them (its endpoint_type)
+  std::string label;       ///< --label, as vLLM's; default: the backend
+  std::size_t num_prompts = 0;  ///< -n as asked (0: --duration alone); each level says how many it sent
   std::string url;         ///< the server's origin, credentials redacted
   std::string endpoint, model, dataset;
   int input_len = 0, output_len = 0;

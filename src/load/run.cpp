@@ -69,11 +69,20 @@ void add_level_notes(Steps& s) {
     s.notice(
         "The server ignored --continuous-usage (no content chunk carried usage): tokens per chunk are estimated "
         "from their bytes, as without it");
-  if (truncated > 0)
+  if (ok > 0 && truncated == ok && !s.report.problem) {
+    // Nothing was measured at the lengths asked for: a result, but not the one requested.
+    s.report.problem = Problem{
+        ProblemKind::failed,
+        fmt::format("the server cut every prompt ({} of {}: it counted fewer prompt tokens than were sent), so no "
+                    "request ran at the input length asked for; raise the server's --max-model-len or lower "
+                    "--input-len",
+                    truncated, ok)};
+  } else if (truncated > 0) {
     s.notice(
         fmt::format("{} of {} prompts were cut by the server (it counted fewer prompt tokens than were sent); "
                     "their input lengths are the server's counts",
                     truncated, ok));
+  }
   if (unstreamed > 0)
     s.notice(
         fmt::format("{} replies were one JSON body, not a stream (the server ignored \"stream\": true): their "

@@ -58,6 +58,7 @@ struct Request {
   bool trial = true;        ///< send one request first and stop when it fails (vLLM's initial test run)
   Slo slo;
   std::vector<std::pair<std::string, std::string>> metadata;
+  std::string label;  ///< --label (vLLM's): names the result; default the backend
   std::vector<std::string> percentile_metrics;  ///< JSON stems (ttft, tpot, itl, e2el, ...)
   std::vector<double> metric_percentiles;
   bool save_detailed = false;

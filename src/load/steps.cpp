@@ -46,8 +46,10 @@ Steps::Steps(Request& q) : request(q) {
   generate_url = server.base_url + q.endpoint;
   q.body.api = m_chat ? Api::chat : Api::completions;
   report.run_info = q.run_info;
-  report.date = util::utc_timestamp();
+  report.date = util::local_compact_timestamp();
   report.backend = m_chat ? "openai-chat" : "openai";
+  report.label = q.label.empty() ? report.backend : q.label;
+  report.num_prompts = q.num_prompts;
   report.url = util::redact(server.base_url);
   report.endpoint = q.endpoint;
   report.model = q.model;

@@ -91,4 +91,13 @@ std::string utc_timestamp() {
   return buf;
 }
 
+std::string local_compact_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
 }  // namespace dcukit::util

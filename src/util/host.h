@@ -24,5 +24,7 @@ std::uint64_t memory_total_bytes();
 std::uint64_t meminfo_bytes(const std::string& key);
 /// Now as ISO 8601 UTC: "2026-11-30T12:34:56Z".
 std::string utc_timestamp();
+/// Local time as vLLM names its result files: "20261204-190512" (%Y%m%d-%H%M%S).
+std::string local_compact_timestamp();
 
 }  // namespace dcukit::util

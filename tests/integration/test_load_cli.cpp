@@ -1,7 +1,9 @@
 // dcukit load's features end to end: datasets, load shapes, sweeps, warm-up, --wait-ready,
 // the API key, /metrics, CSV and compare, against the fake server on loopback.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "fixture.h"
 
@@ -215,3 +217,66 @@ TEST_F(LoadCli, BadInputIsRejectedBeforeSending) {
 }
 
 }  // namespace
+
+// A `vllm bench serve` command line runs as written: its flag names are aliases, --save-result
+// writes vLLM's file, named as vLLM names it, with the fields vLLM's readers take.
+TEST_F(LoadCli, VllmBenchServeFlagsAndResultFile) {
+  const std::string out = m_dir.file("vllm-results");
+  auto r = run({"load", "--base-url", s_server->url(), "--dataset-name", "random", "--random-input-len", "8",
+                "--random-output-len", "4", "--num-prompts", "5", "--max-concurrency", "2", "--ignore-eos",
+                "--goodput", "ttft:5000", "tpot:5000", "--label", "nightly", "--save-result", "--result-dir", out,
+                "--disable-tqdm", "--timeout", "2"},
+               "vllm_flags");
+  ASSERT_EQ(r.exit.code, 0) << r.exit.err;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(out)) files.push_back(e.path().filename().string());
+  ASSERT_EQ(files.size(), 1u);
+  // {label}-{rate}qps-concurrency{N}-{model}-{%Y%m%d-%H%M%S}.json
+  EXPECT_TRUE(std::regex_match(files[0], std::regex(R"(nightly-infqps-concurrency2-.+-\d{8}-\d{6}\.json)")))
+      << files[0];
+  const auto j = nlohmann::json::parse(itest::slurp(out + "/" + files[0]));
+  EXPECT_EQ(j["label"], "nightly");
+  EXPECT_EQ(j["endpoint_type"], "openai");
+  EXPECT_EQ(j["num_prompts"], 5);
+  EXPECT_EQ(j["completed"], 5);
+  EXPECT_EQ(j["max_concurrency"], 2);
+  EXPECT_EQ(j["request_rate"], "inf");
+  EXPECT_TRUE(std::regex_match(j["date"].get<std::string>(), std::regex(R"(\d{8}-\d{6})"))) << j["date"];
+  EXPECT_EQ(j["request_goodput"], j["request_throughput"]) << "every request within the --goodput SLOs";
+  EXPECT_EQ(j["slo_ttft_ms"], 5000.0);
+}
+
+TEST_F(LoadCli, ResultFileFlagsNeedSaveResultAndOneLevel) {
+  auto e = run({"load", "--url", s_server->url(), "--result-dir", m_dir.path(), "-q"}, "no_save");
+  EXPECT_EQ(e.exit.code, 2);
+  EXPECT_NE(e.exit.err.find("add --save-result"), std::string::npos) << e.exit.err;
+  e = run({"load", "--url", s_server->url(), "-c", "1,2", "--save-result", "--result-filename", "x.json", "-q"},
+          "two_levels");
+  EXPECT_EQ(e.exit.code, 2);
+  EXPECT_NE(e.exit.err.find("this run has 2 levels"), std::string::npos) << e.exit.err;
+  e = run({"load", "--url", s_server->url(), "--goodput", "ttft500", "-q"}, "bad_goodput");
+  EXPECT_EQ(e.exit.code, 2);
+  EXPECT_NE(e.exit.err.find("KEY:VALUE"), std::string::npos) << e.exit.err;
+}
+
+// --json has one shape whatever the number of levels: run_info first, schema_version, runs.
+TEST_F(LoadCli, TheJsonHasOneShapeForOneLevelAndMany) {
+  auto one = run(base(2), "one_level");
+  auto args = base(2);
+  args.insert(args.end(), {"-c", "1,2"});
+  auto two = run(args, "two_levels");
+  ASSERT_TRUE(one.file.is_object()) << one.exit.err;
+  ASSERT_TRUE(two.file.is_object()) << two.exit.err;
+  for (const auto* r : {&one, &two}) {
+    const auto f = nlohmann::ordered_json::parse(itest::slurp(r->json_path));  // in the file's order
+    EXPECT_EQ(f.begin().key(), "run_info");
+    EXPECT_EQ(f["schema_version"], 2);
+    ASSERT_TRUE(f["runs"].is_array());
+  }
+  EXPECT_EQ(one.file["runs"].size(), 1u);
+  EXPECT_EQ(two.file["runs"].size(), 2u);
+  std::vector<std::string> a, b;
+  for (const auto& [k, v] : one.file.items()) a.push_back(k);
+  for (const auto& [k, v] : two.file.items()) b.push_back(k);
+  EXPECT_EQ(a, b) << "the same top-level fields";
+}

@@ -72,13 +72,18 @@ TEST_F(LoadServers, AServerThatClosesAfterEachReplyCausesNoFalseDrops) {
   EXPECT_EQ(r.json["errors_dropped"], 0);
 }
 
-TEST_F(LoadServers, TruncatedPromptsAreReportedWithTheServersCount) {
+// A server that cut every prompt ran nothing at the length asked for: the figures are written
+// (with the server's counts) but the run fails and says why.
+TEST_F(LoadServers, EveryPromptCutIsAFailedRunWithTheServersCount) {
   FakeServer s({"--ttft-ms", "5", "--itl-ms", "1", "--max-prompt-tokens", "10"}, "truncating");
   auto r = run(s, {"--input-len", "16"}, "truncated");
   ASSERT_TRUE(r.json.is_object()) << r.exit.err;
+  EXPECT_EQ(r.exit.code, 1) << r.exit.err;
+  EXPECT_NE(r.exit.err.find("the server cut every prompt (4 of 4"), std::string::npos) << r.exit.err;
+  EXPECT_NE(r.exit.err.find("--max-model-len"), std::string::npos) << r.exit.err;
   EXPECT_EQ(r.json["truncated_prompts"], 4);
   EXPECT_EQ(r.json["input_lens"], nlohmann::json::array({10, 10, 10, 10}));
-  EXPECT_NE(notes(r).find("cut by the server"), std::string::npos) << notes(r);
+  EXPECT_NE(r.json["problem"].dump().find("cut every prompt"), std::string::npos) << r.json["problem"];
 }
 
 TEST_F(LoadServers, EachMetricsDialectAndWhatItLacksIsNull) {

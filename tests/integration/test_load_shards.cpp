@@ -118,12 +118,14 @@ TEST_F(LoadShards, InterruptStopsEveryLoopAndKeepsWhatWasMeasured) {
     const auto exit = child.wait(testutil::kNoHang);
     EXPECT_FALSE(exit.timed_out);
     EXPECT_EQ(exit.code, 130) << exit.err;
-    const auto j = nlohmann::json::parse(itest::slurp(json_path), nullptr, false);
-    ASSERT_TRUE(j.is_object()) << exit.err;
+    const auto file = nlohmann::json::parse(itest::slurp(json_path), nullptr, false);
+    ASSERT_TRUE(file.is_object()) << exit.err;
+    ASSERT_EQ(file["runs"].size(), 1u) << exit.err;
+    EXPECT_TRUE(file["interrupted"].get<bool>());
+    const auto& j = file["runs"][0];  // the one level
     EXPECT_EQ(j["requests"].size(), 6u);  // the six in flight, none dropped from the record
     EXPECT_EQ(j["errors_cancelled"], 6) << "cut off by the user, not by --timeout";
     EXPECT_EQ(j["errors_timeout"], 0);
-    EXPECT_TRUE(j["interrupted"].get<bool>());
     EXPECT_TRUE(j["cancelled"].get<bool>());
     for (const auto& q : j["requests"]) EXPECT_EQ(q["error_class"], "cancelled");
   }

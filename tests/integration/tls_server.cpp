@@ -55,7 +55,23 @@ bool make_certificate(const std::string& dir) {
          PEM_write_PrivateKey(k.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) == 1;
 }
 
-std::string chunk(const std::string& text, bool last, int tokens) {
+/// The prompt's length as a server counts it: a token-id array's elements, a text's words.
+int prompt_tokens(const nlohmann::json& body) {
+  if (!body.is_object() || !body.contains("prompt")) return 0;
+  const auto& p = body["prompt"];
+  if (p.is_array()) return static_cast<int>(p.size());
+  if (!p.is_string()) return 0;
+  int words = 0;
+  bool in_word = false;
+  for (const char c : p.get<std::string>()) {
+    const bool space = c == ' ' || c == '\n' || c == '\t';
+    words += !space && !in_word;
+    in_word = !space;
+  }
+  return words;
+}
+
+std::string chunk(const std::string& text, bool last, int tokens, int prompt) {
   nlohmann::json j = {
       {"id", "cmpl-tls"},
       {"object", "text_completion"},
@@ -64,7 +80,7 @@ std::string chunk(const std::string& text, bool last, int tokens) {
   std::string out = "data: " + j.dump() + "\n\n";
   if (last) {
     nlohmann::json usage = {{"choices", nlohmann::json::array()},
-                            {"usage", {{"prompt_tokens", 4}, {"completion_tokens", tokens}}}};
+                            {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", tokens}}}};
     out += "data: " + usage.dump() + "\n\ndata: [DONE]\n\n";
   }
   return out;
@@ -105,10 +121,11 @@ int main(int argc, char** argv) {
   server.Post("/v1/completions", [=](const httplib::Request& req, httplib::Response& res) {
     const auto body = nlohmann::json::parse(req.body, nullptr, false);
     const int tokens = body.is_object() ? body.value("max_tokens", 8) : 8;
+    const int prompt = prompt_tokens(body);
     auto sent = std::make_shared<int>(0);
     res.set_chunked_content_provider("text/event-stream", [=](std::size_t, httplib::DataSink& sink) {
       std::this_thread::sleep_for(std::chrono::milliseconds(*sent == 0 ? ttft_ms : itl_ms));
-      const std::string out = chunk("tok ", *sent + 1 == tokens, tokens);
+      const std::string out = chunk("tok ", *sent + 1 == tokens, tokens, prompt);
       sink.write(out.data(), out.size());
       if (++*sent == tokens) sink.done();
       return true;
