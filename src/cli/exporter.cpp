@@ -17,7 +17,7 @@ namespace {
 
 struct ExporterFlags {
   exporter::Options options;
-  std::string deadline = "8s", timeout = "2s", source = "auto";
+  std::string deadline = "8s", timeout = "2s", source = "auto", names = "dcukit";
 };
 
 
@@ -32,6 +32,7 @@ ExitCode run_exporter(ExporterFlags f) {
     return fail("exporter", ExitCode::bad_input, "--source " + f.source + ": choose auto, nvml, rocm-smi-lib, sysfs or cli");
   if (!f.options.from.empty() && f.source != "auto")
     return fail("exporter", ExitCode::bad_input, "--from reads a file; --source is for the live host");
+  f.options.names = *exporter::parse_name_set(f.names);  // CLI11 checked it
   f.options.deadline = *deadline;
   f.options.collect.timeout = *timeout;
   f.options.collect.choice = *choice;
@@ -55,7 +56,7 @@ void setup_exporter(CLI::App& app, Runner& runner) {
                                  "Serve device metrics (temperature, power, busy, memory, clocks, PCIe link, ECC) "
                                  "for Prometheus, read fresh on each scrape");
   sub->add_option("--listen", f->options.listen,
-                  "ADDR:PORT to serve /metrics on (default 127.0.0.1:9400; port 0: any)");
+                  "ADDR:PORT to serve /metrics on (default 127.0.0.1:9402; 9400 is dcgm-exporter's, 9401 guard's; port 0: any)");
   sub->add_flag("--listen-any", f->options.listen_any, "Allow --listen on an address other hosts can reach");
   sub->add_option("--from", f->options.from,
                   "Serve the figures of a captured hy-smi, rocm-smi, amd-smi or nvidia-smi output (read again on "
@@ -64,6 +65,14 @@ void setup_exporter(CLI::App& app, Runner& runner) {
                   "The most a scrape waits for its device reading (default 8s, under Prometheus' 10s timeout)");
   sub->add_option("--timeout", f->timeout, "The most one telemetry source may take for one reading (default 2s)");
   sub->add_option("--source", f->source, "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli");
+  sub->add_option("--names", f->names,
+                  "Series names and labels: dcukit (dcukit_gpu_*), dcgm (dcgm-exporter's DCGM_FI_DEV_*) or amd "
+                  "(AMD device-metrics-exporter's gpu_*), so that their Grafana dashboards work unchanged")
+      ->check(CLI::IsMember({"dcukit", "dcgm", "amd"}))
+      ->capture_default_str();
+  sub->add_option("--cluster-name", f->options.cluster,
+                  "The cluster_name label of --names amd (AMD's dashboards select on it)")
+      ->capture_default_str();
   sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)")
       ->check(root_folder());
   sub->callback([f, &runner] { runner = [f] { return run_exporter(*f); }; });

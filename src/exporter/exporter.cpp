@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
 
 #include "exporter/scraper.h"
 #include "serving/prometheus.h"
@@ -10,7 +13,9 @@
 #include "util/duration.h"
 #include "util/http_server.h"
 #include "util/listen.h"
+#include "util/host.h"
 #include "util/signals.h"
+#include "util/text.h"
 
 namespace dcukit::exporter {
 namespace {
@@ -22,6 +27,13 @@ ReadFn make_reader(const Options& o) {
     return [path = o.from]() -> Result<telemetry::Snapshot> { return telemetry::read_capture_file(path); };
   auto collector = std::make_shared<telemetry::Collector>(o.collect);
   return [collector]() -> Result<telemetry::Snapshot> { return collector->sample(); };
+}
+
+/// The host's name for the labels: Kubernetes' NODE_NAME where set (the node, not the pod, as
+/// dcgm-exporter takes it), else this host's.
+std::string host_name() {
+  const char* node = std::getenv("NODE_NAME");
+  return node && *node ? node : util::hostname();
 }
 
 std::string format_address(const std::string& host, int port) {
@@ -44,14 +56,29 @@ Status validate(const Options& o) {
 Status run(const Options& o, const util::StopToken& stop, const std::function<void(const std::string&)>& on_listening) {
   if (auto st = validate(o); !st) return st;
   const auto listen = *util::parse_listen(o.listen, o.listen_any);
-  auto scraper = std::make_shared<Scraper>(make_reader(o), o.deadline, o.from.empty() ? "live" : o.from);
+  auto scraper = std::make_shared<Scraper>(make_reader(o), o.deadline, o.from.empty() ? "live" : "capture");
+  // What the labels leave out (errors, each source's detail) goes to stderr, once per change.
+  struct Log {
+    std::mutex mutex;
+    std::string last;
+  };
+  auto log = std::make_shared<Log>();
   // Prometheus' default scrape timeout is 10 s: a write deadline a little past ours.
   util::HttpServer server(
       {.host = listen.host, .port = listen.port, .threads = 4, .io_timeout = o.deadline + std::chrono::seconds(2)});
-  server.get("/metrics", [scraper](const util::HttpServerRequest&) {
+  RenderOptions render{o.names, {host_name(), o.cluster}};
+  server.get("/metrics", [scraper, log, render](const util::HttpServerRequest&) {
     util::HttpServerReply reply;
     reply.content_type = serving::kTextContentType;
-    reply.body = render_metrics(scraper->scrape());
+    const Scrape s = scraper->scrape();
+    reply.body = render_metrics(s, render);
+    const std::string line = diagnostics(s);
+    std::lock_guard<std::mutex> lock(log->mutex);
+    if (line != log->last) {
+      fmt::print(stderr, "dcukit exporter: {}\n", line.empty() ? "every source reads again" : util::terminal_safe(line));
+      std::fflush(stderr);
+      log->last = line;
+    }
     return reply;
   });
   server.get("/healthz", [](const util::HttpServerRequest&) { return util::HttpServerReply{.body = "ok\n"}; });

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "exporter/names.h"
 #include "telemetry/collector.h"
 #include "util/result.h"
 
@@ -17,11 +18,13 @@ namespace dcukit::exporter {
 
 /// How to serve.
 struct Options {
-  std::string listen = "127.0.0.1:9400";     ///< ADDR:PORT; port 0 picks a free one
+  std::string listen = "127.0.0.1:9402";     ///< ADDR:PORT; port 0 picks a free one
   bool listen_any = false;                   ///< allow an address other hosts can reach
   std::string from;                          ///< a captured tool output read on each scrape, instead of the host
   telemetry::CollectOptions collect;         ///< the live sources (collect.timeout: per source)
   std::chrono::milliseconds deadline{8000};  ///< the most a scrape waits for its reading
+  NameSet names = NameSet::dcukit;           ///< --names: dcukit's, dcgm-exporter's or AMD's
+  std::string cluster = "default";           ///< --cluster-name, for AMD's dashboards
 };
 
 /// Checks `o` before anything is bound: the address parses, a non-loopback one was asked for
@@ -29,7 +32,7 @@ struct Options {
 Status validate(const Options& o);
 
 /// Serves /metrics (and / with a link, /healthz) until `stop` is requested. `on_listening` is
-/// called once with the address bound ("127.0.0.1:9400"), e.g. to print it. Its only errors are
+/// called once with the address bound ("127.0.0.1:9402"), e.g. to print it. Its only errors are
 /// validate()'s and the address that cannot be bound (in use, not this host's), naming it.
 Status run(const Options& o, const util::StopToken& stop,
            const std::function<void(const std::string&)>& on_listening = {});

@@ -16,13 +16,14 @@ using serving::Labels;
 using serving::MetricType;
 using telemetry::DeviceState;
 
-/// A device's identity labels: gpu, then uuid and bus_id where known, model, vendor.
-Labels device_labels(const DeviceState& d) {
+/// A device's identity labels: gpu, then uuid and bus_id where known, model, vendor, hostname.
+Labels identity_labels(const DeviceState& d, const std::string& hostname) {
   Labels l{{"gpu", std::to_string(d.index)}};
   if (d.uuid) l.emplace_back("uuid", *d.uuid);
   if (d.bus_id) l.emplace_back("bus_id", *d.bus_id);
   l.emplace_back("model", d.name.value_or(""));
   l.emplace_back("vendor", d.vendor ? std::string(telemetry::to_string(*d.vendor)) : "");
+  l.emplace_back("hostname", hostname);
   return l;
 }
 
@@ -77,7 +78,8 @@ const std::vector<DeviceFamily>& device_families() {
   return kFamilies;
 }
 
-void write_devices(serving::TextWriter& w, const std::vector<DeviceState>& devices) {
+void write_devices(serving::TextWriter& w, const std::vector<DeviceState>& devices, const std::string& host) {
+  const auto device_labels = [&host](const DeviceState& d) { return identity_labels(d, host); };
   if (devices.empty()) return;
   w.family("dcukit_gpu_info", MetricType::gauge,
            "Always 1: a device and what it is (arch, driver version) in the labels");
@@ -114,19 +116,6 @@ void write_devices(serving::TextWriter& w, const std::vector<DeviceState>& devic
   }
 }
 
-/// Why a scrape has no devices, in one line: the error, else each source's report.
-std::string no_device_reason(const Scrape& s) {
-  if (!s.error.empty()) return s.error;
-  if (!s.snapshot) return "no reading was made";
-  std::string why;
-  for (const auto& r : s.snapshot->sources) {
-    if (!why.empty()) why += "; ";
-    why += r.name + " " + std::string(telemetry::to_string(r.state));
-    if (!r.detail.empty()) why += ": " + r.detail;
-  }
-  return why.empty() ? "the reading lists no devices" : "no source found a device: " + why;
-}
-
 void write_exporter(serving::TextWriter& w, const Scrape& s) {
   w.family("dcukit_exporter_build_info", MetricType::gauge, "Always 1: the exporter's version and figure source");
   w.sample("dcukit_exporter_build_info", {{"version", DCUKIT_VERSION}, {"source", s.source}}, 1);
@@ -146,25 +135,61 @@ void write_exporter(serving::TextWriter& w, const Scrape& s) {
   w.sample("dcukit_exporter_devices", {}, static_cast<double>(devices));
   if (s.snapshot && !s.snapshot->sources.empty()) {
     w.family("dcukit_exporter_source_up", MetricType::gauge,
-             "1 when a telemetry source read in this reading, 0 when not; the state (ok, unavailable, failed, "
-             "skipped) and detail labels say why");
+             "1 when a telemetry source read in this reading, 0 when not; the state label (ok, unavailable, "
+             "failed, skipped) says why, the exporter's log the detail");
+    // No free text in labels: the detail goes to the exporter's log (diagnostics()).
     for (const auto& r : s.snapshot->sources)
-      w.sample("dcukit_exporter_source_up",
-               {{"source", r.name}, {"state", std::string(telemetry::to_string(r.state))}, {"detail", r.detail}},
+      w.sample("dcukit_exporter_source_up", {{"source", r.name}, {"state", std::string(telemetry::to_string(r.state))}},
                r.state == telemetry::SourceState::ok ? 1 : 0);
   }
   if (devices == 0) {
     w.family("dcukit_exporter_no_devices", MetricType::gauge,
-             "1 when this scrape has no device figures; the reason label says why");
-    w.sample("dcukit_exporter_no_devices", {{"reason", no_device_reason(s)}}, 1);
+             "1 when this scrape has no device figures; the reason label (deadline_missed, read_failed, "
+             "no_source_found, empty_reading) says why, the exporter's log the detail");
+    w.sample("dcukit_exporter_no_devices", {{"reason", std::string(no_device_reason(s))}}, 1);
   }
 }
 
 }  // namespace
 
-std::string render_metrics(const Scrape& s) {
+std::string_view no_device_reason(const Scrape& s) {
+  if (s.snapshot && !s.snapshot->devices.empty()) return "";
+  if (s.deadline_missed) return "deadline_missed";
+  if (!s.snapshot) return "read_failed";
+  return s.snapshot->sources.empty() ? "empty_reading" : "no_source_found";
+}
+
+std::string diagnostics(const Scrape& s) {
+  if (!s.error.empty()) return s.error;
+  if (!s.snapshot) return "no reading was made";
+  std::string out;
+  bool all_ok = true;
+  for (const auto& r : s.snapshot->sources) {
+    all_ok = all_ok && r.state == telemetry::SourceState::ok;
+    if (!out.empty()) out += "; ";
+    out += r.name + " " + std::string(telemetry::to_string(r.state));
+    if (!r.detail.empty()) out += ": " + r.detail;
+  }
+  if (all_ok && !s.snapshot->devices.empty()) return "";
+  if (s.snapshot->devices.empty()) return out.empty() ? "the reading lists no devices" : "no source found a device: " + out;
+  return out;
+}
+
+std::string render_metrics(const Scrape& s, const RenderOptions& o) {
   serving::TextWriter w;
-  if (s.snapshot) write_devices(w, s.snapshot->devices);
+  if (s.snapshot) {
+    switch (o.names) {
+      case NameSet::dcukit:
+        write_devices(w, s.snapshot->devices, o.identity.hostname);
+        break;
+      case NameSet::dcgm:
+        write_dcgm(w, s.snapshot->devices, o.identity);
+        break;
+      case NameSet::amd:
+        write_amd(w, s.snapshot->devices, o.identity);
+        break;
+    }
+  }
   write_exporter(w, s);
   serving::write_process_metrics(w);
   return w.str();

@@ -51,6 +51,7 @@ Scrape Scraper::scrape() {
   const bool done = job->done_cv.wait_until(lock, start + m_deadline, [&] { return job->done; });
   s.collect_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!done) {
+    s.deadline_missed = true;
     s.error = fmt::format("the device reading did not finish within {} (a driver call or the --from file is stuck)",
                           util::format_duration(m_deadline));
   } else if (!job->result->ok()) {

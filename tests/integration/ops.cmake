@@ -1,7 +1,8 @@
 # The exporter's and patrol's integration tests: the real binary scraped over HTTP, checked with
 # promtool and scraped by a real Prometheus (each skipped with a message where not installed),
 # and patrol run against the fake server the load tests use.
-add_executable(dcukit_ops_tests test_exporter_cli.cpp test_exporter_prometheus.cpp test_patrol_cli.cpp)
+add_executable(dcukit_ops_tests test_exporter_cli.cpp test_exporter_dashboards.cpp test_exporter_prometheus.cpp
+                                test_patrol_cli.cpp)
 target_link_libraries(dcukit_ops_tests PRIVATE dcukit_lib dcukit_warnings nlohmann_json::nlohmann_json
                       GTest::gtest_main)
 target_include_directories(dcukit_ops_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)

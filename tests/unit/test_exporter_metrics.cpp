@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "exporter/metrics.h"
@@ -92,7 +93,14 @@ TEST(ExporterMetrics, NoDevicesStillAnswersAndSaysWhy) {
   for (const auto& s : samples)
     if (s.name == "dcukit_exporter_no_devices") {
       found = true;
-      EXPECT_NE(s.label("reason").find("libnvidia-ml.so.1: not found"), std::string::npos) << s.label("reason");
+      EXPECT_EQ(s.label("reason"), "no_source_found");  // a bounded value, never free text
+    }
+  // The detail goes to the log instead.
+  EXPECT_NE(diagnostics(scrape_of(empty)).find("libnvidia-ml.so.1: not found"), std::string::npos);
+  for (const auto& s : samples)
+    if (s.name == "dcukit_exporter_source_up") {
+      EXPECT_EQ(s.label("state"), "unavailable");
+      EXPECT_EQ(text.find("not found\""), std::string::npos) << "a detail in a label: " << text;
     }
   EXPECT_TRUE(found) << text;
   EXPECT_EQ(text.find("dcukit_gpu_temperature_celsius"), std::string::npos);
@@ -102,6 +110,7 @@ TEST(ExporterMetrics, NoDevicesStillAnswersAndSaysWhy) {
 TEST(ExporterMetrics, AMissedDeadlineIsAnErrorWithTheReason) {
   Scrape s;
   s.error = "the device reading did not finish within 2s";
+  s.deadline_missed = true;
   s.collect_errors_total = 4;
   const auto samples = serving::parse_text(render_metrics(s));
   const auto sums = serving::sum_by_name(samples);
@@ -109,9 +118,28 @@ TEST(ExporterMetrics, AMissedDeadlineIsAnErrorWithTheReason) {
   EXPECT_EQ(sums.at("dcukit_exporter_collect_success"), 0);
   for (const auto& x : samples)
     if (x.name == "dcukit_exporter_no_devices") {
-      EXPECT_EQ(x.label("reason"), s.error);
+      EXPECT_EQ(x.label("reason"), "deadline_missed");
     }
+  EXPECT_EQ(diagnostics(s), s.error);
   EXPECT_TRUE(sums.count("process_open_fds"));
+}
+
+// Every label value the exporter writes is from a bounded set or identifies a device: whatever
+// the errors say, the series stay the same (no unbounded cardinality).
+TEST(ExporterMetrics, LabelValuesAreBounded) {
+  std::set<std::string> reasons;
+  Scrape failed;
+  failed.error = "read /tmp/x: permission denied (errno 13) at 12:00:01";
+  reasons.insert(std::string(no_device_reason(failed)));
+  failed.error = "read /tmp/y: no such file at 12:00:02";
+  reasons.insert(std::string(no_device_reason(failed)));
+  EXPECT_EQ(reasons, std::set<std::string>{"read_failed"});
+  Scrape none;
+  none.snapshot = telemetry::Snapshot{};
+  EXPECT_EQ(no_device_reason(none), "empty_reading");
+  const std::string text = render_metrics(failed);
+  EXPECT_EQ(text.find("permission denied"), std::string::npos) << text;
+  EXPECT_EQ(text.find("/tmp/"), std::string::npos) << text;
 }
 
 }  // namespace

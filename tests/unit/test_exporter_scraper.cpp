@@ -8,7 +8,9 @@
 #include <memory>
 #include <mutex>
 
+#include "exporter/exporter.h"
 #include "exporter/scraper.h"
+#include "guard/types.h"
 #include "no_hang.h"
 
 namespace dcukit::exporter {
@@ -82,3 +84,11 @@ TEST(ExporterScraper, AFailedReadingCarriesItsMessage) {
 
 }  // namespace
 }  // namespace dcukit::exporter
+
+// The exporter's default port is its own: 9400 is dcgm-exporter's and 9401 guard's, and an
+// operator runs them side by side (contrib/ and the docs say 9402 too).
+TEST(ExporterOptions, TheDefaultPortIsNotDcgmExportersNorGuards) {
+  const std::string listen = dcukit::exporter::Options{}.listen;
+  EXPECT_EQ(listen, "127.0.0.1:9402");
+  EXPECT_NE(dcukit::guard::Options{}.listen, listen);
+}
