@@ -12,7 +12,7 @@
 namespace dcukit::bench {
 namespace {
 
-DeviceReport describe(device::Backend& b, int index, device::Device& opened) {
+DeviceReport describe(device::Backend& b, int index, device::Device& opened, const Options& o) {
   const auto found = device::describe_device(b, index, &opened);
   DeviceReport d;
   d.info = found.info;
@@ -25,6 +25,12 @@ DeviceReport describe(device::Backend& b, int index, device::Device& opened) {
     d.spec_key = spec->key;
     d.spec_name = spec->display_name;
     d.spec_source = spec->source;
+  } else if (!o.peak_overrides.empty()) {
+    std::string given;
+    for (const auto& [key, value] : o.peak_overrides) given += fmt::format("{}{}={:g}", given.empty() ? "" : ",", key, value);
+    d.peak_note = fmt::format(
+        "'{}' is not in the peak data: percentages are of the peaks given with --peak ({}); the others have none",
+        d.info.name, given);
   } else {
     d.peak_note = fmt::format(
         "'{}' is not in the peak data, so results carry no percentage of peak; "
@@ -73,7 +79,7 @@ void measure(device::Registry& registry, const Request& request, Shared& shared,
       continue;
     }
     device::Device& device = **opened;
-    const DeviceReport snapshot = describe(backend, dev, device);
+    const DeviceReport snapshot = describe(backend, dev, device, request.options);
     std::size_t di;
     {
       std::lock_guard lock(shared.mutex);

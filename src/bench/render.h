@@ -19,6 +19,8 @@ std::vector<std::string> device_summary(const DeviceReport& device);
 
 /// The whole report as terminal text.
 std::string render_text(const Report& report);
+/// The run's notes, one "note: ..." line each (diagnostics: the CLI prints them on stderr).
+std::string render_notes(const Report& report);
 
 /// The whole report as Markdown, with host, versions, environment and command.
 std::string render_markdown(const Report& report);

@@ -73,6 +73,7 @@ nlohmann::ordered_json to_json(const Report& r) {
   for (const auto& d : r.devices) devices.push_back(device_json(d));
   json out;
   out["run_info"] = json(core::to_json(r.run_info));
+  out["schema_version"] = 1;
   out["suite"] = r.suite;
   out["ok"] = r.ok();
   out["interrupted"] = r.interrupted;

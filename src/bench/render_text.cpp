@@ -9,13 +9,18 @@ namespace dcukit::bench {
 std::string render_text(const Report& r) {
   std::string out = fmt::format("dcukit {} bench ({} suite) on {}, backend {}\n", r.run_info.version, r.suite,
                                 r.run_info.host.hostname, device::to_string(r.backend));
-  for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
   for (const auto& d : r.devices) {
     out += "\n";
     for (const auto& l : device_summary(d)) out += fmt::format("{}\n", l);
     for (const auto& t : result_tables(d)) out += fmt::format("\n{}", core::render_text(t));
   }
   for (const auto& e : r.errors) out += fmt::format("error: {}\n", e);
+  return out;
+}
+
+std::string render_notes(const Report& r) {
+  std::string out;
+  for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
   return out;
 }
 

@@ -1,5 +1,8 @@
 #include "bench/table_spec.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -11,11 +14,13 @@ namespace dcukit::bench {
 core::Table make_table(const TableSpec& spec, const std::vector<const Measurement*>& measurements) {
   core::Table t;
   t.title = spec.title;
-  for (const auto& c : spec.columns) t.columns.push_back({c.header, c.align});
+  std::vector<ColumnSpec> columns;
+  for (const auto& c : spec.columns) columns.push_back(c.resolve ? c.resolve(measurements) : c);
+  for (const auto& c : columns) t.columns.push_back({c.header, c.align});
   for (const auto* m : measurements) {
     std::vector<std::string> row;
-    row.reserve(spec.columns.size());
-    for (const auto& c : spec.columns) row.push_back(c.cell(*m));
+    row.reserve(columns.size());
+    for (const auto& c : columns) row.push_back(c.cell(*m));
     t.add_row(std::move(row));
   }
   if (spec.peak_notes) {
@@ -63,6 +68,19 @@ ColumnSpec rate_column(std::string header, double divisor, int decimals) {
             if (m.outcome != Outcome::ok) return std::string("-");
             return fmt::format("{:.{}f}", m.rate / divisor, decimals);
           }};
+}
+
+ColumnSpec scaled_rate_column(std::string unit, int decimals) {
+  ColumnSpec c{unit, core::Align::right, nullptr};
+  c.resolve = [unit, decimals](const std::vector<const Measurement*>& ms) {
+    double top = 0;
+    for (const auto* m : ms)
+      if (m->outcome == Outcome::ok) top = std::max(top, m->rate);
+    const auto [prefix, divisor] = top >= 1e12 ? std::pair{"T", 1e12} : top >= 1e9 ? std::pair{"G", 1e9}
+                                                                                  : std::pair{"M", 1e6};
+    return rate_column(prefix + unit, divisor, decimals);
+  };
+  return c;
 }
 
 ColumnSpec percent_column(std::string header) {

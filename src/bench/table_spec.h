@@ -16,6 +16,9 @@ struct ColumnSpec {
   std::string header;  ///< "median ms", "GB/s", "% peak"
   core::Align align = core::Align::right;
   std::function<std::string(const Measurement&)> cell;
+  /// Set for a column whose unit depends on the table's figures (scaled_rate_column): the
+  /// concrete column for these measurements.
+  std::function<ColumnSpec(const std::vector<const Measurement*>&)> resolve = {};
 };
 
 /// One benchmark's table.
@@ -33,6 +36,9 @@ core::Table make_table(const TableSpec& spec, const std::vector<const Measuremen
 
 /// The text parameter `key`; when it has none, the measurement's name if `or_name`, else "".
 ColumnSpec text_column(std::string header, std::string key, bool or_name = false);
+/// A rate in the unit its largest figure reads best in: T, G or M before `unit` ("FLOPS"), so
+/// that a CPU's 94 GFLOPS is not printed as 0.1 TFLOPS.
+ColumnSpec scaled_rate_column(std::string unit, int decimals = 1);
 /// The measurement's name.
 ColumnSpec name_column(std::string header);
 /// The integer parameter `key` as a number, or "-".

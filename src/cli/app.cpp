@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/bench.h"
+#include "cli/output.h"
 #include "core/build_info.h"
 #include "cli/command.h"
 #include "cli/exporter.h"
@@ -80,7 +81,7 @@ int run_app(int argc, char** argv) {
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");
   try {
-    app.parse(argc, argv);
+    parse_command_line(app, argc, argv);  // --json/--csv [FILE]: cli/output.h
   } catch (const CLI::ParseError& e) {
     return parse_failed(app, e);
   }

@@ -13,6 +13,8 @@
 #include "bench/render.h"
 #include "bench/run.h"
 #include "cli/common.h"
+#include "cli/output.h"
+#include "util/text.h"
 #include "core/units.h"
 #include "util/json_text.h"
 #include "util/signals.h"
@@ -114,8 +116,9 @@ ExitCode run_bench(const BenchArgs& a) {
     print_error("bench", options.error().message);
     return ExitCode::bad_input;
   }
-  const OutputFile json{"--json", a.json_path}, markdown{"--markdown", a.markdown_path};
-  if (auto st = check_outputs({json, markdown}); !st) {
+  const Output json{"--json", a.json_path};
+  const OutputFile markdown{"--markdown", a.markdown_path};
+  if (auto st = check_outputs({json.file(), markdown}); !st) {
     print_error("bench", st.message());
     return ExitCode::bad_input;
   }
@@ -131,10 +134,15 @@ ExitCode run_bench(const BenchArgs& a) {
     print_error("bench", report.error().message);
     return ExitCode::bad_input;
   }
-  print_text(bench::render_text(*report));
+  if (const std::string notes = bench::render_notes(*report); !notes.empty())
+    fmt::print(stderr, "{}", util::terminal_safe(notes));  // diagnostics: stderr
+  if (!json.to_stdout()) print_text(bench::render_text(*report));
   std::fflush(stdout);
-  bool written = write_output("bench", json, util::json_text(bench::to_json(*report), 2) + "\n");
+  bool written = emit("bench", json, util::json_text(bench::to_json(*report), 2) + "\n");
   written = write_output("bench", markdown, bench::render_markdown(*report)) && written;
+  // Where the reports went, on stderr.
+  for (const auto& path : {json.file().path, markdown.path})
+    if (!path.empty() && written) fmt::print(stderr, "dcukit bench: wrote {}\n", path);
   // The failures, on stderr: with -q or stdout sent elsewhere, they are still said.
   if (const auto failures = report->failures(); !failures.empty()) {
     print_error("bench", fmt::format("{} failure(s):", failures.size()));
@@ -178,7 +186,9 @@ void setup_bench(CLI::App& app, Runner& runner) {
   sub->add_option("--timeout", a->timeout_s, "Deadline per benchmark and device, in seconds")
       ->check(CLI::Range(1, 86400));
   sub->add_option("--peak", a->peak, "Override published peaks, e.g. fp16=480e12,hbm=1.6e12,pcie=63e9");
-  sub->add_option("--json", a->json_path, "Write results with every sample as JSON");
+  sub->add_option("--json", a->json_path,
+                  "Results with every sample as JSON, to FILE (no FILE or -: stdout, in place of the tables)")
+      ->type_name("[FILE]");
   sub->add_option("--markdown", a->markdown_path, "Write a Markdown report");
   sub->add_flag("-q,--quiet", a->quiet, "No progress lines");
   sub->callback([a, &runner] {

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "cli/common.h"
+#include "cli/output.h"
 #include "doctor/context.h"
 #include "doctor/render.h"
 #include "doctor/run.h"
@@ -23,7 +24,8 @@ namespace {
 constexpr const char* kDoctor = "doctor";
 
 struct DoctorOptions {
-  bool json = false, verbose = false, no_python = false, no_smoke = false, quick = false;
+  Output json{"--json", ""};
+  bool verbose = false, no_python = false, no_smoke = false, quick = false;
   std::string root, python, bundle, from_bundle, from;
   double python_timeout = 60, smoke_timeout = 60, tool_timeout = 20;
 };
@@ -33,9 +35,10 @@ std::chrono::milliseconds ms(double seconds) {
 }
 
 ExitCode finish(const DoctorOptions& o, const doctor::Report& report) {
-  print_text(o.json ? doctor::render_json(report) : doctor::render_text(report, o.verbose));
+  if (!o.json.to_stdout()) print_text(doctor::render_text(report, o.verbose));
+  const bool written = emit(kDoctor, o.json, doctor::render_json(report));
   std::fflush(stdout);
-  const ExitCode code = report.has_problems() ? ExitCode::failed : ExitCode::ok;
+  const ExitCode code = report.has_problems() || !written ? ExitCode::failed : ExitCode::ok;
   // A device call is still stuck in the driver: unwinding would wait on it, so leave now.
   if (report.device_hung) std::_Exit(static_cast<int>(code));
   return code;
@@ -43,7 +46,8 @@ ExitCode finish(const DoctorOptions& o, const doctor::Report& report) {
 
 ExitCode run_doctor(const DoctorOptions& o) {
   std::error_code ec;
-  if (Status s = check_outputs({{"--bundle", o.bundle}}); !s) return fail(kDoctor, ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({{"--bundle", o.bundle}, o.json.file()}); !s)
+    return fail(kDoctor, ExitCode::bad_input, s.message());
   doctor::Request r;
   r.command = command_line();
   r.root = o.root.empty() ? "/" : std::filesystem::absolute(o.root, ec).string();
@@ -78,7 +82,7 @@ void setup_doctor(CLI::App& app, Runner& runner) {
                                  "What is wrong with this host for GPU inference: driver, toolkits, Python stack, "
                                  "devices, NUMA placement, leftovers; each finding with its evidence and fix "
                                  "(exit 1 on a warning or failure)");
-  sub->add_flag("--json", o.json, "Print the findings as JSON");
+  add_output(sub, o.json, "The findings as JSON");
   sub->add_flag("-v,--verbose", o.verbose, "Show the evidence of every finding, not only of the problems");
   sub->add_option("--root", o.root,
                   "Read /sys, /proc, /dev, /opt, /etc and /usr/local under this folder (a fake host)");

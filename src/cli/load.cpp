@@ -14,6 +14,7 @@
 
 #include "cli/common.h"
 #include "cli/load_args.h"
+#include "cli/output.h"
 #include "core/run_info.h"
 #include "core/table.h"
 #include "load/compare.h"
@@ -78,9 +79,12 @@ ExitCode run_load(const LoadArgs& a) {
     print_error(kLoad, request.error().message);
     return ExitCode::bad_input;
   }
-  const OutputFile json_out{"--json", a.json_path == "-" ? "" : a.json_path};
-  const OutputFile csv_out{"--csv", a.csv_path};
-  if (Status s = check_outputs({json_out, csv_out}); !s) {
+  const Output json_out{"--json", a.json_path}, csv_out{"--csv", a.csv_path};
+  if (json_out.to_stdout() && csv_out.to_stdout()) {
+    print_error(kLoad, "--json and --csv both write to stdout: give one a file");
+    return ExitCode::bad_input;
+  }
+  if (Status s = check_outputs({json_out.file(), csv_out.file()}); !s) {
     print_error(kLoad, s.message());
     return ExitCode::bad_input;
   }
@@ -103,11 +107,7 @@ ExitCode run_load(const LoadArgs& a) {
   // Each level's progress line ends when the next begins; the last is closed here.
   const load::Report report = load::run(std::move(*request));
   // The --json result, to stdout for "-": written whole also when the run stopped early.
-  const auto write_json = [&] {
-    if (a.json_path != "-") return write_output(kLoad, json_out, load::report_json(report));
-    print_text(load::report_json(report));
-    return true;
-  };
+  const auto write_json = [&] { return emit(kLoad, json_out, load::report_json(report)); };
   if (progress_open) fmt::print(stderr, "\n");
   if (report.levels.empty()) {
     // Stopped before any level (no server, a failed trial, a stop): a program that asked for
@@ -121,12 +121,12 @@ ExitCode run_load(const LoadArgs& a) {
     }
     return bad_input ? ExitCode::bad_input : ExitCode::failed;
   }
-  if (a.json_path != "-" && !a.quiet) {
+  if (!json_out.to_stdout() && !csv_out.to_stdout() && !a.quiet) {
     for (const auto& t : load::report_tables(report))
       print_text((a.markdown ? core::render_markdown(t) : core::render_text(t)) + "\n");
   }
   bool written = write_json();
-  written = write_output(kLoad, csv_out, load::report_csv(report)) && written;
+  written = emit(kLoad, csv_out, load::report_csv(report)) && written;
   if (a.save_result) {
     // As vLLM: --result-dir is made when it is not there.
     std::error_code ec;
@@ -256,14 +256,16 @@ void add_output_options(CLI::App* sub, LoadArgs& o) {
   sub->add_option("--goodput", o.goodput, "Goodput SLOs as vLLM writes them: --goodput ttft:500 tpot:50 e2el:10000")
       ->excludes(slo)
       ->expected(1, 3);
-  sub->add_option("--json", o.json_path, "Write the result (every level, under \"runs\"); - for stdout");
+  sub->add_option("--json", o.json_path,
+                  "The result, every level under \"runs\", to FILE (no FILE or -: stdout, in place of the tables)")
+      ->type_name("[FILE]");
   sub->add_flag("--save-result", o.save_result,
                 "As vllm bench serve: a flat result file per level, named as vLLM names them "
                 "({label}-{rate}qps-{model}-{date}.json)");
   sub->add_option("--result-dir", o.result_dir, "Where --save-result writes (default: the current folder)");
   sub->add_option("--result-filename", o.result_filename, "--save-result's file name (a run of one level)");
   sub->add_option("--label", o.label, "The result's label, as vLLM's (default: openai or openai-chat)");
-  sub->add_option("--csv", o.csv_path, "Write one CSV row per level");
+  sub->add_option("--csv", o.csv_path, "One CSV row per level, to FILE (no FILE or -: stdout)")->type_name("[FILE]");
   sub->add_flag("--save-detailed", o.save_detailed,
                 "Also write each request's detail in the JSON (vLLM's input_lens, output_lens, ttfts, itls, "
                 "generated_texts, errors, and dcukit's requests)");

@@ -6,10 +6,14 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <cstdio>
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/output.h"
+#include "core/run_info.h"
 #include "patrol/patrol.h"
 #include "patrol/render.h"
 #include "util/duration.h"
@@ -26,8 +30,20 @@ struct PatrolFlags {
   std::string probe_timeout = "5s", canary_timeout = "30s", timeout = "5s", source = "auto";
   double max_canary_ms = 0, watch_s = 0;
   int expect_devices = 0;
-  bool no_devices = false, no_canary = false, json = false, verbose = false;
+  bool no_devices = false, no_canary = false, verbose = false;
+  Output json{"--json", ""};
 };
+
+/// The report's JSON: run_info first, then schema_version, as every dcukit report.
+std::string report_json(const patrol::Report& r, bool one_line) {
+  static const core::RunInfo info = core::collect_run_info("dcukit patrol", command_line());
+  nlohmann::ordered_json out;
+  out["run_info"] = nlohmann::ordered_json(core::to_json(info));
+  out["schema_version"] = 1;
+  const nlohmann::json report = patrol::to_json(r);  // named: items() must not outlive it
+  for (const auto& [k, v] : report.items()) out[k] = v;
+  return (one_line ? util::json_text(out) : util::json_text(out, 2)) + "\n";
+}
 
 ExitCode bad(const std::string& message) {
   print_error("patrol", message);
@@ -67,17 +83,24 @@ std::string finish(PatrolFlags& f) {
 
 ExitCode run_patrol(PatrolFlags f) {
   if (const auto err = finish(f); !err.empty()) return bad(err);
+  if (Status s = check_outputs({f.json.file()}); !s) return bad(s.message());
+  // With --watch, a --json FILE grows one line (JSON Lines) an inspection.
+  std::ofstream lines;
+  if (f.watch_s > 0 && f.json.asked() && !f.json.to_stdout()) lines.open(f.json.path, std::ios::trunc);
   auto& stop = util::StopToken::process();
   const auto interval = std::chrono::milliseconds(static_cast<long>(f.watch_s * 1000));
   patrol::State last = patrol::State::unknown;
   while (true) {
     const auto report = patrol::inspect(f.options);
     last = report.state;
-    if (f.json)
-      fmt::print("{}\n", f.watch_s > 0 ? util::json_text(patrol::to_json(report))
-                                       : util::json_text(patrol::to_json(report), 2));
-    else
-      print_text(patrol::render_nagios(report, f.verbose));
+    if (!f.json.to_stdout()) print_text(patrol::render_nagios(report, f.verbose));
+    const std::string json = report_json(report, f.watch_s > 0);
+    if (lines.is_open()) {
+      lines << json << std::flush;
+      if (!lines) return bad(fmt::format("--json {}: cannot write", f.json.path));
+    } else if (!emit("patrol", f.json, json)) {
+      return ExitCode::unknown;
+    }
     std::fflush(stdout);
     if (f.watch_s <= 0 || stop.wait_for(interval)) break;
   }
@@ -116,8 +139,8 @@ void setup_patrol(CLI::App& app, Runner& runner) {
   sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)")
       ->check(root_folder());
   sub->add_option("--timeout", f->timeout, "The most one telemetry source may take (default 5s)");
-  auto* json = sub->add_flag("--json", f->json, "Print the report as JSON (JSON Lines with --watch)");
-  sub->add_flag("--verbose,-v", f->verbose, "After the summary line, one line per check")->excludes(json);
+  add_output(sub, f->json, "The report as JSON (JSON Lines with --watch)");
+  sub->add_flag("--verbose,-v", f->verbose, "After the summary line, one line per check");
   sub->add_option("--watch", f->watch_s, "Inspect again every SECONDS until SIGINT or SIGTERM")
       ->check(number_in(0.1, 86400));
   sub->callback([f, &runner] { runner = [f] { return run_patrol(*f); }; });

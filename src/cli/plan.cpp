@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "cli/common.h"
+#include "cli/output.h"
 #include "core/units.h"
 #include "plan/cards.h"
 #include "plan/check_log_render.h"
@@ -33,7 +34,8 @@ struct PlanOptions {
   std::int64_t max_model_len = 0, max_num_batched_tokens = 0;
   int max_num_seqs = 0, block_size = 0;
   bool enforce_eager = false, no_enforce_eager = false;
-  bool json = false, markdown = false;
+  Output json{"--json", ""};
+  bool markdown = false;
   std::string emit, output, vllm_version;
   plan::EmitOptions emit_options;
   plan::Request request;
@@ -79,7 +81,9 @@ ExitCode run_plan(PlanOptions& o) {
     return fail(kPlan, ExitCode::bad_input,
                 fmt::format("-o {}: -o names where --emit writes its script; add --emit vllm", o.output));
   const OutputFile script_file{"-o", o.output == "-" ? std::string{} : o.output};
-  if (Status s = check_outputs({script_file}); !s) return fail(kPlan, ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({script_file, o.json.file()}); !s) return fail(kPlan, ExitCode::bad_input, s.message());
+  if (o.json.to_stdout() && !o.emit.empty() && script_file.path.empty())
+    return fail(kPlan, ExitCode::bad_input, "--json and --emit both write to stdout: give one a file (-o FILE)");
   if (!o.gpu_memory.empty()) {
     auto bytes = core::parse_size(o.gpu_memory);
     if (!bytes) return fail(kPlan, ExitCode::bad_input, fmt::format("--gpu-memory {}", bytes.error().message));
@@ -90,8 +94,9 @@ ExitCode run_plan(PlanOptions& o) {
   auto report = plan::run(o.request);
   if (!report) return fail(kPlan, ExitCode::bad_input, report.error().message);
   if (report->check) {
-    print_text(o.json ? plan::render_json(*report) : plan::render_check_text(*report->check, o.markdown));
-    return report->check->all_within() ? ExitCode::ok : ExitCode::failed;
+    if (!o.json.to_stdout()) print_text(plan::render_check_text(*report->check, o.markdown));
+    const bool written = emit(kPlan, o.json, plan::render_json(*report));
+    return report->check->all_within() && written ? ExitCode::ok : ExitCode::failed;
   }
   const auto& p = report->plan;
   if (!o.emit.empty()) {
@@ -99,23 +104,23 @@ ExitCode run_plan(PlanOptions& o) {
     if (!script) return fail(kPlan, p.chosen() ? ExitCode::bad_input : ExitCode::failed, script.error().message);
     if (script_file.path.empty()) {
       fmt::print("{}", *script);
-      return ExitCode::ok;
+      return emit(kPlan, o.json, plan::render_json(*report)) ? ExitCode::ok : ExitCode::failed;
     }
     if (!write_output(kPlan, script_file, *script)) return ExitCode::failed;
     std::error_code ec;
     namespace fs = std::filesystem;
     fs::permissions(script_file.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add, ec);
-    print_text(fmt::format("{}\nwrote {}\n", plan::render_text(p, o.markdown), script_file.path));
-    return ExitCode::ok;
+    if (!o.json.to_stdout()) print_text(plan::render_text(p, o.markdown));
+    const bool written = emit(kPlan, o.json, plan::render_json(*report));
+    fmt::print(stderr, "dcukit plan: wrote {}\n", script_file.path);  // a diagnostic: stderr
+    return written ? ExitCode::ok : ExitCode::failed;
   }
-  if (o.json) {
-    print_text(plan::render_json(*report));
-    if (!p.chosen()) print_error(kPlan, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));
-  } else {
-    print_text(plan::render_text(p, o.markdown));
-  }
-  return p.chosen() ? ExitCode::ok : ExitCode::failed;
+  if (!o.json.to_stdout()) print_text(plan::render_text(p, o.markdown));
+  const bool written = emit(kPlan, o.json, plan::render_json(*report));
+  if (o.json.to_stdout() && !p.chosen())
+    print_error(kPlan, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));
+  return p.chosen() && written ? ExitCode::ok : ExitCode::failed;
 }
 
 }  // namespace
@@ -164,7 +169,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--python", r.python,
                   "The serving environment's Python, asked whether the card does bf16 "
                   "(default python3; only for this host's cards)");
-  sub->add_flag("--json", opts->json, "Print the plan as JSON");
+  add_output(sub, opts->json, "The plan as JSON");
   sub->add_flag("--markdown", opts->markdown, "Print the tables as Markdown");
   sub->add_option("--emit", opts->emit, "Write a launch script instead of the tables: vllm");
   sub->add_option("-o,--output", opts->output, "Where --emit writes the script (default: standard output)");

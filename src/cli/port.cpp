@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/common.h"
+#include "cli/output.h"
 #include "port/port.h"
 #include "port/render.h"
 
@@ -15,7 +16,8 @@ namespace {
 
 struct PortOptions {
   std::vector<std::string> paths, ignore, hip_switches;
-  bool json = false, rules = false, no_annotate = false;
+  Output json{"--json", ""};
+  bool rules = false, no_annotate = false;
   std::string sarif, output, out_dir;
 };
 
@@ -33,13 +35,17 @@ ExitCode run_audit(const PortOptions& o) {
     return port_fail("audit", ExitCode::bad_input,
                 "pass one or more CUDA sources or folders (or --rules to list the rules)");
   const OutputFile sarif_file{"--sarif", o.sarif == "-" ? "" : o.sarif};
-  if (Status s = check_outputs({sarif_file}); !s) return port_fail("audit", ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({sarif_file, o.json.file()}); !s)
+    return port_fail("audit", ExitCode::bad_input, s.message());
+  if (o.sarif == "-" && o.json.to_stdout())
+    return port_fail("audit", ExitCode::bad_input, "--sarif - and --json both write to stdout: give one a file");
   auto report = port::audit({o.paths, o.ignore, o.hip_switches, command_line()});
   if (!report) return port_fail("audit", ExitCode::bad_input, report.error().message);
   if (o.sarif == "-") print_text(port::render_audit_sarif(*report));
   if (!sarif_file.path.empty() && !write_output("port audit", sarif_file, port::render_audit_sarif(*report)))
     return ExitCode::failed;
-  if (o.sarif != "-") print_text(o.json ? port::render_audit_json(*report) : port::render_audit_text(*report));
+  if (o.sarif != "-" && !o.json.to_stdout()) print_text(port::render_audit_text(*report));
+  if (!emit("port audit", o.json, port::render_audit_json(*report))) return ExitCode::failed;
   return report->count(port::Severity::error) > 0 ? ExitCode::failed : ExitCode::ok;
 }
 
@@ -74,7 +80,7 @@ void setup_port(CLI::App& app, Runner& runner) {
                                     "Report what breaks on HIP and DCU: 32-lane assumptions, PTX, "
                                     "__CUDA_ARCH__, APIs and libraries (exit 1 on an error finding)");
   audit->add_option("paths", o.paths, "CUDA sources (.cu .cuh .cpp .h .hpp) and folders holding them");
-  audit->add_flag("--json", o.json, "Print the findings and statistics as JSON");
+  add_output(audit, o.json, "The findings and statistics as JSON");
   audit->add_option("--sarif", o.sarif, "Also write a SARIF 2.1.0 log to this file (- for standard output only)");
   audit->add_flag("--rules", o.rules, "List every rule with its explanation and fix");
   // One value an occurrence (or RULE,RULE), so that paths after these options stay paths.

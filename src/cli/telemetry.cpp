@@ -8,9 +8,12 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <vector>
 
 #include "cli/common.h"
+#include "cli/output.h"
 #include "core/run_info.h"
 #include "telemetry/capture.h"
 #include "telemetry/collector.h"
@@ -22,59 +25,88 @@ namespace dcukit::cli {
 namespace {
 
 struct TelemetryOptions {
-  bool json = false, csv = false;
+  Output json{"--json", ""}, csv{"--csv", ""};
   double watch_s = 0, timeout_s = 5;
   int count = 0;
   std::string from, source = "auto", root = "/";
 };
-
-
-enum class Style { text, json, csv };
 
 /// The JSON of one reading: run_info first, as every JSON report of dcukit starts.
 nlohmann::ordered_json report_json(const telemetry::Snapshot& s) {
   static const core::RunInfo info = core::collect_run_info("dcukit telemetry", command_line());
   nlohmann::ordered_json out;
   out["run_info"] = nlohmann::ordered_json(core::to_json(info));
+  out["schema_version"] = 1;
   const nlohmann::ordered_json reading = telemetry::to_json(s);  // named: items() must not outlive it
   for (const auto& [key, value] : reading.items()) out[key] = value;
   return out;
 }
 
-void print(const telemetry::Snapshot& s, Style style, bool first, bool watching, bool redraw) {
-  switch (style) {
-    case Style::json:
-      fmt::print("{}\n", watching ? util::json_text(report_json(s)) : util::json_text(report_json(s), 2));
-      break;
-    case Style::csv:
-      print_text(telemetry::render_csv(s, first));
-      break;
-    case Style::text:
+/// Where the readings go: the text table on stdout unless --json or --csv takes stdout; each of
+/// those to stdout or its file. Watching, the files grow a line (JSON Lines) or rows a reading.
+class Sink {
+public:
+  explicit Sink(const TelemetryOptions& o) : m_o(o) {
+    for (const Output* out : {&o.json, &o.csv})
+      if (out->asked() && !out->to_stdout()) m_files.emplace_back(out->path, std::ios::trunc);
+  }
+  /// False when a file could not be written (said on stderr).
+  bool put(const telemetry::Snapshot& s, bool first, bool watching, bool redraw) {
+    const std::string warnings = telemetry::render_warnings(s);
+    if (!warnings.empty()) fmt::print(stderr, "{}", util::terminal_safe(warnings));
+    if (!m_o.json.to_stdout() && !m_o.csv.to_stdout()) {
       if (redraw)
         fmt::print("\x1b[H\x1b[2J");
       else if (!first)
         fmt::print("\n");
       print_text(telemetry::render_text(s));
-      break;
+    }
+    bool ok = true;
+    std::size_t file = 0;
+    if (m_o.json.asked()) {
+      const std::string text = (watching ? util::json_text(report_json(s)) : util::json_text(report_json(s), 2)) + "\n";
+      ok = write(m_o.json, text, file) && ok;
+    }
+    if (m_o.csv.asked()) ok = write(m_o.csv, telemetry::render_csv(s, first), file) && ok;
+    std::fflush(stdout);
+    return ok;
   }
-  std::fflush(stdout);
-}
 
-ExitCode run_from(const TelemetryOptions& o, Style style) {
+private:
+  bool write(const Output& out, const std::string& text, std::size_t& file) {
+    if (out.to_stdout()) {
+      fmt::print("{}", out.flag == "--csv" ? util::terminal_safe(text) : text);
+      return true;
+    }
+    std::ofstream& f = m_files[file++];
+    f << text;
+    f.flush();
+    if (f) return true;
+    print_error("telemetry", fmt::format("{} {}: cannot write", out.flag, out.path));
+    return false;
+  }
+  const TelemetryOptions& m_o;
+  std::vector<std::ofstream> m_files;
+};
+
+ExitCode run_from(const TelemetryOptions& o) {
   auto snap = telemetry::read_capture_file(o.from);
   if (!snap) return fail("telemetry", ExitCode::bad_input, snap.error().message);
-  print(*snap, style, true, false, false);
-  return ExitCode::ok;
+  Sink sink(o);
+  return sink.put(*snap, true, false, false) ? ExitCode::ok : ExitCode::failed;
 }
 
 ExitCode run_telemetry(const TelemetryOptions& o) {
-  const Style style = o.json ? Style::json : o.csv ? Style::csv : Style::text;
+  if (o.json.to_stdout() && o.csv.to_stdout())
+    return fail("telemetry", ExitCode::bad_input, "--json and --csv both write to stdout: give one a file");
+  if (Status s = check_outputs({o.json.file(), o.csv.file()}); !s)
+    return fail("telemetry", ExitCode::bad_input, s.message());
   if (!o.from.empty()) {
     if (o.watch_s > 0 || o.count > 0 || o.source != "auto")
       return fail("telemetry", ExitCode::bad_input, fmt::format("--from {} reads a file once; --watch, --count and --source are "
                                                    "for the live host",
                                                    o.from));
-    return run_from(o, style);
+    return run_from(o);
   }
   const auto choice = telemetry::parse_source_choice(o.source);
   if (!choice)
@@ -87,18 +119,20 @@ ExitCode run_telemetry(const TelemetryOptions& o) {
   telemetry::Collector collector(co);
   const bool watching = o.watch_s > 0 || o.count > 1;
   const auto interval = std::chrono::milliseconds(static_cast<long>((o.watch_s > 0 ? o.watch_s : 1.0) * 1000));
-  const bool redraw = watching && style == Style::text && ::isatty(STDOUT_FILENO);
+  const bool redraw = watching && !o.json.to_stdout() && !o.csv.to_stdout() && ::isatty(STDOUT_FILENO);
+  Sink sink(o);
+  bool written = true;
   auto& stop = util::StopToken::process();
   bool any_device = false;
   for (int n = 0;; ++n) {
     const auto snap = collector.sample();
     any_device = any_device || !snap.devices.empty();
-    print(snap, style, n == 0, watching, redraw);
+    written = sink.put(snap, n == 0, watching, redraw) && written;
     if (!watching || (o.count > 0 && n + 1 >= o.count)) break;
     if (stop.wait_for(interval)) break;
   }
   if (!any_device) return fail("telemetry", ExitCode::failed, "no GPU found; the report says what each source found");
-  return ExitCode::ok;
+  return written ? ExitCode::ok : ExitCode::failed;
 }
 
 }  // namespace
@@ -108,9 +142,8 @@ void setup_telemetry(CLI::App& app, Runner& runner) {
   auto* sub = app.add_subcommand("telemetry",
                                  "What every device is doing (temperature, power, busy, memory, clocks, "
                                  "PCIe link, ECC, processes), live or from a captured tool output");
-  auto* json = sub->add_flag("--json", opts->json, "Print one JSON object (JSON Lines with --watch)");
-  sub->add_flag("--csv", opts->csv, "Print CSV: a row per device per reading, with a timestamp, for plotting")
-      ->excludes(json);
+  add_output(sub, opts->json, "One JSON object a reading (JSON Lines with --watch)");
+  add_output(sub, opts->csv, "CSV: a row per device per reading, with a timestamp, for plotting");
   sub->add_option("--watch", opts->watch_s, "Read again every SECONDS, like `watch hy-smi`; Ctrl-C stops")
       ->check(number_in(0.01, 86400));
   sub->add_option("--count", opts->count, "Stop after N readings (with --watch; alone, one a second)")

@@ -56,10 +56,13 @@ std::string render_json(const Report& report) {
                         {"why", or_null(f.why)},
                         {"fix", or_null(f.fix)}});
   const auto s = report.summary();
-  json j = {{"run_info", core::to_json(report.run_info)},
-            {"root", report.root},
-            {"summary", {{"ok", s.ok}, {"warn", s.warn}, {"fail", s.fail}, {"skip", s.skip}}},
-            {"findings", findings}};
+  // run_info first, then schema_version, as every dcukit report (ordered, not sorted).
+  nlohmann::ordered_json j;
+  j["run_info"] = nlohmann::ordered_json(core::to_json(report.run_info));
+  j["schema_version"] = 1;
+  j["root"] = report.root;
+  j["summary"] = {{"ok", s.ok}, {"warn", s.warn}, {"fail", s.fail}, {"skip", s.skip}};
+  j["findings"] = nlohmann::ordered_json(findings);
   return util::json_text(j, 2) + "\n";
 }
 

@@ -186,6 +186,7 @@ std::string render_json(const Report& report) {
   const auto& m = p.model;
   Json j;
   j["run_info"] = Json(core::to_json(report.run_info));
+  j["schema_version"] = 1;
   if (p.accounting)
     j["accounting"] = {{"vllm_version", p.accounting->version.upstream()},
                        {"as_written", p.accounting->version.text},

@@ -11,6 +11,8 @@ namespace dcukit::telemetry {
 
 /// The device table, then processes, topology, checks, facts, which source gave what, warnings.
 std::string render_text(const Snapshot& s);
+/// The reading's warnings, one "warning: ..." line each (diagnostics: the CLI prints them on stderr).
+std::string render_warnings(const Snapshot& s);
 
 /// The JSON contract: {"source", "timestamp", "devices": [{"index", "name", "bus_id", ...,
 /// "figure_sources": {...}}], "topology", "checks", "facts", "sources", "warnings"}; a figure no

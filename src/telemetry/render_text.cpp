@@ -127,6 +127,11 @@ std::string render_text(const Snapshot& s) {
     for (const auto& f : s.facts) out += fmt::format("  {}: {}\n", f.key, f.value);
   }
   out += attribution(s);
+  return out;
+}
+
+std::string render_warnings(const Snapshot& s) {
+  std::string out;
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/output.h"
 
 namespace testutil {
 
@@ -31,7 +32,7 @@ inline CliRun cli_run(CliSetup setup, const char* command, std::vector<std::stri
   for (auto& a : args) argv.push_back(a.data());
   CliRun r;
   try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
+    dcukit::cli::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
     r.code = dcukit::cli::ExitCode::bad_input;
     r.err = e.what();

@@ -128,6 +128,25 @@ TEST(BenchRender, EveryBenchmarkDeclaresATableWithAStatusColumn) {
   }
 }
 
+// A CPU's GEMM reads in GFLOPS, not as 0.1 TFLOPS; a GPU's in TFLOPS.
+TEST(BenchRender, RatesScaleToTheirLargestFigure) {
+  bench::Measurement cpu;
+  cpu.name = "fp32 N=1024";
+  cpu.outcome = bench::Outcome::ok;
+  cpu.rate = 93.8e9;
+  const auto spec = bench::TableSpec{"GEMM", {bench::scaled_rate_column("FLOPS")}, {}};
+  auto t = bench::make_table(spec, {&cpu});
+  ASSERT_EQ(t.columns.size(), 1u);
+  EXPECT_EQ(t.columns[0].header, "GFLOPS");
+  EXPECT_EQ(t.rows[0][0], "93.8");
+  bench::Measurement gpu = cpu;
+  gpu.rate = 731.2e12;
+  t = bench::make_table(spec, {&cpu, &gpu});
+  EXPECT_EQ(t.columns[0].header, "TFLOPS");
+  EXPECT_EQ(t.rows[1][0], "731.2");
+  EXPECT_EQ(t.rows[0][0], "0.1");  // in the table's unit
+}
+
 TEST(BenchRender, TextAndMarkdownCarryTheRunAndTheEnvironment) {
   const auto r = sample_report();
   const std::string text = bench::render_text(r);

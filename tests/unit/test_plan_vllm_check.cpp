@@ -343,6 +343,7 @@ TEST(PlanVllmCheck, APlanSaysWhoseAccountingItFollows) {
   const auto j = nlohmann::ordered_json::parse(json.out);
   auto key = j.begin();
   EXPECT_EQ(key.key(), "run_info");
+  EXPECT_EQ((++key).key(), "schema_version");
   EXPECT_EQ((++key).key(), "accounting");
   EXPECT_EQ(j["accounting"]["vllm_version"], "0.10.1");
   EXPECT_EQ(j["accounting"]["from"], "--vllm-version 0.10.1");

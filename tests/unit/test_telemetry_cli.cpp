@@ -90,7 +90,9 @@ TEST(TelemetryCli, NoGpuIsAFailureThatSaysWhy) {
   tmp.write("sys/bus/pci/devices/.keep", "");
   const auto r = telemetry({"--source", "sysfs", "--root", tmp.path()});
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("no GPU found; sysfs: ok (no NVIDIA, AMD or Hygon GPU"), std::string::npos) << r.out;
+  // A diagnostic: on stderr, where a program reading the report does not get it.
+  EXPECT_NE(r.err.find("no GPU found; sysfs: ok (no NVIDIA, AMD or Hygon GPU"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("warning:"), std::string::npos) << r.out;
 }
 
 TEST(TelemetryCli, CsvWatchWritesTheHeaderOnceAndARowPerDevicePerReading) {

@@ -122,7 +122,8 @@ TEST(TelemetryRender, TextTableWithDashesForUnknown) {
   EXPECT_NE(text.find("GPU Memory"), std::string::npos);
   EXPECT_NE(text.find("kernel_module: hycu"), std::string::npos);
   EXPECT_NE(text.find("hy-smi: power_w"), std::string::npos);
-  EXPECT_NE(text.find("warning: something to know"), std::string::npos);
+  EXPECT_EQ(text.find("warning: something to know"), std::string::npos) << "a diagnostic, not the report";
+  EXPECT_NE(render_warnings(two_devices()).find("warning: something to know"), std::string::npos);
   // The second device's row: its index, then "-" for every figure.
   EXPECT_NE(text.find("  1  -        -"), std::string::npos) << text;
 }

@@ -1,0 +1,79 @@
+#include "cli/output.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+namespace dcukit::cli {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+/// Whether `next` is the FILE of `flag` rather than the next argument.
+bool is_file_of(std::string_view flag, std::string_view next) {
+  if (next == "-") return true;
+  if (flag == "--json") return ends_with(next, ".json") || ends_with(next, ".jsonl") || ends_with(next, ".ndjson");
+  return ends_with(next, ".csv") || ends_with(next, ".tsv");
+}
+
+}  // namespace
+
+CLI::Option* add_output(CLI::App* sub, Output& out, const std::string& what) {
+  return sub->add_option(out.flag, out.path, what + " (no FILE or -: stdout, in place of the text)")
+      ->type_name("[FILE]");
+}
+
+bool emit(const std::string& command, const Output& out, const std::string& content) {
+  if (!out.asked()) return true;
+  if (out.to_stdout()) {
+    fmt::print("{}", content);
+    std::fflush(stdout);
+    return true;
+  }
+  return write_output(command, out.file(), content);
+}
+
+std::vector<std::string> normalize_outputs(int argc, char** argv) {
+  std::vector<std::string> out;
+  bool rest = false;  // after "--": not ours
+  for (int i = 0; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (!rest && a == "--") rest = true;
+    if (!rest && i > 0 && (a == "--json" || a == "--csv") && !(i + 1 < argc && is_file_of(a, argv[i + 1]))) {
+      out.push_back(std::string(a) + "=-");
+      continue;
+    }
+    out.emplace_back(a);
+  }
+  return out;
+}
+
+void parse_command_line(CLI::App& app, int argc, char** argv) {
+  // CLI11 takes the words reversed, without the program's name.
+  std::vector<std::string> words = normalize_outputs(argc, argv);
+  words.erase(words.begin());
+  std::reverse(words.begin(), words.end());
+  try {
+    app.parse(words);
+  } catch (const CLI::ExtrasError& e) {
+    // A word after a bare --json/--csv that was not taken as its FILE, and that the command does
+    // not take either: say what the FILE rule is rather than "not expected".
+    for (int i = 1; i + 1 < argc; ++i) {
+      const std::string_view flag = argv[i], next = argv[i + 1];
+      if ((flag == "--json" || flag == "--csv") && !is_file_of(flag, next) &&
+          std::string_view(e.what()).find(next) != std::string_view::npos)
+        throw CLI::ValidationError(fmt::format("{} {}: a FILE after {} ends in {} (or write {}={}); "
+                                                                  "alone, {} writes to stdout",
+                                                                  flag, next, flag,
+                                                                  flag == "--json" ? ".json, .jsonl or .ndjson"
+                                                                                   : ".csv or .tsv",
+                                                                  flag, next, flag));
+    }
+    throw;
+  }
+}
+
+}  // namespace dcukit::cli
