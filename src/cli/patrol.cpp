@@ -37,9 +37,7 @@ struct PatrolFlags {
 /// The report's JSON: run_info first, then schema_version, as every dcukit report.
 std::string report_json(const patrol::Report& r, bool one_line) {
   static const core::RunInfo info = core::collect_run_info("dcukit patrol", command_line());
-  nlohmann::ordered_json out;
-  out["run_info"] = nlohmann::ordered_json(core::to_json(info));
-  out["schema_version"] = 1;
+  nlohmann::ordered_json out = core::report_head(info, 1);
   const nlohmann::json report = patrol::to_json(r);  // named: items() must not outlive it
   for (const auto& [k, v] : report.items()) out[k] = v;
   return (one_line ? util::json_text(out) : util::json_text(out, 2)) + "\n";

@@ -81,4 +81,11 @@ nlohmann::json to_json(const RunInfo& r) {
           {"environment", env}};
 }
 
+nlohmann::ordered_json report_head(const RunInfo& info, int schema_version) {
+  nlohmann::ordered_json j;
+  j["run_info"] = nlohmann::ordered_json(to_json(info));
+  j["schema_version"] = schema_version;
+  return j;
+}
+
 }  // namespace dcukit::core

@@ -41,4 +41,7 @@ bool changes_results(const std::string& name);
 /// The "run_info" object every JSON report starts with.
 nlohmann::json to_json(const RunInfo& info);
 
+/// The head every JSON report starts with (docs/cli.md): {"run_info": ..., "schema_version": N}.
+nlohmann::ordered_json report_head(const RunInfo& info, int schema_version);
+
 }  // namespace dcukit::core

@@ -18,18 +18,15 @@ bool includes_runtime(const Project& p, const std::vector<std::string>& normal, 
   if (!seen.insert(index).second) return false;
   const SourceFile& f = p.files[index];
   for (const Directive& d : f.lexed.directives) {
-    if (d.name != "include") continue;
-    for (std::size_t i = d.first; i < d.end; ++i) {
-      const Token& t = f.tok(i);
-      if (t.kind != TokenKind::header_name) continue;
-      const std::string inner = t.text.substr(1, t.text.size() - 2);
-      // Not cuda_runtime_api.h: hipify makes it hip_runtime_api.h, which has no kernel language.
-      for (const char* h : {"cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"})
-        if (inner == h) return true;
-      const std::size_t k = resolve_include(normal, index, inner);
-      if (k == std::string::npos && t.text.front() == '"') unsure = true;  // a project header not given
-      if (k != std::string::npos && includes_runtime(p, normal, k, seen, unsure)) return true;
-    }
+    std::string inner;
+    const Token* t = included_header(f, d, inner);
+    if (!t) continue;
+    // Not cuda_runtime_api.h: hipify makes it hip_runtime_api.h, which has no kernel language.
+    for (const char* h : {"cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"})
+      if (inner == h) return true;
+    const std::size_t k = resolve_include(normal, index, inner);
+    if (k == std::string::npos && t->text.front() == '"') unsure = true;  // a project header not given
+    if (k != std::string::npos && includes_runtime(p, normal, k, seen, unsure)) return true;
   }
   return false;
 }

@@ -76,4 +76,15 @@ void build_streams(SourceFile& file) {
   }
 }
 
+const Token* included_header(const SourceFile& f, const Directive& d, std::string& name) {
+  if (d.name != "include") return nullptr;
+  for (std::size_t i = d.first; i < d.end; ++i) {
+    const Token& t = f.tok(i);
+    if (t.kind != TokenKind::header_name) continue;
+    name = t.text.substr(1, t.text.size() - 2);
+    return &t;
+  }
+  return nullptr;
+}
+
 }  // namespace dcukit::port

@@ -45,6 +45,10 @@ struct SourceFile {
   const Token& tok(std::size_t i) const { return lexed.tokens[i]; }
 };
 
+/// The header an #include names, as written between its <> or "" ("cuda_runtime.h"), with its
+/// token; nullptr when `d` is not an #include of a header name.
+const Token* included_header(const SourceFile& f, const Directive& d, std::string& name);
+
 /// Splits the file's tokens into streams and finds function bodies (fills `streams`).
 void build_streams(SourceFile& file);
 

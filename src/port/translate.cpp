@@ -195,20 +195,13 @@ std::size_t include_point(const SourceFile& f) {
 bool is_hip_source(const SourceFile& f, const HipMap& map) {
   bool hip = false;
   for (const Directive& d : f.lexed.directives) {
-    if (d.name != "include") continue;
-    for (std::size_t i = d.first; i < d.end; ++i) {
-      const Token& t = f.tok(i);
-      if (t.kind != TokenKind::header_name) continue;
-      const std::string inner = t.text.substr(1, t.text.size() - 2);
-      const Reach r = f.reach(d.hash);
-      auto it = map.find(inner);
-      if (it != map.end() && it->second.kind == "header" && r != Reach::skipped) return false;
-      const bool hip_header = starts_with(inner, "hip/") || starts_with(inner, "hipblas") ||
-                              starts_with(inner, "rocblas") || starts_with(inner, "hipblaslt") ||
-                              starts_with(inner, "rccl") || starts_with(inner, "hiprand") || starts_with(inner, "hipcub");
-      if (hip_header && r == Reach::shared) hip = true;
-      break;
-    }
+    std::string inner;
+    if (!included_header(f, d, inner)) continue;
+    const Reach r = f.reach(d.hash);
+    auto it = map.find(inner);
+    if (it != map.end() && it->second.kind == "header" && r != Reach::skipped) return false;
+    for (std::string_view prefix : {"hip/", "hipblas", "rocblas", "rccl", "hiprand", "hipcub"})
+      hip = hip || (starts_with(inner, prefix) && r == Reach::shared);
   }
   return hip;
 }

@@ -82,22 +82,29 @@ std::uint64_t meminfo_bytes(const std::string& key) {
 
 std::uint64_t memory_total_bytes() { return meminfo_bytes("MemTotal"); }
 
-std::string utc_timestamp() {
+namespace {
+
+/// Now, formatted by strftime in UTC or in local time.
+std::string format_now(const char* format, bool utc) {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
-  gmtime_r(&now, &tm);
+  if (utc)
+    gmtime_r(&now, &tm);
+  else
+    localtime_r(&now, &tm);
   char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::strftime(buf, sizeof(buf), format, &tm);
   return buf;
 }
 
+}  // namespace
+
+std::string utc_timestamp() {
+  return format_now("%Y-%m-%dT%H:%M:%SZ", true);
+}
+
 std::string local_compact_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
-  return buf;
+  return format_now("%Y%m%d-%H%M%S", false);
 }
 
 }  // namespace dcukit::util

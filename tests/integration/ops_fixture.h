@@ -2,7 +2,11 @@
 // Shared by the exporter's and patrol's integration tests: a running `dcukit exporter` (port read
 // from what it prints), an HTTP GET with a deadline, the telemetry fixtures, and finding an
 // installed tool (promtool, prometheus) so that a test can skip with a message when it is absent.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cctype>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -47,6 +51,26 @@ inline dcukit::util::HttpResponse http_get(const std::string& url,
   auto r = dcukit::util::http_request(req);
   if (!r) return {0, r.error().message};
   return *r;
+}
+
+/// An instant query to a Prometheus on 127.0.0.1:`port` (its HTTP API): the reply's
+/// data.result array, or null with `error` set when the query failed or was refused.
+inline nlohmann::json prometheus_query(int port, const std::string& expr, std::string* error = nullptr) {
+  std::string q;
+  for (char c : expr) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+      q += c;
+    else
+      q += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+  }
+  const auto r =
+      http_get("http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + q, std::chrono::seconds(5));
+  const auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (r.status != 200 || !j.is_object() || j.value("status", "") != "success" || !j["data"]["result"].is_array()) {
+    if (error) *error = fmt::format("HTTP {}: {}", r.status, r.body.substr(0, 300));
+    return nullptr;
+  }
+  return j["data"]["result"];
 }
 
 /// A running `dcukit exporter --listen 127.0.0.1:0 ARGS...`; stopped with SIGTERM, then killed.

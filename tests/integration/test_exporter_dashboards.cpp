@@ -5,7 +5,6 @@
 // are kept verbatim in tests/fixtures/exporter/ (SOURCE.md). Skipped where prometheus is absent.
 #include <fmt/format.h>
 
-#include <cctype>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -26,20 +25,8 @@ std::string exporter_fixture(const std::string& name) {
 
 /// The number of series an instant query returns; -1 with `error` set when Prometheus refused it.
 int series_count(int port, const std::string& expr, std::string& error) {
-  std::string q;
-  for (char c : expr) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
-      q += c;
-    else
-      q += fmt::format("%{:02X}", static_cast<unsigned char>(c));
-  }
-  const auto r = http_get("http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + q, 5s);
-  const auto j = json::parse(r.body, nullptr, false);
-  if (r.status != 200 || !j.is_object() || j.value("status", "") != "success") {
-    error = fmt::format("HTTP {}: {}", r.status, r.body.substr(0, 300));
-    return -1;
-  }
-  return static_cast<int>(j["data"]["result"].size());
+  const auto result = prometheus_query(port, expr, &error);
+  return result.is_array() ? static_cast<int>(result.size()) : -1;
 }
 
 /// A dashboard query with Grafana's variables filled the way a user's first view fills them:

@@ -4,7 +4,6 @@
 // installed.
 #include <fmt/format.h>
 
-#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "fixture.h"
@@ -17,18 +16,7 @@ using namespace std::chrono_literals;
 
 /// The value of the first series an instant query returns, or "" while there is none.
 std::string query(int port, const std::string& expr) {
-  std::string q;
-  for (char c : expr) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
-      q += c;
-    else
-      q += fmt::format("%{:02X}", static_cast<unsigned char>(c));
-  }
-  const auto r = http_get("http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + q, 5s);
-  if (r.status != 200) return "";
-  const auto j = nlohmann::json::parse(r.body, nullptr, false);
-  if (!j.is_object() || j.value("status", "") != "success") return "";
-  const auto& result = j["data"]["result"];
+  const auto result = prometheus_query(port, expr);
   if (!result.is_array() || result.empty()) return "";
   return result[0]["value"][1].get<std::string>();
 }
