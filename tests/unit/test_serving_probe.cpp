@@ -46,8 +46,8 @@ TEST(ServingProbe, AMalformedModelListIsAnErrorNotACrash) {
 }
 
 TEST(ServingProbe, WaitsUntilHealthThenModelsAnswer) {
+  std::atomic<int> calls{0};  // before the server: its threads never outlive what they touch
   LocalServer s;
-  std::atomic<int> calls{0};
   s.http().Get("/health", [&](const httplib::Request&, httplib::Response& r) { r.status = ++calls < 3 ? 503 : 200; });
   s.http().Get("/v1/models", [](const httplib::Request&, httplib::Response& r) {
     r.set_content(R"({"data":[]})", "application/json");

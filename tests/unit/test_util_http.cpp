@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <future>
+#include <memory>
 #include <thread>
 
 #include "local_server.h"
@@ -14,9 +15,9 @@ using namespace dcukit::util;
 using namespace std::chrono_literals;
 
 TEST(UtilHttp, GetsAndPostsWithHeaders) {
+  std::string seen_body, seen_header;  // before the server: its threads never outlive what they touch
   testutil::LocalServer s;
   s.http().Get("/hello", [](const httplib::Request&, httplib::Response& r) { r.set_content("hi", "text/plain"); });
-  std::string seen_body, seen_header;
   s.http().Post("/echo", [&](const httplib::Request& q, httplib::Response& r) {
     seen_body = q.body;
     seen_header = q.get_header_value("X-Test");
@@ -83,21 +84,23 @@ TEST(UtilHttp, TheDeadlineHoldsAgainstAServerThatStalls) {
 
 TEST(UtilHttp, AReplyLargerThanTheLimitIsAnErrorNotAnAllocation) {
   // A /v1/models that claims 10 GB once took 4.2 GB of memory.
+  // The server's threads may still be writing when the test ends: they share the chunk (held by
+  // value), never a local that dies first.
+  const auto chunk = std::make_shared<const std::string>(64 * 1024, 'x');
   testutil::LocalServer s;
-  const std::string chunk(64 * 1024, 'x');
-  s.http().Get("/claims", [&](const httplib::Request&, httplib::Response& res) {
+  s.http().Get("/claims", [chunk](const httplib::Request&, httplib::Response& res) {
     res.set_content_provider(std::size_t{10} << 30, "application/json",
-                             [&](std::size_t, std::size_t, httplib::DataSink& sink) {
-                               return sink.write(chunk.data(), chunk.size());
+                             [chunk](std::size_t, std::size_t, httplib::DataSink& sink) {
+                               return sink.write(chunk->data(), chunk->size());
                              });
   });
-  s.http().Get("/chunked", [&](const httplib::Request&, httplib::Response& res) {
-    res.set_chunked_content_provider("application/json", [&](std::size_t offset, httplib::DataSink& sink) {
+  s.http().Get("/chunked", [chunk](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("application/json", [chunk](std::size_t offset, httplib::DataSink& sink) {
       if (offset >= (std::size_t{4} << 20)) {
         sink.done();
         return true;
       }
-      return sink.write(chunk.data(), chunk.size());
+      return sink.write(chunk->data(), chunk->size());
     });
   });
   for (const char* path : {"/claims", "/chunked"}) {
