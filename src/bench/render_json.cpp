@@ -71,9 +71,7 @@ nlohmann::ordered_json to_json(const Report& r) {
   for (const auto& [k, v] : r.versions) versions[k] = v;
   json devices = json::array();
   for (const auto& d : r.devices) devices.push_back(device_json(d));
-  json out;
-  out["run_info"] = json(core::to_json(r.run_info));
-  out["schema_version"] = 1;
+  json out = core::report_head(r.run_info, 1);
   out["suite"] = r.suite;
   out["ok"] = r.ok();
   out["interrupted"] = r.interrupted;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 namespace dcukit::cli {
 namespace {
@@ -21,6 +22,18 @@ bool is_file_of(std::string_view flag, std::string_view next) {
 
 }  // namespace
 
+Status check_outputs(const std::vector<Output>& outputs) {
+  const Output* on_stdout = nullptr;
+  std::vector<OutputFile> files;
+  for (const Output& o : outputs) {
+    if (o.to_stdout() && on_stdout)
+      return Error{fmt::format("{} and {} both write to stdout: give one a file", on_stdout->flag, o.flag)};
+    if (o.to_stdout()) on_stdout = &o;
+    files.push_back(o.file());
+  }
+  return check_outputs(files);
+}
+
 CLI::Option* add_output(CLI::App* sub, Output& out, const std::string& what) {
   return sub->add_option(out.flag, out.path, what + " (no FILE or -: stdout, in place of the text)")
       ->type_name("[FILE]");
@@ -34,6 +47,22 @@ bool emit(const std::string& command, const Output& out, const std::string& cont
     return true;
   }
   return write_output(command, out.file(), content);
+}
+
+OutputStream::OutputStream(Output out) : m_out(std::move(out)) {
+  if (m_out.asked() && !m_out.to_stdout()) m_file.open(m_out.path, std::ios::trunc);
+}
+
+bool OutputStream::put(const std::string& command, const std::string& text) {
+  if (!m_out.asked()) return true;
+  if (m_out.to_stdout()) {
+    fmt::print("{}", text);
+    return true;
+  }
+  m_file << text << std::flush;
+  if (m_file) return true;
+  print_error(command, fmt::format("{} {}: cannot write", m_out.flag, m_out.path));
+  return false;
 }
 
 std::vector<std::string> normalize_outputs(int argc, char** argv) {

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/common.h"
 #include "cli/output.h"
@@ -82,9 +82,9 @@ std::string finish(PatrolFlags& f) {
 ExitCode run_patrol(PatrolFlags f) {
   if (const auto err = finish(f); !err.empty()) return bad(err);
   if (Status s = check_outputs({f.json.file()}); !s) return bad(s.message());
-  // With --watch, a --json FILE grows one line (JSON Lines) an inspection.
-  std::ofstream lines;
-  if (f.watch_s > 0 && f.json.asked() && !f.json.to_stdout()) lines.open(f.json.path, std::ios::trunc);
+  // With --watch, a --json FILE grows one line (JSON Lines) an inspection; once, it is written whole.
+  std::optional<OutputStream> lines;
+  if (f.watch_s > 0) lines.emplace(f.json);
   auto& stop = util::StopToken::process();
   const auto interval = std::chrono::milliseconds(static_cast<long>(f.watch_s * 1000));
   patrol::State last = patrol::State::unknown;
@@ -93,12 +93,7 @@ ExitCode run_patrol(PatrolFlags f) {
     last = report.state;
     if (!f.json.to_stdout()) print_text(patrol::render_nagios(report, f.verbose));
     const std::string json = report_json(report, f.watch_s > 0);
-    if (lines.is_open()) {
-      lines << json << std::flush;
-      if (!lines) return bad(fmt::format("--json {}: cannot write", f.json.path));
-    } else if (!emit("patrol", f.json, json)) {
-      return ExitCode::unknown;
-    }
+    if (!(lines ? lines->put("patrol", json) : emit("patrol", f.json, json))) return ExitCode::unknown;
     std::fflush(stdout);
     if (f.watch_s <= 0 || stop.wait_for(interval)) break;
   }

@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <vector>
 
@@ -44,10 +43,7 @@ nlohmann::ordered_json report_json(const telemetry::Snapshot& s) {
 /// those to stdout or its file. Watching, the files grow a line (JSON Lines) or rows a reading.
 class Sink {
 public:
-  explicit Sink(const TelemetryOptions& o) : m_o(o) {
-    for (const Output* out : {&o.json, &o.csv})
-      if (out->asked() && !out->to_stdout()) m_files.emplace_back(out->path, std::ios::trunc);
-  }
+  explicit Sink(const TelemetryOptions& o) : m_o(o), m_json(o.json), m_csv(o.csv) {}
   /// False when a file could not be written (said on stderr).
   bool put(const telemetry::Snapshot& s, bool first, bool watching, bool redraw) {
     const std::string warnings = telemetry::render_warnings(s);
@@ -60,31 +56,20 @@ public:
       print_text(telemetry::render_text(s));
     }
     bool ok = true;
-    std::size_t file = 0;
-    if (m_o.json.asked()) {
-      const std::string text = (watching ? util::json_text(report_json(s)) : util::json_text(report_json(s), 2)) + "\n";
-      ok = write(m_o.json, text, file) && ok;
+    if (m_o.json.asked())
+      ok = m_json.put("telemetry", (watching ? util::json_text(report_json(s)) : util::json_text(report_json(s), 2)) +
+                                       "\n");
+    if (m_o.csv.asked()) {
+      const std::string csv = telemetry::render_csv(s, first);
+      ok = m_csv.put("telemetry", m_o.csv.to_stdout() ? util::terminal_safe(csv) : csv) && ok;  // a terminal's, escaped
     }
-    if (m_o.csv.asked()) ok = write(m_o.csv, telemetry::render_csv(s, first), file) && ok;
     std::fflush(stdout);
     return ok;
   }
 
 private:
-  bool write(const Output& out, const std::string& text, std::size_t& file) {
-    if (out.to_stdout()) {
-      fmt::print("{}", out.flag == "--csv" ? util::terminal_safe(text) : text);
-      return true;
-    }
-    std::ofstream& f = m_files[file++];
-    f << text;
-    f.flush();
-    if (f) return true;
-    print_error("telemetry", fmt::format("{} {}: cannot write", out.flag, out.path));
-    return false;
-  }
   const TelemetryOptions& m_o;
-  std::vector<std::ofstream> m_files;
+  OutputStream m_json, m_csv;
 };
 
 ExitCode run_from(const TelemetryOptions& o) {
@@ -95,9 +80,7 @@ ExitCode run_from(const TelemetryOptions& o) {
 }
 
 ExitCode run_telemetry(const TelemetryOptions& o) {
-  if (o.json.to_stdout() && o.csv.to_stdout())
-    return fail("telemetry", ExitCode::bad_input, "--json and --csv both write to stdout: give one a file");
-  if (Status s = check_outputs({o.json.file(), o.csv.file()}); !s)
+  if (Status s = check_outputs({o.json, o.csv}); !s)
     return fail("telemetry", ExitCode::bad_input, s.message());
   if (!o.from.empty()) {
     if (o.watch_s > 0 || o.count > 0 || o.source != "auto")

@@ -57,9 +57,7 @@ std::string render_json(const Report& report) {
                         {"fix", or_null(f.fix)}});
   const auto s = report.summary();
   // run_info first, then schema_version, as every dcukit report (ordered, not sorted).
-  nlohmann::ordered_json j;
-  j["run_info"] = nlohmann::ordered_json(core::to_json(report.run_info));
-  j["schema_version"] = 1;
+  nlohmann::ordered_json j = core::report_head(report.run_info, 1);
   j["root"] = report.root;
   j["summary"] = {{"ok", s.ok}, {"warn", s.warn}, {"fail", s.fail}, {"skip", s.skip}};
   j["findings"] = nlohmann::ordered_json(findings);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/series.h"
 #include "serving/process_metrics.h"
 #include "serving/prometheus.h"
 
@@ -27,48 +28,34 @@ Labels identity_labels(const DeviceState& d, const std::string& hostname) {
   return l;
 }
 
-/// One gauge-or-counter family of device figures: the value of a device, or nullopt.
-struct DeviceFamily {
-  const char* name;
-  MetricType type;
-  const char* help;
-  std::function<std::optional<double>(const DeviceState&)> value;
-};
-
-template <class T>
-std::optional<double> as_double(const std::optional<T>& v, double scale = 1.0) {
-  if (!v) return std::nullopt;
-  return static_cast<double>(*v) * scale;
-}
-
-const std::vector<DeviceFamily>& device_families() {
+const std::vector<Series>& device_families() {
   using D = DeviceState;
-  static const std::vector<DeviceFamily> kFamilies = {
+  static const std::vector<Series> kFamilies = {
       {"dcukit_gpu_temperature_celsius", MetricType::gauge,
        "Device temperature in degrees Celsius (the sensor the vendor tool shows: edge, else junction)",
-       [](const D& d) { return as_double(d.temperature_c); }},
+       [](const D& d) { return scaled(d.temperature_c); }},
       {"dcukit_gpu_power_watts", MetricType::gauge, "Device power draw in watts",
-       [](const D& d) { return as_double(d.power_w); }},
+       [](const D& d) { return scaled(d.power_w); }},
       {"dcukit_gpu_power_cap_watts", MetricType::gauge, "Device power cap (enforced limit) in watts",
-       [](const D& d) { return as_double(d.power_cap_w); }},
+       [](const D& d) { return scaled(d.power_cap_w); }},
       {"dcukit_gpu_busy_ratio", MetricType::gauge, "Fraction of time the device was busy, 0 to 1",
-       [](const D& d) { return as_double(d.busy_percent, 0.01); }},
+       [](const D& d) { return scaled(d.busy_percent, 0.01); }},
       {"dcukit_gpu_memory_used_bytes", MetricType::gauge, "Device memory in use in bytes",
-       [](const D& d) { return as_double(d.memory_used_bytes); }},
+       [](const D& d) { return scaled(d.memory_used_bytes); }},
       {"dcukit_gpu_memory_total_bytes", MetricType::gauge, "Device memory in total in bytes",
-       [](const D& d) { return as_double(d.memory_total_bytes); }},
+       [](const D& d) { return scaled(d.memory_total_bytes); }},
       {"dcukit_gpu_sclk_hz", MetricType::gauge, "Shader (SM) clock in hertz",
-       [](const D& d) { return as_double(d.sclk_mhz, 1e6); }},
+       [](const D& d) { return scaled(d.sclk_mhz, 1e6); }},
       {"dcukit_gpu_mclk_hz", MetricType::gauge, "Memory clock in hertz",
-       [](const D& d) { return as_double(d.mclk_mhz, 1e6); }},
+       [](const D& d) { return scaled(d.mclk_mhz, 1e6); }},
       {"dcukit_gpu_pcie_link_width", MetricType::gauge, "PCIe link width now, in lanes",
-       [](const D& d) { return as_double(d.pcie_width); }},
+       [](const D& d) { return scaled(d.pcie_width); }},
       {"dcukit_gpu_pcie_link_width_max", MetricType::gauge, "PCIe link width the device and slot allow, in lanes",
-       [](const D& d) { return as_double(d.pcie_width_max); }},
+       [](const D& d) { return scaled(d.pcie_width_max); }},
       {"dcukit_gpu_pcie_link_gen", MetricType::gauge, "PCIe link generation now (idle devices may train down)",
-       [](const D& d) { return as_double(d.pcie_gen); }},
+       [](const D& d) { return scaled(d.pcie_gen); }},
       {"dcukit_gpu_pcie_link_gen_max", MetricType::gauge, "PCIe link generation the device and slot allow",
-       [](const D& d) { return as_double(d.pcie_gen_max); }},
+       [](const D& d) { return scaled(d.pcie_gen_max); }},
       {"dcukit_gpu_processes", MetricType::gauge, "Processes the driver lists on the device",
        [](const D& d) -> std::optional<double> {
          if (!d.processes) return std::nullopt;
@@ -89,16 +76,7 @@ void write_devices(serving::TextWriter& w, const std::vector<DeviceState>& devic
     if (d.driver_version) l.emplace_back("driver_version", *d.driver_version);
     w.sample("dcukit_gpu_info", l, 1);
   }
-  for (const auto& f : device_families()) {
-    bool started = false;
-    for (const auto& d : devices) {
-      const auto v = f.value(d);
-      if (!v) continue;
-      if (!started) w.family(f.name, f.type, f.help);
-      started = true;
-      w.sample(f.name, device_labels(d), *v);
-    }
-  }
+  write_series(w, device_families(), devices, device_labels);
   bool ecc = false;
   for (const auto& d : devices) {
     const std::pair<const char*, const std::optional<std::int64_t>*> kinds[] = {{"corrected", &d.ecc_corrected},

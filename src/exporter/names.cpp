@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <functional>
-#include <set>
 
+#include "exporter/series.h"
 #include "util/names.h"
 
 namespace dcukit::exporter {
@@ -20,22 +19,6 @@ constexpr util::Name<NameSet> kNameSets[] = {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-/// One series of one figure: its name, type, help and the value of a device (nullopt: absent,
-/// as both exporters leave out what a device does not report).
-struct Series {
-  const char* name;
-  MetricType type;
-  const char* help;
-  std::function<std::optional<double>(const DeviceState&)> value;
-  Labels extra = {};
-};
-
-template <class T>
-std::optional<double> num(const std::optional<T>& v, double scale = 1.0) {
-  if (!v) return std::nullopt;
-  return static_cast<double>(*v) * scale;
-}
-
 std::optional<double> free_mib(const DeviceState& d) {
   if (!d.memory_total_bytes || !d.memory_used_bytes || *d.memory_used_bytes > *d.memory_total_bytes)
     return std::nullopt;
@@ -47,21 +30,6 @@ std::optional<double> gen_speed(const std::optional<std::int64_t>& gen) {
   static constexpr double kRate[] = {0, 2.5, 5, 8, 16, 32, 64};
   if (!gen || *gen < 1 || *gen > 6) return std::nullopt;
   return kRate[*gen];
-}
-
-void write_all(serving::TextWriter& w, const std::vector<Series>& series, const std::vector<DeviceState>& devices,
-               const std::function<Labels(const DeviceState&)>& labels) {
-  std::set<std::string> started;  // one HELP and TYPE a family, when two entries share it (gpu_clock)
-  for (const auto& s : series) {
-    for (const auto& d : devices) {
-      const auto v = s.value(d);
-      if (!v) continue;
-      if (started.insert(s.name).second) w.family(s.name, s.type, s.help);
-      Labels l = labels(d);
-      l.insert(l.end(), s.extra.begin(), s.extra.end());
-      w.sample(s.name, l, *v);
-    }
-  }
 }
 
 std::string device_node(const DeviceState& d) {
@@ -106,35 +74,35 @@ void write_dcgm(serving::TextWriter& w, const std::vector<DeviceState>& devices,
   };
   static const std::vector<Series> kSeries = {
       {"DCGM_FI_DEV_GPU_TEMP", MetricType::gauge, "GPU temperature (in C).",
-       [](const D& d) { return num(d.temperature_c); }},
-      {"DCGM_FI_DEV_POWER_USAGE", MetricType::gauge, "Power draw (in W).", [](const D& d) { return num(d.power_w); }},
+       [](const D& d) { return scaled(d.temperature_c); }},
+      {"DCGM_FI_DEV_POWER_USAGE", MetricType::gauge, "Power draw (in W).", [](const D& d) { return scaled(d.power_w); }},
       {"DCGM_FI_DEV_POWER_MGMT_LIMIT", MetricType::gauge, "Current power limit (in W).",
-       [](const D& d) { return num(d.power_cap_w); }},
+       [](const D& d) { return scaled(d.power_cap_w); }},
       {"DCGM_FI_DEV_GPU_UTIL", MetricType::gauge, "GPU utilization (in %).",
-       [](const D& d) { return num(d.busy_percent); }},
+       [](const D& d) { return scaled(d.busy_percent); }},
       {"DCGM_FI_DEV_FB_USED", MetricType::gauge, "Framebuffer memory used (in MiB).",
-       [](const D& d) { return num(d.memory_used_bytes, 1.0 / kMiB); }},
+       [](const D& d) { return scaled(d.memory_used_bytes, 1.0 / kMiB); }},
       {"DCGM_FI_DEV_FB_FREE", MetricType::gauge, "Framebuffer memory free (in MiB).", free_mib},
       {"DCGM_FI_DEV_FB_TOTAL", MetricType::gauge, "Framebuffer memory total (in MiB).",
-       [](const D& d) { return num(d.memory_total_bytes, 1.0 / kMiB); }},
+       [](const D& d) { return scaled(d.memory_total_bytes, 1.0 / kMiB); }},
       {"DCGM_FI_DEV_SM_CLOCK", MetricType::gauge, "SM clock frequency (in MHz).",
-       [](const D& d) { return num(d.sclk_mhz); }},
+       [](const D& d) { return scaled(d.sclk_mhz); }},
       {"DCGM_FI_DEV_MEM_CLOCK", MetricType::gauge, "Memory clock frequency (in MHz).",
-       [](const D& d) { return num(d.mclk_mhz); }},
+       [](const D& d) { return scaled(d.mclk_mhz); }},
       {"DCGM_FI_DEV_PCIE_LINK_GEN", MetricType::gauge, "PCIe link generation.",
-       [](const D& d) { return num(d.pcie_gen); }},
+       [](const D& d) { return scaled(d.pcie_gen); }},
       {"DCGM_FI_DEV_PCIE_LINK_WIDTH", MetricType::gauge, "PCIe link width (lanes).",
-       [](const D& d) { return num(d.pcie_width); }},
+       [](const D& d) { return scaled(d.pcie_width); }},
       {"DCGM_FI_DEV_PCIE_MAX_LINK_GEN", MetricType::gauge, "PCIe link generation the device and slot allow.",
-       [](const D& d) { return num(d.pcie_gen_max); }},
+       [](const D& d) { return scaled(d.pcie_gen_max); }},
       {"DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH", MetricType::gauge, "PCIe link width the device and slot allow.",
-       [](const D& d) { return num(d.pcie_width_max); }},
+       [](const D& d) { return scaled(d.pcie_width_max); }},
       {"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", MetricType::counter, "Total number of single-bit volatile ECC errors.",
-       [](const D& d) { return num(d.ecc_corrected); }},
+       [](const D& d) { return scaled(d.ecc_corrected); }},
       {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", MetricType::counter, "Total number of double-bit volatile ECC errors.",
-       [](const D& d) { return num(d.ecc_uncorrected); }},
+       [](const D& d) { return scaled(d.ecc_uncorrected); }},
   };
-  write_all(w, kSeries, devices, labels);
+  write_series(w, kSeries, devices, labels);
 }
 
 void write_amd(serving::TextWriter& w, const std::vector<DeviceState>& devices, const Identity& id) {
@@ -166,37 +134,37 @@ void write_amd(serving::TextWriter& w, const std::vector<DeviceState>& devices, 
       // The dashboards chart a card outside the MI2xx/MI3xx part lists from the edge sensor,
       // the average package power and the per-XCC busy; each is written.
       {"gpu_edge_temperature", MetricType::gauge, "Current edge temperature (in C)",
-       [](const D& d) { return num(d.temperature_c); }},
+       [](const D& d) { return scaled(d.temperature_c); }},
       {"gpu_average_package_power", MetricType::gauge, "Average package power (in W)",
-       [](const D& d) { return num(d.power_w); }},
+       [](const D& d) { return scaled(d.power_w); }},
       {"gpu_package_power", MetricType::gauge, "Current package power (in W)",
-       [](const D& d) { return num(d.power_w); }},
-      {"gpu_power_usage", MetricType::gauge, "Power usage (in W)", [](const D& d) { return num(d.power_w); }},
+       [](const D& d) { return scaled(d.power_w); }},
+      {"gpu_power_usage", MetricType::gauge, "Power usage (in W)", [](const D& d) { return scaled(d.power_w); }},
       {"gpu_gfx_activity", MetricType::gauge, "Graphics engine usage (in %)",
-       [](const D& d) { return num(d.busy_percent); }},
+       [](const D& d) { return scaled(d.busy_percent); }},
       {"gpu_gfx_busy_instantaneous", MetricType::gauge, "GFX busy (in %), per XCC",
-       [](const D& d) { return num(d.busy_percent); },
+       [](const D& d) { return scaled(d.busy_percent); },
        {{"xcc_index", "0"}}},
       {"gpu_used_vram", MetricType::gauge, "Used VRAM (in MB)",
-       [](const D& d) { return num(d.memory_used_bytes, 1.0 / kMiB); }},
+       [](const D& d) { return scaled(d.memory_used_bytes, 1.0 / kMiB); }},
       {"gpu_total_vram", MetricType::gauge, "Total VRAM (in MB)",
-       [](const D& d) { return num(d.memory_total_bytes, 1.0 / kMiB); }},
+       [](const D& d) { return scaled(d.memory_total_bytes, 1.0 / kMiB); }},
       {"gpu_free_vram", MetricType::gauge, "Free VRAM (in MB)", free_mib},
       {"gpu_clock", MetricType::gauge, "Current clock (in MHz), by clock_type",
-       [](const D& d) { return num(d.sclk_mhz); },
+       [](const D& d) { return scaled(d.sclk_mhz); },
        {{"clock_index", "0"}, {"clock_type", "system"}}},
       {"gpu_clock", MetricType::gauge, "Current clock (in MHz), by clock_type",
-       [](const D& d) { return num(d.mclk_mhz); },
+       [](const D& d) { return scaled(d.mclk_mhz); },
        {{"clock_index", "0"}, {"clock_type", "memory"}}},
       {"pcie_speed", MetricType::gauge, "Current PCIe speed (in GT/s)", [](const D& d) { return gen_speed(d.pcie_gen); }},
       {"pcie_max_speed", MetricType::gauge, "Maximum PCIe speed (in GT/s)",
        [](const D& d) { return gen_speed(d.pcie_gen_max); }},
       {"gpu_ecc_correct_total", MetricType::gauge, "Correctable errors",
-       [](const D& d) { return num(d.ecc_corrected); }},
+       [](const D& d) { return scaled(d.ecc_corrected); }},
       {"gpu_ecc_uncorrect_total", MetricType::gauge, "Uncorrectable errors",
-       [](const D& d) { return num(d.ecc_uncorrected); }},
+       [](const D& d) { return scaled(d.ecc_uncorrected); }},
   };
-  write_all(w, kSeries, devices, labels);
+  write_series(w, kSeries, devices, labels);
   if (!devices.empty()) {
     w.family("gpu_nodes_total", MetricType::gauge, "Number of GPUs in the node");
     w.sample("gpu_nodes_total", {{"hostname", id.hostname}, {"cluster_name", id.cluster}},

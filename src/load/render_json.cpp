@@ -195,9 +195,7 @@ ojson level_summary_json(const Report& report, const LevelReport& l) {
 
 std::string report_json(const Report& report) {
   // One shape whatever the number of levels: run_info first, then the schema, then the runs.
-  ojson j;
-  j["run_info"] = core::to_json(report.run_info);
-  j["schema_version"] = kLoadSchemaVersion;
+  ojson j = core::report_head(report.run_info, kLoadSchemaVersion);
   j["date"] = report.date;
   j["backend"] = report.backend;
   j["endpoint_type"] = report.backend;
@@ -225,9 +223,7 @@ std::vector<ResultFile> vllm_result_files(const Report& report, const std::strin
       const std::string model = slash == std::string::npos ? report.model : report.model.substr(slash + 1);
       name = fmt::format("{}-{}qps{}-{}-{}.json", report.label, shown_rate, cap, model, report.date);
     }
-    ojson j;
-    j["run_info"] = core::to_json(report.run_info);
-    j["schema_version"] = kLoadSchemaVersion;
+    ojson j = core::report_head(report.run_info, kLoadSchemaVersion);
     j.update(level_json(report, l));
     add_run_state(j, report);
     out.push_back({dir.empty() ? name : dir + "/" + name, util::json_text(j, 2) + "\n"});

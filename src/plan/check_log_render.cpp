@@ -89,9 +89,7 @@ std::string render_check_text(const LogCheck& check, bool markdown) {
 }
 
 std::string render_check_json(const core::RunInfo& run_info, const LogCheck& check) {
-  Json j;
-  j["run_info"] = Json(core::to_json(run_info));
-  j["schema_version"] = 1;
+  Json j = core::report_head(run_info, 1);
   j["log"] = check.log;
   j["model"] = check.model;
   j["all_within"] = check.all_within();

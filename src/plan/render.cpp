@@ -184,9 +184,7 @@ std::string render_json(const Report& report) {
   if (report.check) return render_check_json(report.run_info, *report.check);
   const auto& p = report.plan;
   const auto& m = p.model;
-  Json j;
-  j["run_info"] = Json(core::to_json(report.run_info));
-  j["schema_version"] = 1;
+  Json j = core::report_head(report.run_info, 1);
   if (p.accounting)
     j["accounting"] = {{"vllm_version", p.accounting->version.upstream()},
                        {"as_written", p.accounting->version.text},

@@ -54,9 +54,7 @@ ojson library_json(const std::map<RuleId, int>& refs) {
 }  // namespace
 
 std::string render_audit_json(const AuditReport& r) {
-  ojson j;
-  j["run_info"] = ojson(core::to_json(r.run_info));
-  j["schema_version"] = 1;
+  ojson j = core::report_head(r.run_info, 1);
   j["findings"] = ojson::array();
   for (const Finding& f : r.findings) j["findings"].push_back(finding_json(f));
   j["files"] = ojson::array();
