@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/exporter.h"
 #include "cli/guard.h"
+#include "cli/help.h"
 #include "cli/doctor.h"
 #include "cli/load.h"
 #include "cli/patrol.h"
@@ -64,7 +65,9 @@ const std::string& command_line() {
 int run_app(int argc, char** argv) {
   g_command_line = "dcukit";
   for (int i = 1; i < argc; ++i) g_command_line += std::string(" ") + argv[i];
-  CLI::App app{"dcukit: bring up, measure and run LLM inference on Hygon DCU, AMD ROCm and NVIDIA CUDA GPUs"};
+  CLI::App app{"dcukit: bring up, measure and run LLM inference on Hygon DCU, AMD ROCm and NVIDIA CUDA GPUs",
+               "dcukit"};
+  app.formatter(std::make_shared<HelpFormatter>());  // before the commands: each takes a copy
   app.set_version_flag("--version", [] { return core::version_text(); });
   app.require_subcommand(0, 1);
   Runner runner;
@@ -95,7 +98,8 @@ int run_app(int argc, char** argv) {
         return static_cast<int>(ExitCode::bad_input);
       }
     }
-    fmt::print("{}", target->get_formatter()->make_help(target, target->get_name(), CLI::AppFormatMode::Normal));
+    const std::string name = target == &app ? "dcukit" : "dcukit " + target->get_name();
+    fmt::print("{}", target->get_formatter()->make_help(target, name, CLI::AppFormatMode::Normal));
     return 0;
   }
   return static_cast<int>(runner());

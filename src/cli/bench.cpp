@@ -14,6 +14,7 @@
 #include "bench/run.h"
 #include "cli/common.h"
 #include "cli/output.h"
+#include "cli/presentation.h"
 #include "util/text.h"
 #include "core/units.h"
 #include "util/json_text.h"
@@ -30,11 +31,11 @@ constexpr int kMaxN = 65536;
 struct BenchArgs {
   std::string backend, suite = "quick", peak;
   std::vector<int> devices;
-  bool list_backends = false, quiet = false;
+  bool list_backends = false;
   std::vector<std::string> only, precisions, memory_sizes, stream_types, transfer_sizes;
   std::vector<int> sizes;
   int iterations = 0, warmup = 0, timeout_s = 600;
-  std::string json_path, markdown_path;
+  Output json{"--json", ""}, markdown{"--markdown", ""};
   std::string command;
 };
 
@@ -101,10 +102,18 @@ int list_backends(device::Registry& registry) {
   return 0;
 }
 
-// Progress lines on stderr, only where a person watches: not with -q, not when piped.
-std::function<void(const std::string&)> progress(bool quiet) {
-  if (quiet || !isatty(STDERR_FILENO)) return {};
-  return [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
+// bench says "gemm fp16 N=4096 ..." as a case starts and "gemm fp16 N=4096: 701 TFLOPS" as it
+// ends: the first is the step under way, the second a line kept.
+std::function<void(const std::string&)> bench_progress() {
+  auto& p = progress();
+  if (!p.shown()) return {};
+  return [&p](const std::string& line) {
+    constexpr std::string_view kRunning = " ...";
+    if (line.size() > kRunning.size() && line.ends_with(kRunning))
+      p.status(line.substr(0, line.size() - kRunning.size()), "running");
+    else
+      p.line("  " + line);
+  };
 }
 
 ExitCode run_bench(const BenchArgs& a) {
@@ -116,9 +125,9 @@ ExitCode run_bench(const BenchArgs& a) {
     print_error("bench", options.error().message);
     return ExitCode::bad_input;
   }
-  const Output json{"--json", a.json_path};
-  const OutputFile markdown{"--markdown", a.markdown_path};
-  if (auto st = check_outputs({json.file(), markdown}); !st) {
+  const Output& json = a.json;
+  const Output& markdown = a.markdown;
+  if (auto st = check_outputs({json, markdown}); !st) {
     print_error("bench", st.message());
     return ExitCode::bad_input;
   }
@@ -128,21 +137,26 @@ ExitCode run_bench(const BenchArgs& a) {
   request.devices = a.devices;
   request.options = *options;
   request.command = a.command;
-  request.progress = progress(a.quiet);
+  request.progress = bench_progress();
   auto report = bench::run(request);
   if (!report) {
     print_error("bench", report.error().message);
     return ExitCode::bad_input;
   }
-  if (const std::string notes = bench::render_notes(*report); !notes.empty())
+  progress().close();
+  std::string versions;
+  for (const auto& [name, version] : report->versions) versions += fmt::format("; {} {}", name, version);
+  print_verbose("bench", fmt::format("the {} backend, suite {}, {} device(s){}", device::to_string(report->backend),
+                                     report->suite, report->devices.size(), versions));
+  if (const std::string notes = bench::render_notes(*report); !notes.empty() && !presentation().quiet)
     fmt::print(stderr, "{}", util::terminal_safe(notes));  // diagnostics: stderr
-  if (!json.to_stdout()) print_text(bench::render_text(*report));
+  if (!json.to_stdout() && !markdown.to_stdout()) print_report([&] { return bench::render_text(*report); });
   std::fflush(stdout);
   bool written = emit("bench", json, util::json_text(bench::to_json(*report), 2) + "\n");
-  written = write_output("bench", markdown, bench::render_markdown(*report)) && written;
+  written = emit("bench", markdown, bench::render_markdown(*report)) && written;
   // Where the reports went, on stderr.
-  for (const auto& path : {json.file().path, markdown.path})
-    if (!path.empty() && written) fmt::print(stderr, "dcukit bench: wrote {}\n", path);
+  for (const auto* out : {&json, &markdown})
+    if (out->asked() && !out->to_stdout() && written) print_note("bench", "wrote " + out->path);
   // The failures, on stderr: with -q or stdout sent elsewhere, they are still said.
   if (const auto failures = report->failures(); !failures.empty()) {
     print_error("bench", fmt::format("{} failure(s):", failures.size()));
@@ -186,11 +200,9 @@ void setup_bench(CLI::App& app, Runner& runner) {
   sub->add_option("--timeout", a->timeout_s, "Deadline per benchmark and device, in seconds")
       ->check(CLI::Range(1, 86400));
   sub->add_option("--peak", a->peak, "Override published peaks, e.g. fp16=480e12,hbm=1.6e12,pcie=63e9");
-  sub->add_option("--json", a->json_path,
-                  "Results with every sample as JSON, to FILE (no FILE or -: stdout, in place of the tables)")
-      ->type_name("[FILE]");
-  sub->add_option("--markdown", a->markdown_path, "Write a Markdown report");
-  sub->add_flag("-q,--quiet", a->quiet, "No progress lines");
+  add_output(sub, a->json, "Results with every sample as JSON");
+  add_output(sub, a->markdown, "The report as Markdown");
+  add_presentation(sub);
   sub->callback([a, &runner] {
     a->command = command_line();
     runner = [a] { return run_bench(*a); };

@@ -14,6 +14,7 @@
 
 #include "cli/common.h"
 #include "cli/output.h"
+#include "cli/presentation.h"
 #include "doctor/context.h"
 #include "doctor/render.h"
 #include "doctor/run.h"
@@ -25,7 +26,7 @@ constexpr const char* kDoctor = "doctor";
 
 struct DoctorOptions {
   Output json{"--json", ""};
-  bool verbose = false, no_python = false, no_smoke = false, quick = false;
+  bool no_python = false, no_smoke = false, quick = false;
   std::string root, python, bundle, from_bundle, from;
   double python_timeout = 60, smoke_timeout = 60, tool_timeout = 20;
 };
@@ -35,7 +36,7 @@ std::chrono::milliseconds ms(double seconds) {
 }
 
 ExitCode finish(const DoctorOptions& o, const doctor::Report& report) {
-  if (!o.json.to_stdout()) print_text(doctor::render_text(report, o.verbose));
+  if (!o.json.to_stdout()) print_report([&] { return doctor::render_text(report, presentation().verbose); });
   const bool written = emit(kDoctor, o.json, doctor::render_json(report));
   std::fflush(stdout);
   const ExitCode code = report.has_problems() || !written ? ExitCode::failed : ExitCode::ok;
@@ -62,11 +63,13 @@ ExitCode run_doctor(const DoctorOptions& o) {
   r.bundle = o.bundle;
   r.from_bundle = o.from_bundle;
   r.from = o.from;
+  r.progress = &progress();
   auto report = doctor::run(r);
+  progress().close();
   if (!report) return fail(kDoctor, ExitCode::bad_input, report.error().message);
   if (const auto& b = report->bundle) {
     if (b->error.empty())
-      fmt::print(stderr, "dcukit doctor: wrote {} ({} files; {})\n", b->path, b->files, fmt::join(b->tools, "; "));
+      print_note(kDoctor, fmt::format("wrote {} ({} files; {})", b->path, b->files, fmt::join(b->tools, "; ")));
     else
       print_error(kDoctor, b->error);
   }
@@ -83,7 +86,7 @@ void setup_doctor(CLI::App& app, Runner& runner) {
                                  "devices, NUMA placement, leftovers; each finding with its evidence and fix "
                                  "(exit 1 on a warning or failure)");
   add_output(sub, o.json, "The findings as JSON");
-  sub->add_flag("-v,--verbose", o.verbose, "Show the evidence of every finding, not only of the problems");
+  add_presentation(sub, "Show the evidence of every finding, not only of the problems");
   sub->add_option("--root", o.root,
                   "Read /sys, /proc, /dev, /opt, /etc and /usr/local under this folder (a fake host)");
   sub->add_option("--python", o.python, "The serving environment's Python (default: python3 on PATH)");

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/presentation.h"
 #include "exporter/exporter.h"
 #include "util/duration.h"
 #include "util/signals.h"
@@ -37,9 +38,11 @@ ExitCode run_exporter(ExporterFlags f) {
   f.options.collect.timeout = *timeout;
   f.options.collect.choice = *choice;
   if (auto st = exporter::validate(f.options); !st) return fail("exporter", ExitCode::bad_input, st.message());
+  f.options.log = [](const std::string& line) { print_note("exporter", line); };
+  f.options.log_scrapes = presentation().verbose;
   auto& stop = util::StopToken::process();
   const auto st = exporter::run(f.options, stop, [](const std::string& address) {
-    fmt::print(stderr, "dcukit exporter: serving http://{}/metrics\n", address);
+    print_note("exporter", fmt::format("serving http://{}/metrics", address));
     std::fflush(stderr);
   });
   // run's only error is an address that cannot be bound (in use, not this host's, privileged):
@@ -75,6 +78,7 @@ void setup_exporter(CLI::App& app, Runner& runner) {
       ->capture_default_str();
   sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)")
       ->check(root_folder());
+  add_presentation(sub, "A line for every scrape");
   sub->callback([f, &runner] { runner = [f] { return run_exporter(*f); }; });
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/presentation.h"
 #include "guard/guard.h"
 #include "guard/settings.h"
 #include "telemetry/collector.h"
@@ -55,7 +56,13 @@ ExitCode run_guard(GuardCliOptions& c) {
     print_error("guard", options.error().message);
     return ExitCode::bad_input;
   }
-  guard::Request request{.options = *options, .overrides = overrides, .read_memory = {}};
+  const auto& shown = presentation();
+  guard::Request request{.options = *options,
+                         .overrides = overrides,
+                         .read_memory = {},
+                         .detail = shown.quiet     ? guard::EventDetail::quiet
+                                   : shown.verbose ? guard::EventDetail::verbose
+                                                   : guard::EventDetail::normal};
   if (options->device) request.read_memory = telemetry_memory_reader();
   auto report = guard::run(request);
   if (!report) {
@@ -93,6 +100,7 @@ void setup_guard(CLI::App& app, Runner& runner) {
                               ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
   }
+  add_presentation(sub, "Also a probe_passed event for every probe that passed (-q: no probe_failed events)");
   sub->add_option("command", opts->command, "The service's command and its arguments (after --)");
   sub->callback([&runner, opts] { runner = [opts] { return run_guard(*opts); }; });
 }

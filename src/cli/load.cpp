@@ -15,12 +15,14 @@
 #include "cli/common.h"
 #include "cli/load_args.h"
 #include "cli/output.h"
+#include "cli/presentation.h"
 #include "core/run_info.h"
 #include "core/table.h"
 #include "load/compare.h"
 #include "load/render.h"
 #include "load/run.h"
 #include "serving/url.h"
+#include "util/redact.h"
 #include "util/signals.h"
 #include "util/text.h"
 
@@ -42,18 +44,30 @@ CLI::Validator rate_in() {
       "RATE in [0.001, 1e6] or inf");
 }
 
-/// Live progress on a terminal; "\033[K" only where the terminal takes escapes.
-void print_progress(const std::string& label, const load::Progress& p) {
-  static const bool plain = std::getenv("NO_COLOR") != nullptr || [] {
-    const char* term = std::getenv("TERM");
-    return term == nullptr || std::string(term) == "dumb";
-  }();
-  const std::string line = fmt::format("{}: {} issued, {} ok, {} failed, {} in flight, {:.1f} s", label, p.issued,
-                                       p.completed, p.failed, p.in_flight, p.elapsed_s);
-  if (plain)
-    fmt::print(stderr, "\r{:<100}", util::terminal_safe(line));
-  else
-    fmt::print(stderr, "\r\033[K{}", util::terminal_safe(line));
+/// "412 of 1000 done (3 failed), 64 in flight, 31.2 s, ETA 44 s": how far a level is, with an
+/// ETA when its size (a count or a duration) is known.
+std::string progress_text(const load::Progress& p) {
+  const std::size_t done = p.completed + p.failed;
+  double fraction = -1;
+  std::string of;
+  if (p.total > 0) {
+    fraction = static_cast<double>(done) / static_cast<double>(p.total);
+    of = fmt::format(" of {}", p.total);
+  } else if (p.duration_s > 0) {
+    fraction = p.elapsed_s / p.duration_s;
+    of = fmt::format(" in {:.0f} s", p.duration_s);
+  }
+  std::string text = fmt::format("{}{} done ({} failed), {} in flight, {:.1f} s", done, of, p.failed, p.in_flight,
+                                 p.elapsed_s);
+  if (const std::string eta = util::eta_text(fraction, p.elapsed_s); !eta.empty() && !p.finished)
+    text += ", " + eta;
+  return text;
+}
+
+std::string markdown_of(const std::vector<core::Table>& tables) {
+  std::string out;
+  for (const auto& t : tables) out += core::render_markdown(t) + "\n";
+  return out;
 }
 
 /// "6 of 200 requests failed (http_status 6); the first: HTTP 400: ..."
@@ -79,32 +93,25 @@ ExitCode run_load(const LoadArgs& a) {
     print_error(kLoad, request.error().message);
     return ExitCode::bad_input;
   }
-  const Output json_out{"--json", a.json_path}, csv_out{"--csv", a.csv_path};
-  if (Status s = check_outputs({json_out, csv_out}); !s) {
+  const Output json_out{"--json", a.json_path}, csv_out{"--csv", a.csv_path}, md_out{"--markdown", a.markdown_path};
+  if (Status s = check_outputs({json_out, csv_out, md_out}); !s) {
     print_error(kLoad, s.message());
     return ExitCode::bad_input;
   }
   auto& stop = util::StopToken::process();
   request->stop = &stop;
-  const bool progress = !a.quiet && !a.no_progress && isatty(STDERR_FILENO);
-  bool progress_open = false;
-  if (progress) {
-    request->on_progress = [&progress_open](const std::string& label, const load::Progress& p) {
-      print_progress(label, p);
-      progress_open = true;
+  if (progress().shown() && !a.no_progress)
+    request->on_progress = [](const std::string& label, const load::Progress& p) {
+      progress().status(label, progress_text(p), p.finished);
     };
-  }
-  request->on_notice = [&a, &progress_open](const std::string& line) {
-    if (a.quiet) return;
-    if (progress_open) fmt::print(stderr, "\n");
-    progress_open = false;
-    fmt::print(stderr, "dcukit load: {}\n", util::terminal_safe(line));
-  };
-  // Each level's progress line ends when the next begins; the last is closed here.
+  request->on_notice = [](const std::string& line) { print_note(kLoad, line); };
+  print_verbose(kLoad, fmt::format("{} {} ({}), {} level(s)", util::redact(request->url), request->endpoint,
+                                   request->model.empty() ? "the first model /v1/models lists" : request->model,
+                                   request->rates.empty() ? request->concurrencies.size() : request->rates.size()));
   const load::Report report = load::run(std::move(*request));
+  progress().close();
   // The --json result, to stdout for "-": written whole also when the run stopped early.
   const auto write_json = [&] { return emit(kLoad, json_out, load::report_json(report)); };
-  if (progress_open) fmt::print(stderr, "\n");
   if (report.levels.empty()) {
     // Stopped before any level (no server, a failed trial, a stop): a program that asked for
     // --json still gets the file, with run_info, no runs, and the problem. Bad input writes none.
@@ -117,11 +124,15 @@ ExitCode run_load(const LoadArgs& a) {
     }
     return bad_input ? ExitCode::bad_input : ExitCode::failed;
   }
-  if (!json_out.to_stdout() && !csv_out.to_stdout() && !a.quiet) {
-    for (const auto& t : load::report_tables(report))
-      print_text((a.markdown ? core::render_markdown(t) : core::render_text(t)) + "\n");
-  }
+  const auto tables = load::report_tables(report);
+  if (!json_out.to_stdout() && !csv_out.to_stdout() && !md_out.to_stdout())
+    print_report([&] {
+      std::string text;
+      for (const auto& t : tables) text += core::render_text(t) + "\n";
+      return text;
+    });
   bool written = write_json();
+  written = emit(kLoad, md_out, markdown_of(tables)) && written;
   written = emit(kLoad, csv_out, load::report_csv(report)) && written;
   if (a.save_result) {
     // As vLLM: --result-dir is made when it is not there.
@@ -154,8 +165,15 @@ ExitCode run_compare(const LoadArgs& a) {
     print_error("load compare", tables.error().message);
     return ExitCode::bad_input;
   }
-  for (const auto& t : *tables) print_text((a.markdown ? core::render_markdown(t) : core::render_text(t)) + "\n");
-  return ExitCode::ok;
+  const Output md_out{"--markdown", a.markdown_path};
+  if (Status s = check_outputs({md_out}); !s) return fail("load compare", ExitCode::bad_input, s.message());
+  if (!md_out.to_stdout())
+    print_report([&] {
+      std::string text;
+      for (const auto& t : *tables) text += core::render_text(t) + "\n";
+      return text;
+    });
+  return emit("load compare", md_out, markdown_of(*tables)) ? ExitCode::ok : ExitCode::failed;
 }
 
 void add_target_options(CLI::App* sub, LoadArgs& o) {
@@ -262,6 +280,8 @@ void add_output_options(CLI::App* sub, LoadArgs& o) {
   sub->add_option("--result-filename", o.result_filename, "--save-result's file name (a run of one level)");
   sub->add_option("--label", o.label, "The result's label, as vLLM's (default: openai or openai-chat)");
   sub->add_option("--csv", o.csv_path, "One CSV row per level, to FILE (no FILE or -: stdout)")->type_name("[FILE]");
+  sub->add_option("--markdown", o.markdown_path, "The tables as Markdown, to FILE (no FILE or -: stdout, in their place)")
+      ->type_name("[FILE]");
   sub->add_flag("--save-detailed", o.save_detailed,
                 "Also write each request's detail in the JSON (vLLM's input_lens, output_lens, ttfts, itls, "
                 "generated_texts, errors, and dcukit's requests)");
@@ -277,9 +297,8 @@ void add_output_options(CLI::App* sub, LoadArgs& o) {
   sub->add_option("--metric-percentiles", o.metric_percentiles, "Percentiles of each metric (default 90,95,99,99.9)")
       ->delimiter(',')
       ->check(number_in(0, 100));
-  sub->add_flag("--markdown", o.markdown, "Print tables as Markdown");
-  sub->add_flag("-q,--quiet", o.quiet, "No progress and no tables");
-  sub->add_flag("--disable-tqdm", o.no_progress, "No progress line (vLLM's flag); the tables stay");
+  add_presentation(sub);
+  sub->add_flag("--disable-tqdm", o.no_progress, "No progress line (vLLM's flag; --progress none)");
 }
 
 }  // namespace
@@ -301,7 +320,9 @@ void setup_load(CLI::App& app, Runner& runner) {
   auto* cmp = sub->add_subcommand("compare", "Show two --json results side by side, level by level, with the change");
   cmp->add_option("a", opts->compare_a, "Baseline result JSON")->required()->check(CLI::ExistingFile);
   cmp->add_option("b", opts->compare_b, "New result JSON")->required()->check(CLI::ExistingFile);
-  cmp->add_flag("--markdown", opts->markdown, "Print tables as Markdown");
+  cmp->add_option("--markdown", opts->markdown_path, "The tables as Markdown (no FILE or -: stdout, in place of the text)")
+      ->type_name("[FILE]");
+  add_presentation(cmp);
   cmp->callback([&runner, opts] { runner = [opts] { return run_compare(*opts); }; });
   sub->callback([&runner, opts, cmp] {
     if (cmp->parsed()) return;

@@ -41,7 +41,8 @@ struct LoadArgs {
   bool metrics_auth = false, save_detailed = false;
   std::vector<std::string> metadata, percentile_metrics;
   std::vector<double> metric_percentiles;
-  bool quiet = false, markdown = false, no_progress = false;
+  bool no_progress = false;
+  std::string markdown_path;  ///< --markdown [FILE]: "-" stdout
   std::string compare_a, compare_b;
 };
 

@@ -17,6 +17,7 @@ bool ends_with(std::string_view s, std::string_view tail) {
 bool is_file_of(std::string_view flag, std::string_view next) {
   if (next == "-") return true;
   if (flag == "--json") return ends_with(next, ".json") || ends_with(next, ".jsonl") || ends_with(next, ".ndjson");
+  if (flag == "--markdown") return ends_with(next, ".md") || ends_with(next, ".markdown");
   return ends_with(next, ".csv") || ends_with(next, ".tsv");
 }
 
@@ -71,7 +72,7 @@ std::vector<std::string> normalize_outputs(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (!rest && a == "--") rest = true;
-    if (!rest && i > 0 && (a == "--json" || a == "--csv") && !(i + 1 < argc && is_file_of(a, argv[i + 1]))) {
+    if (!rest && i > 0 && (a == "--json" || a == "--csv" || a == "--markdown") && !(i + 1 < argc && is_file_of(a, argv[i + 1]))) {
       out.push_back(std::string(a) + "=-");
       continue;
     }

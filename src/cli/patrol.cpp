@@ -13,6 +13,7 @@
 
 #include "cli/common.h"
 #include "cli/output.h"
+#include "cli/presentation.h"
 #include "core/run_info.h"
 #include "patrol/patrol.h"
 #include "patrol/render.h"
@@ -30,7 +31,7 @@ struct PatrolFlags {
   std::string probe_timeout = "5s", canary_timeout = "30s", timeout = "5s", source = "auto";
   double max_canary_ms = 0, watch_s = 0;
   int expect_devices = 0;
-  bool no_devices = false, no_canary = false, verbose = false;
+  bool no_devices = false, no_canary = false;
   Output json{"--json", ""};
 };
 
@@ -91,7 +92,7 @@ ExitCode run_patrol(PatrolFlags f) {
   while (true) {
     const auto report = patrol::inspect(f.options);
     last = report.state;
-    if (!f.json.to_stdout()) print_text(patrol::render_nagios(report, f.verbose));
+    if (!f.json.to_stdout()) print_text(patrol::render_nagios(report, presentation().verbose));  // Nagios' lines: never wrapped
     const std::string json = report_json(report, f.watch_s > 0);
     if (!(lines ? lines->put("patrol", json) : emit("patrol", f.json, json))) return ExitCode::unknown;
     std::fflush(stdout);
@@ -133,7 +134,7 @@ void setup_patrol(CLI::App& app, Runner& runner) {
       ->check(root_folder());
   sub->add_option("--timeout", f->timeout, "The most one telemetry source may take (default 5s)");
   add_output(sub, f->json, "The report as JSON (JSON Lines with --watch)");
-  sub->add_flag("--verbose,-v", f->verbose, "After the summary line, one line per check");
+  add_presentation(sub, "After the summary line, one line per check");
   sub->add_option("--watch", f->watch_s, "Inspect again every SECONDS until SIGINT or SIGTERM")
       ->check(number_in(0.1, 86400));
   sub->callback([f, &runner] { runner = [f] { return run_patrol(*f); }; });

@@ -13,6 +13,7 @@
 
 #include "cli/common.h"
 #include "cli/output.h"
+#include "cli/presentation.h"
 #include "core/units.h"
 #include "plan/cards.h"
 #include "plan/check_log_render.h"
@@ -34,8 +35,7 @@ struct PlanOptions {
   std::int64_t max_model_len = 0, max_num_batched_tokens = 0;
   int max_num_seqs = 0, block_size = 0;
   bool enforce_eager = false, no_enforce_eager = false;
-  Output json{"--json", ""};
-  bool markdown = false;
+  Output json{"--json", ""}, markdown{"--markdown", ""};
   std::string emit, output, vllm_version;
   plan::EmitOptions emit_options;
   plan::Request request;
@@ -81,7 +81,8 @@ ExitCode run_plan(PlanOptions& o) {
     return fail(kPlan, ExitCode::bad_input,
                 fmt::format("-o {}: -o names where --emit writes its script; add --emit vllm", o.output));
   const OutputFile script_file{"-o", o.output == "-" ? std::string{} : o.output};
-  if (Status s = check_outputs({script_file, o.json.file()}); !s) return fail(kPlan, ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({script_file}); !s) return fail(kPlan, ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({o.json, o.markdown}); !s) return fail(kPlan, ExitCode::bad_input, s.message());
   if (o.json.to_stdout() && !o.emit.empty() && script_file.path.empty())
     return fail(kPlan, ExitCode::bad_input, "--json and --emit both write to stdout: give one a file (-o FILE)");
   if (!o.gpu_memory.empty()) {
@@ -91,14 +92,20 @@ ExitCode run_plan(PlanOptions& o) {
     o.request.gpu_memory_text = o.gpu_memory;
   }
   o.request.command = command_line();
+  // The text on stdout unless --json or --markdown take it; the Markdown where --markdown says.
+  const auto show = [&o](const std::function<std::string(bool markdown)>& render) {
+    if (!o.json.to_stdout() && !o.markdown.to_stdout()) print_report([&] { return render(false); });
+    return emit(kPlan, o.markdown, o.markdown.asked() ? render(true) : std::string());
+  };
   auto report = plan::run(o.request);
   if (!report) return fail(kPlan, ExitCode::bad_input, report.error().message);
   if (report->check) {
-    if (!o.json.to_stdout()) print_text(plan::render_check_text(*report->check, o.markdown));
-    const bool written = emit(kPlan, o.json, plan::render_json(*report));
+    bool written = show([&](bool md) { return plan::render_check_text(*report->check, md); });
+    written = emit(kPlan, o.json, plan::render_json(*report)) && written;
     return report->check->all_within() && written ? ExitCode::ok : ExitCode::failed;
   }
   const auto& p = report->plan;
+  print_verbose(kPlan, fmt::format("{} option(s) weighed; {}", p.options.size(), p.reason));
   if (!o.emit.empty()) {
     auto script = plan::emit_vllm(p, o.emit_options);
     if (!script) return fail(kPlan, p.chosen() ? ExitCode::bad_input : ExitCode::failed, script.error().message);
@@ -111,14 +118,14 @@ ExitCode run_plan(PlanOptions& o) {
     namespace fs = std::filesystem;
     fs::permissions(script_file.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add, ec);
-    if (!o.json.to_stdout()) print_text(plan::render_text(p, o.markdown));
-    const bool written = emit(kPlan, o.json, plan::render_json(*report));
-    fmt::print(stderr, "dcukit plan: wrote {}\n", script_file.path);  // a diagnostic: stderr
+    bool written = show([&](bool md) { return plan::render_text(p, md); });
+    written = emit(kPlan, o.json, plan::render_json(*report)) && written;
+    print_note(kPlan, "wrote " + script_file.path);
     return written ? ExitCode::ok : ExitCode::failed;
   }
-  if (!o.json.to_stdout()) print_text(plan::render_text(p, o.markdown));
-  const bool written = emit(kPlan, o.json, plan::render_json(*report));
-  if (o.json.to_stdout() && !p.chosen())
+  bool written = show([&](bool md) { return plan::render_text(p, md); });
+  written = emit(kPlan, o.json, plan::render_json(*report)) && written;
+  if ((o.json.to_stdout() || o.markdown.to_stdout()) && !p.chosen())
     print_error(kPlan, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));
   return p.chosen() && written ? ExitCode::ok : ExitCode::failed;
 }
@@ -170,7 +177,8 @@ void setup_plan(CLI::App& app, Runner& runner) {
                   "The serving environment's Python, asked whether the card does bf16 "
                   "(default python3; only for this host's cards)");
   add_output(sub, opts->json, "The plan as JSON");
-  sub->add_flag("--markdown", opts->markdown, "Print the tables as Markdown");
+  add_output(sub, opts->markdown, "The tables as Markdown");
+  add_presentation(sub);
   sub->add_option("--emit", opts->emit, "Write a launch script instead of the tables: vllm");
   sub->add_option("-o,--output", opts->output, "Where --emit writes the script (default: standard output)");
   sub->add_option("--toolkit-env", opts->emit_options.toolkit_env,

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/common.h"
+#include "cli/presentation.h"
 #include "cli/output.h"
 #include "port/port.h"
 #include "port/render.h"
@@ -44,7 +45,10 @@ ExitCode run_audit(const PortOptions& o) {
   if (o.sarif == "-") print_text(port::render_audit_sarif(*report));
   if (!sarif_file.path.empty() && !write_output("port audit", sarif_file, port::render_audit_sarif(*report)))
     return ExitCode::failed;
-  if (o.sarif != "-" && !o.json.to_stdout()) print_text(port::render_audit_text(*report));
+  for (const auto& f : report->files)  // -v: each file read
+    print_verbose("port audit", fmt::format("{}: {} lines, {} kernels, {} launches, {} CUDA API references", f.path,
+                                            f.lines, f.kernels, f.launches, f.cuda_api_refs));
+  if (o.sarif != "-" && !o.json.to_stdout()) print_report([&] { return port::render_audit_text(*report); });
   if (!emit("port audit", o.json, port::render_audit_json(*report))) return ExitCode::failed;
   return report->count(port::Severity::error) > 0 ? ExitCode::failed : ExitCode::ok;
 }
@@ -61,7 +65,10 @@ ExitCode run_translate(const PortOptions& o) {
   t.annotate = !o.no_annotate;
   auto report = port::translate(t);
   if (!report) return port_fail("translate", ExitCode::bad_input, report.error().message);
-  print_text(port::render_translate_text(*report));
+  for (const auto& f : report->files)  // -v: each file written
+    print_verbose("port translate", fmt::format("{} -> {}: {} lines, {} names converted, {} left", f.input, f.output,
+                                                f.lines, f.converted.size(), f.untranslated.size()));
+  print_report([&] { return port::render_translate_text(*report); });
   for (const auto& f : report->files)
     if (!f.untranslated.empty()) return ExitCode::failed;
   return ExitCode::ok;
@@ -92,6 +99,7 @@ void setup_port(CLI::App& app, Runner& runner) {
                    "A macro your HIP build defines, besides GGML_USE_HIP, USE_ROCM, USE_HIP, DCUKIT_HIP (repeatable)")
       ->allow_extra_args(false)
       ->delimiter(',');
+  add_presentation(audit, "Say each file read");
   audit->callback([&runner, opts] { runner = [opts] { return run_audit(*opts); }; });
 
   auto* tr = sub->add_subcommand("translate",
@@ -103,6 +111,7 @@ void setup_port(CLI::App& app, Runner& runner) {
   tr->add_flag("--no-annotate", o.no_annotate, "Do not mark the lines audit rules flag");
   tr->add_option("--ignore", o.ignore, "Do not mark this rule (repeatable)")->allow_extra_args(false)->delimiter(',');
   tr->add_option("--hip-define", o.hip_switches, "As for audit")->allow_extra_args(false)->delimiter(',');
+  add_presentation(tr, "Say each file written");
   tr->callback([&runner, opts] { runner = [opts] { return run_translate(*opts); }; });
 }
 

@@ -13,6 +13,7 @@
 
 #include "cli/common.h"
 #include "cli/output.h"
+#include "cli/presentation.h"
 #include "core/run_info.h"
 #include "telemetry/capture.h"
 #include "telemetry/collector.h"
@@ -47,13 +48,17 @@ public:
   /// False when a file could not be written (said on stderr).
   bool put(const telemetry::Snapshot& s, bool first, bool watching, bool redraw) {
     const std::string warnings = telemetry::render_warnings(s);
-    if (!warnings.empty()) fmt::print(stderr, "{}", util::terminal_safe(warnings));
+    if (!warnings.empty() && !presentation().quiet) fmt::print(stderr, "{}", util::terminal_safe(warnings));
+    if (first)  // -v: what each source said, once
+      for (const auto& src : s.sources)
+        print_verbose("telemetry", fmt::format("source {}: {}{}", src.name, telemetry::to_string(src.state),
+                                               src.detail.empty() ? "" : " (" + src.detail + ")"));
     if (!m_o.json.to_stdout() && !m_o.csv.to_stdout()) {
       if (redraw)
         fmt::print("\x1b[H\x1b[2J");
       else if (!first)
         fmt::print("\n");
-      print_text(telemetry::render_text(s));
+      print_report([&] { return telemetry::render_text(s); });
     }
     bool ok = true;
     if (m_o.json.asked())
@@ -125,6 +130,7 @@ void setup_telemetry(CLI::App& app, Runner& runner) {
                                  "PCIe link, ECC, processes), live or from a captured tool output");
   add_output(sub, opts->json, "One JSON object a reading (JSON Lines with --watch)");
   add_output(sub, opts->csv, "CSV: a row per device per reading, with a timestamp, for plotting");
+  add_presentation(sub, "Say what each telemetry source found");
   sub->add_option("--watch", opts->watch_s, "Read again every SECONDS, like `watch hy-smi`; Ctrl-C stops")
       ->check(number_in(0.01, 86400));
   sub->add_option("--count", opts->count, "Stop after N readings (with --watch; alone, one a second)")

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "doctor/archive.h"
@@ -18,6 +19,7 @@
 #include "util/files.h"
 #include "util/json_text.h"
 #include "util/process.h"
+#include "util/progress.h"
 #include "util/regex.h"
 #include "util/redact.h"
 
@@ -174,6 +176,8 @@ json run_tool(const Tool& t, const std::map<std::string, std::string>& env, std:
 std::vector<ArchiveEntry> tool_entries(const Request& o, const Report& report, const GpuScan& scan, json& index) {
   std::vector<ArchiveEntry> out;
   const auto& env = o.env;
+  std::optional<util::Ticker> running;  // the tools' time, on stderr
+  if (o.progress) running.emplace(*o.progress, "support bundle: the vendor tools");
   const std::vector<Tool> tools = {{"hy-smi", {"hy-smi"}},
                                    {"hy-smi-showtopo", {"hy-smi", "--showtopo"}},
                                    {"rocm-smi", {"rocm-smi"}},

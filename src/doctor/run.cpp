@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <future>
+#include <optional>
 
 #include "doctor/bundle.h"
 #include "doctor/checks.h"
 #include "doctor/context.h"
 #include "doctor/smoke.h"
 #include "util/files.h"
+#include "util/progress.h"
 
 namespace dcukit::doctor {
 namespace {
@@ -36,6 +38,7 @@ Report examine(const Request& r) {
 
   // The probe runs while the files are read: importing torch and vLLM takes seconds.
   std::future<Result<stack::PythonStack>> probe;
+  std::optional<util::Ticker> probing;  // says the probe's time on stderr while it runs
   if (r.python_output) {
     c.python = stack::parse_probe_output(*r.python_output, r.python.empty() ? "python3" : r.python);
   } else if (r.python_error) {
@@ -50,6 +53,7 @@ Report examine(const Request& r) {
     o.search_path = c.getenv("PATH");
     o.timeout = r.python_timeout;
     probe = std::async(std::launch::async, [o] { return stack::probe_python(o); });
+    if (r.progress) probing.emplace(*r.progress, "Python probe (" + o.interpreter + ")", r.python_timeout);
   }
 
   c.scan = scan_gpus(c.root, !c.offline, r.telemetry_timeout, r.captures);
@@ -60,6 +64,7 @@ Report examine(const Request& r) {
   check_driver(c, out);
   check_toolkits(c, out);
   if (probe.valid()) c.python = probe.get();
+  probing.reset();
   if (c.python) {
     report.python.interpreter = c.python->ok() ? (*c.python)->interpreter : (r.python.empty() ? "python3" : r.python);
     if (c.python->ok())
@@ -76,7 +81,10 @@ Report examine(const Request& r) {
     add(out, Category::smoke, "smoke.compute", Verdict::skip,
         !r.smoke ? "not asked (--no-smoke or --quick)" : "the host tree is not this host: its devices cannot be run");
   } else {
+    std::optional<util::Ticker> smoking;
+    if (r.progress) smoking.emplace(*r.progress, "smoke test", r.smoke_timeout);
     auto smoke = run_smoke(r.smoke_timeout);
+    smoking.reset();
     report.device_hung = smoke.hung;
     out.insert(out.end(), smoke.findings.begin(), smoke.findings.end());
   }

@@ -15,6 +15,10 @@
 #include "util/names.h"
 #include "util/root.h"
 
+namespace dcukit::util {
+class Progress;
+}
+
 namespace dcukit::doctor {
 
 /// How a check came out (a finding's "status"). skip: it could not run here (the reason is its summary).
@@ -97,6 +101,9 @@ struct Request {
   std::string from_bundle;
   /// Examine a pasted collect_env (PyTorch's or vLLM's) instead of a host ("" none).
   std::string from;
+  /// Where the long steps (the Python probe, the smoke test, a bundle's tools) say how long they
+  /// have run; null: nowhere.
+  util::Progress* progress = nullptr;
 };
 
 /// What the Python probe said, kept so that a bundle can be read again offline.

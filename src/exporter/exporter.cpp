@@ -67,16 +67,24 @@ Status run(const Options& o, const util::StopToken& stop, const std::function<vo
   util::HttpServer server(
       {.host = listen.host, .port = listen.port, .threads = 4, .io_timeout = o.deadline + std::chrono::seconds(2)});
   RenderOptions render{o.names, {host_name(), o.cluster}};
-  server.get("/metrics", [scraper, log, render](const util::HttpServerRequest&) {
+  const auto say = [sink = o.log](const std::string& line) {
+    if (sink) return sink(line);
+    fmt::print(stderr, "dcukit exporter: {}\n", util::terminal_safe(line));
+    std::fflush(stderr);
+  };
+  server.get("/metrics", [scraper, log, render, say, every = o.log_scrapes](const util::HttpServerRequest&) {
     util::HttpServerReply reply;
     reply.content_type = serving::kTextContentType;
     const Scrape s = scraper->scrape();
     reply.body = render_metrics(s, render);
     const std::string line = diagnostics(s);
     std::lock_guard<std::mutex> lock(log->mutex);
+    if (every)
+      say(fmt::format("scrape {}: {} device(s) in {:.3f} s{}", s.scrapes_total,
+                      s.snapshot ? s.snapshot->devices.size() : 0, s.collect_seconds,
+                      s.error.empty() ? "" : "; " + s.error));
     if (line != log->last) {
-      fmt::print(stderr, "dcukit exporter: {}\n", line.empty() ? "every source reads again" : util::terminal_safe(line));
-      std::fflush(stderr);
+      say(line.empty() ? "every source reads again" : line);
       log->last = line;
     }
     return reply;

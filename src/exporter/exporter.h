@@ -25,6 +25,9 @@ struct Options {
   std::chrono::milliseconds deadline{8000};  ///< the most a scrape waits for its reading
   NameSet names = NameSet::dcukit;           ///< --names: dcukit's, dcgm-exporter's or AMD's
   std::string cluster = "default";           ///< --cluster-name, for AMD's dashboards
+  /// Where the log lines go (what the labels leave out, once per change); empty: stderr.
+  std::function<void(const std::string&)> log;
+  bool log_scrapes = false;  ///< -v: also a line for every scrape
 };
 
 /// Checks `o` before anything is bound: the address parses, a non-loopback one was asked for

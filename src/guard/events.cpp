@@ -49,6 +49,8 @@ Status EventLog::open(const std::string& path) {
 }
 
 void EventLog::emit(EventKind kind, State state, const nlohmann::json& fields) {
+  if (kind == EventKind::probe_failed && m_detail == EventDetail::quiet) return;
+  if (kind == EventKind::probe_passed && m_detail != EventDetail::verbose) return;
   nlohmann::ordered_json line;
   line["time"] = now_utc();
   line["event"] = to_string(kind);

@@ -21,6 +21,8 @@ public:
 
   /// Writes to `path` (appending), or to standard output when empty; the error names the path.
   Status open(const std::string& path);
+  /// Which events are written (EventDetail); normal unless set.
+  void set_detail(EventDetail detail) { m_detail = detail; }
   /// Writes one event line: time, event, state, then `fields`' members. Thread-safe.
   void emit(EventKind kind, State state, const nlohmann::json& fields = nlohmann::json::object());
   /// How many events were written (for tests and the soak).
@@ -31,6 +33,7 @@ private:
   std::FILE* m_out = nullptr;
   bool m_owned = false;
   std::uint64_t m_count = 0;
+  EventDetail m_detail = EventDetail::normal;
 };
 
 }  // namespace dcukit::guard

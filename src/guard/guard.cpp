@@ -26,6 +26,7 @@ Result<Report> run(const Request& request) {
   ::signal(SIGPIPE, SIG_IGN);  // a closed stdout or a dropped connection is an error, not our end
   EventLog events;
   if (auto st = events.open(o.events_file); !st) return st.error();
+  events.set_detail(request.detail);
   LogPump logs(o.log_file, o.log_max_bytes, o.log_keep);
   if (auto st = logs.start(); !st) return st.error();
   StatusBoard board;

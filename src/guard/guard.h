@@ -14,6 +14,7 @@ struct Request {
   Options options;                 ///< resolved (settings.h: resolve_options)
   Pairs overrides;                 ///< the command line's settings, applied again on each SIGHUP reload
   DeviceMemoryReader read_memory;  ///< reads --device's memory; empty when no reader is available
+  EventDetail detail = EventDetail::normal;  ///< -q, -v
 };
 
 /// How guard ended.

@@ -138,6 +138,7 @@ void Supervisor::on_probe(const ProbeOutcome& r) {
       return;
     }
     if (r.probe == Probe::models) m_model = r.model;
+    m_p.events.emit(EventKind::probe_passed, m_state, {{"probe", to_string(r.probe)}, {"seconds", r.seconds}});
     if (r.probe == Probe::canary) return become_ready(r);
     m_step = static_cast<Probe>(static_cast<int>(r.probe) + 1);
     m_last_error.clear();
@@ -149,6 +150,7 @@ void Supervisor::on_probe(const ProbeOutcome& r) {
   int& fails = canary ? m_canary_fails : m_health_fails;
   if (r.ok) {
     fails = 0;
+    m_p.events.emit(EventKind::probe_passed, m_state, {{"probe", to_string(r.probe)}, {"seconds", r.seconds}});
     if (canary) m_p.board.canary_latency(r.seconds);
     (canary ? m_next_canary : m_next_health) = now + (canary ? m_o.canary_interval : m_o.probe_interval);
     return;

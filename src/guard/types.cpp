@@ -18,6 +18,7 @@ constexpr util::Name<EventKind> kEventNames[] = {
     {EventKind::started, "started"},
     {EventKind::ready, "ready"},
     {EventKind::probe_failed, "probe_failed"},
+    {EventKind::probe_passed, "probe_passed"},
     {EventKind::unhealthy, "unhealthy"},
     {EventKind::exited, "exited"},
     {EventKind::stopping, "stopping"},

@@ -40,7 +40,8 @@ enum class EventKind {
   guard_started,      ///< guard is up and serving its endpoints
   started,            ///< the service process was started
   ready,              ///< every readiness step passed
-  probe_failed,       ///< one liveness probe failed (not yet unhealthy)
+  probe_failed,       ///< one liveness probe failed (not yet unhealthy); not with -q
+  probe_passed,       ///< a readiness step or liveness probe passed; only with -v
   unhealthy,          ///< readiness ran out of time or liveness failed --failures times in a row
   exited,             ///< the service ended on its own
   stopping,           ///< guard began stopping the service
@@ -55,6 +56,10 @@ enum class EventKind {
   leftovers_killed,   ///< processes of an earlier guard's service (same command and URL) were ended at start
 };
 std::string_view to_string(EventKind k);
+
+/// How many events guard writes: -q leaves out probe_failed (the state changes stay), -v adds
+/// probe_passed.
+enum class EventDetail { quiet, normal, verbose };
 
 /// "DCUKIT_GUARD_SERVICE=<hash of the command and URL>": put in the service's environment, which
 /// its descendants inherit, so that a guard started after one killed with SIGKILL finds what the

@@ -72,8 +72,14 @@ Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadSha
   std::size_t running = n;
   auto snapshot = [&] {
     const double elapsed = std::chrono::duration<double>(Clock::now() - shared.t0).count();
-    return Progress{shared.issued.load(), shared.completed.load(), shared.failed.load(),
-                    static_cast<std::size_t>(std::max(0, shared.in_flight.load())), elapsed};
+    return Progress{shared.issued.load(),
+                    shared.completed.load(),
+                    shared.failed.load(),
+                    static_cast<std::size_t>(std::max(0, shared.in_flight.load())),
+                    elapsed,
+                    shape.count,
+                    shape.count > 0 ? 0 : shape.duration_s,
+                    false};
   };
 
   std::vector<std::thread> threads;
@@ -108,7 +114,11 @@ Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadSha
     }
   }
   for (auto& t : threads) t.join();
-  if (progress) progress(snapshot());
+  if (progress) {
+    Progress last = snapshot();
+    last.finished = true;
+    progress(last);
+  }
   if (spawn_error) return *spawn_error;
 
   RunRecords out;

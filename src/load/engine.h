@@ -37,6 +37,9 @@ struct EngineConfig {
 struct Progress {
   std::size_t issued = 0, completed = 0, failed = 0, in_flight = 0;
   double elapsed_s = 0;
+  std::size_t total = 0;  ///< the requests the run sends (0: bounded by duration_s only)
+  double duration_s = 0;  ///< how long the run issues requests (0: bounded by total only)
+  bool finished = false;  ///< the run's last snapshot
 };
 
 /// Called on the thread that called Engine::run with a progress snapshot, about every 250 ms.

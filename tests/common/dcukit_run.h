@@ -33,4 +33,23 @@ inline BinaryRun run_dcukit(std::vector<std::string> args,
   return r;
 }
 
+/// As run_dcukit, with `env` set first ("COLUMNS=80"; "-u", "COLUMNS" to unset), as env(1) takes it.
+inline BinaryRun run_dcukit_env(const std::vector<std::string>& env, std::vector<std::string> args,
+                                std::chrono::milliseconds deadline = std::chrono::seconds(60)) {
+  std::vector<std::string> all{"/usr/bin/env"};
+  all.insert(all.end(), env.begin(), env.end());
+  all.push_back(DCUKIT_BINARY);
+  all.insert(all.end(), args.begin(), args.end());
+  BinaryRun r;
+  auto c = dcukit::util::run_capture(all, deadline);
+  if (!c) {
+    ADD_FAILURE() << c.error().message;
+    return r;
+  }
+  r.code = c->status.code;
+  r.out = c->out;
+  r.err = c->err;
+  return r;
+}
+
 }  // namespace testutil

@@ -177,3 +177,23 @@ TEST(GuardCli, BadInputIsRefusedWithExitTwo) {
     EXPECT_NE(r->err.find("dcukit guard"), std::string::npos) << r->err;
   }
 }
+
+TEST(GuardCli, VerboseAddsAnEventForEveryPassedProbe) {
+  testutil::TempDir dir("guard_verbose");
+  GuardRun g(dir, {"-v"}, {});
+  ASSERT_TRUE(g.wait_event("ready"));
+  std::this_thread::sleep_for(500ms);  // a few liveness probes
+  g.signal(SIGTERM);
+  ASSERT_TRUE(g.wait_exit());
+  const auto passed = g.events("probe_passed");
+  ASSERT_GE(passed.size(), 3u) << "each readiness step passed, then the liveness probes: " << g.event_text();
+  EXPECT_EQ(passed.front()["probe"], "tcp") << "readiness starts at the port";
+  EXPECT_TRUE(passed.front().contains("seconds"));
+  // Without -v the stream holds only what changes.
+  testutil::TempDir plain_dir("guard_not_verbose");
+  GuardRun plain(plain_dir, {}, {});
+  ASSERT_TRUE(plain.wait_event("ready"));
+  plain.signal(SIGTERM);
+  ASSERT_TRUE(plain.wait_exit());
+  EXPECT_TRUE(plain.events("probe_passed").empty()) << plain.event_text();
+}

@@ -280,3 +280,22 @@ TEST_F(LoadCli, TheJsonHasOneShapeForOneLevelAndMany) {
   for (const auto& [k, v] : two.file.items()) b.push_back(k);
   EXPECT_EQ(a, b) << "the same top-level fields";
 }
+
+TEST_F(LoadCli, OffATerminalProgressIsPlainLinesWithTheCountAndDisableTqdmHidesIt) {
+  // stderr is a file here: --progress auto gives plain lines, one as each level starts and one as it ends.
+  auto args = base(6);
+  args.pop_back();  // not -q
+  args.insert(args.end(), {"-c", "1,2"});
+  auto r = run(args, "plain_progress");
+  ASSERT_EQ(r.exit.code, 0) << r.exit.err;
+  EXPECT_EQ(r.exit.err.find('\r'), std::string::npos) << "no redraws in a log: " << r.exit.err;
+  EXPECT_NE(r.exit.err.find("[1/2] "), std::string::npos) << r.exit.err;
+  EXPECT_NE(r.exit.err.find("[2/2] "), std::string::npos) << r.exit.err;
+  EXPECT_NE(r.exit.err.find(": 6 of 6 done (0 failed), 0 in flight"), std::string::npos) << r.exit.err;
+  auto hidden = args;
+  hidden.push_back("--disable-tqdm");
+  auto h = run(hidden, "no_progress");
+  ASSERT_EQ(h.exit.code, 0) << h.exit.err;
+  EXPECT_EQ(h.exit.err.find(" done ("), std::string::npos) << h.exit.err;
+  EXPECT_NE(h.exit.out.find("TTFT"), std::string::npos) << "the tables stay: " << h.exit.out.substr(0, 300);
+}

@@ -187,7 +187,7 @@ TEST(CliBench, OutputsAreCheckedBeforeAnythingIsMeasured) {
   EXPECT_EQ(missing.code, 2) << missing.out;
   EXPECT_NE(missing.out.find("--json " + dir.file("no/such/folder/r.json")), std::string::npos) << missing.out;
   EXPECT_EQ(missing.out.find("GEMM"), std::string::npos) << "it measured before checking: " << missing.out;
-  const CliRun folder = bench_cli(kSmall + " --json " + dir.file("r.json") + " --markdown " + dir.path());
+  const CliRun folder = bench_cli(kSmall + " --json " + dir.file("r.json") + " --markdown=" + dir.path());
   EXPECT_EQ(folder.code, 2) << folder.out;
   EXPECT_NE(folder.out.find("--markdown"), std::string::npos) << folder.out;
   EXPECT_EQ(folder.out.find("GEMM"), std::string::npos) << folder.out;

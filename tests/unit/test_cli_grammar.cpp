@@ -109,11 +109,20 @@ TEST(CliGrammar, DiagnosticsGoToStderr) {
   EXPECT_EQ(plan.code, 0) << plan.err;
   EXPECT_EQ(plan.out.find("wrote "), std::string::npos) << plan.out;
   EXPECT_NE(plan.err.find("wrote " + d.file("serve.sh")), std::string::npos) << plan.err;
-  const auto bench = run_dcukit({"bench", "-q", "--backend", "cpu", "--only", "gemm", "--sizes", "256", "--precisions",
+  const auto bench = run_dcukit({"bench", "--backend", "cpu", "--only", "gemm", "--sizes", "256", "--precisions",
                                  "fp32", "--json", d.file("b.json")},
                                 std::chrono::seconds(120));
   EXPECT_EQ(bench.out.find("note:"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.err.find("note:"), std::string::npos) << bench.err;
   EXPECT_NE(bench.err.find("wrote " + d.file("b.json")), std::string::npos) << bench.err;
+  // -q: the results and the errors only; the report and the file are unchanged.
+  const auto quiet = run_dcukit({"bench", "-q", "--backend", "cpu", "--only", "gemm", "--sizes", "256", "--precisions",
+                                 "fp32", "--json", d.file("q.json")},
+                                std::chrono::seconds(120));
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "") << "-q leaves no notes, progress or 'wrote'";
+  EXPECT_NE(quiet.out.find("FLOPS"), std::string::npos) << quiet.out;
+  EXPECT_TRUE(std::ifstream(d.file("q.json")).good());
   EXPECT_NE(bench.out.find("FLOPS"), std::string::npos) << bench.out;
   EXPECT_EQ(bench.out.find("TFLOPS"), std::string::npos) << "a CPU's GEMM is not 0.0 TFLOPS:\n" << bench.out;
 }
