@@ -19,7 +19,7 @@ namespace {
 
 bool safe_relative(const std::string& path) {
   if (path.empty() || path.front() == '/') return false;
-  for (const auto& part : split(path, '/'))
+  for (const auto& part : split(path, '/', Empties::skip))
     if (part == ".." || part == ".") return false;
   return path.find('\0') == std::string::npos;
 }
@@ -177,7 +177,7 @@ Status extract(const std::vector<ArchiveEntry>& entries, const std::string& dir)
       return Error{fmt::format("refusing the archive member '{}': not a plain relative path", e.path)};
     // Every folder on the way is created here, and none may be a symlink (no writing through one).
     std::string at = dir;
-    const auto parts = split(e.path, '/');
+    const auto parts = split(e.path, '/', Empties::skip);
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
       at += "/" + parts[i];
       struct stat st {};

@@ -108,7 +108,7 @@ void hygon(const Context& c, std::vector<Finding>& out) {
     return;
   }
   const int major_minor = d.version.empty() ? 0 : [&] {
-    const auto n = split(d.version, '.');
+    const auto n = split(d.version, '.', Empties::skip);
     return n.size() >= 2 ? static_cast<int>(parse_int(n[0]).value_or(0) * 100 + parse_int(n[1]).value_or(0)) : 0;
   }();
   if (major_minor > 0 && ((d.module == "hydcu" && major_minor >= 603) || (d.module == "hycu" && major_minor < 603))) {

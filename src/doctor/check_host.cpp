@@ -13,7 +13,7 @@ std::optional<std::uint64_t> meminfo(const std::string& text, const std::string&
   const auto kv = key_values(text);
   auto it = kv.find(key);
   if (it == kv.end()) return std::nullopt;
-  auto v = parse_int(split(it->second, ' ').empty() ? "" : split(it->second, ' ')[0]);
+  auto v = parse_int(split(it->second, ' ', Empties::skip).empty() ? "" : split(it->second, ' ', Empties::skip)[0]);
   if (!v || *v < 0) return std::nullopt;
   return static_cast<std::uint64_t>(*v) * (contains(it->second, "kB") ? 1024 : 1);
 }
@@ -93,7 +93,7 @@ void memlock(const Context& c, std::vector<Finding>& out) {
   std::string soft;
   for (const auto& line : lines(text.value_or("")))
     if (starts_with(line, "Max locked memory")) {
-      const auto f = split(line.substr(17), ' ');
+      const auto f = split(line.substr(17), ' ', Empties::skip);
       if (!f.empty()) soft = f[0];
     }
   if (soft.empty()) {

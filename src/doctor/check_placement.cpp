@@ -169,7 +169,7 @@ VisibleCheck judge_visible(const std::string& var, const std::string& value, std
     return r;
   }
   std::set<long long> seen;
-  for (const auto& raw : split(value, ',')) {
+  for (const auto& raw : split(value, ',', Empties::skip)) {
     const std::string e(trim(raw));
     const auto idx = parse_int(e);
     if (!idx) {

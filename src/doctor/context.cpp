@@ -44,7 +44,7 @@ Identity live_identity(const util::Root& root) {
   for (int i = 0; i < n; ++i)
     if (std::find(id.gids.begin(), id.gids.end(), groups[i]) == id.gids.end()) id.gids.push_back(groups[i]);
   for (const auto& line : lines(root.read("/etc/passwd").value_or(""))) {
-    const auto f = split(line, ':', false);
+    const auto f = split(line, ':', Empties::keep);
     if (f.size() > 2 && parse_int(f[2]) == static_cast<long long>(id.uid)) {
       id.user = f[0];
       break;
@@ -96,7 +96,7 @@ std::map<std::string, std::string> live_environment() {
 std::map<unsigned, std::string> group_names(const util::Root& root) {
   std::map<unsigned, std::string> out;
   for (const auto& line : lines(root.read("/etc/group").value_or(""))) {
-    const auto f = split(line, ':', false);
+    const auto f = split(line, ':', Empties::keep);
     if (f.size() > 2)
       if (auto gid = parse_int(f[2]); gid && *gid >= 0) out[static_cast<unsigned>(*gid)] = f[0];
   }

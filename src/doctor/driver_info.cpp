@@ -30,7 +30,7 @@ ModuleState module_state(const util::Root& root, std::string_view name) {
 }
 
 std::string nvrm_version(std::string_view banner) {
-  for (const auto& word : split(banner.substr(0, banner.find('\n')), ' ')) {
+  for (const auto& word : split(banner.substr(0, banner.find('\n')), ' ', Empties::skip)) {
     std::size_t dots = 0;
     bool ok = !word.empty() && std::isdigit(static_cast<unsigned char>(word.front()));
     for (char ch : word) {

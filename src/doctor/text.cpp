@@ -8,19 +8,8 @@
 
 namespace dcukit::doctor {
 
-std::vector<std::string> split(std::string_view s, char sep, bool skip_empty) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(sep, start), s.size());
-    if (end > start || !skip_empty) out.emplace_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 std::vector<std::string> lines(std::string_view s) {
-  auto out = split(s, '\n', false);
+  auto out = split(s, '\n', Empties::keep);
   if (!out.empty() && out.back().empty()) out.pop_back();
   for (auto& l : out)
     if (!l.empty() && l.back() == '\r') l.pop_back();
@@ -28,20 +17,11 @@ std::vector<std::string> lines(std::string_view s) {
 }
 
 
-std::optional<long long> parse_int(std::string_view s) {
-  s = trim(s);
-  if (s.empty()) return std::nullopt;
-  long long v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 std::optional<std::vector<int>> parse_cpu_list(std::string_view s, std::size_t limit) {
   std::vector<int> out;
   s = trim(s);
   if (s.empty()) return out;
-  for (const auto& part : split(s, ',')) {
+  for (const auto& part : split(s, ',', Empties::skip)) {
     const auto dash = part.find('-');
     const auto lo = parse_int(std::string_view(part).substr(0, dash));
     const auto hi = dash == std::string::npos ? lo : parse_int(std::string_view(part).substr(dash + 1));

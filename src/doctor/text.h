@@ -1,5 +1,5 @@
 #pragma once
-// Small text helpers the checks share: trimming, splitting, numbers and "key value" files.
+// Small text helpers the checks share (util/text.h's, and lines, CPU lists and "key value" files).
 #include <map>
 #include <optional>
 #include <string>
@@ -11,16 +11,15 @@
 namespace dcukit::doctor {
 
 using util::contains;
+using util::Empties;
 using util::lower;
+using util::parse_int;
+using util::split;
 using util::starts_with;
 using util::trim;
 
-/// The pieces between separators; empty pieces are dropped when `skip_empty`.
-std::vector<std::string> split(std::string_view s, char sep, bool skip_empty = true);
 /// The lines of a text (without line ends).
 std::vector<std::string> lines(std::string_view s);
-/// A whole decimal integer (blanks around allowed); nullopt otherwise.
-std::optional<long long> parse_int(std::string_view s);
 /// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; nullopt when malformed or larger than `limit` entries.
 std::optional<std::vector<int>> parse_cpu_list(std::string_view s, std::size_t limit = 1 << 16);
 /// {0,1,2,3,8} -> "0-3,8".

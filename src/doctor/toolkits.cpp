@@ -48,7 +48,7 @@ std::string hip_version(const util::Root& root, const std::string& dir) {
     if (!text) continue;
     std::map<std::string, std::string> defs;
     for (const auto& line : lines(*text)) {
-      const auto parts = split(line, ' ');
+      const auto parts = split(line, ' ', Empties::skip);
       if (parts.size() >= 3 && parts[0] == "#define") defs[parts[1]] = parts[2];
     }
     if (auto v = version_of_defines(defs); !v.empty()) return v;
@@ -162,7 +162,7 @@ void read_ld_conf(const util::Root& root, const std::string& file, std::vector<L
     std::string line(trim(std::string_view(raw).substr(0, raw.find('#'))));
     if (line.empty()) continue;
     if (starts_with(line, "include")) {
-      for (const auto& pattern : split(std::string_view(line).substr(7), ' ')) {
+      for (const auto& pattern : split(std::string_view(line).substr(7), ' ', Empties::skip)) {
         std::string p(trim(pattern));
         if (p.empty()) continue;
         if (p.front() != '/') p = util::join_path(file.substr(0, file.rfind('/')), p);
@@ -173,9 +173,9 @@ void read_ld_conf(const util::Root& root, const std::string& file, std::vector<L
       continue;
     }
     if (starts_with(line, "hwcap")) continue;
-    for (const auto& d : split(line, ' '))
-      for (const auto& d2 : split(d, ','))
-        for (const auto& d3 : split(d2, ':'))
+    for (const auto& d : split(line, ' ', Empties::skip))
+      for (const auto& d2 : split(d, ',', Empties::skip))
+        for (const auto& d3 : split(d2, ':', Empties::skip))
           if (!d3.empty() && d3.front() == '/') out.push_back({d3, file});
   }
 }
@@ -200,8 +200,8 @@ const Install* Toolkits::install_of(const std::optional<Located>& l) const {
 
 std::vector<LoaderDir> loader_search_path(const util::Root& root, const std::string& ld_library_path) {
   std::vector<LoaderDir> out;
-  for (const auto& part : split(ld_library_path, ':'))
-    for (const auto& d : split(part, ';'))
+  for (const auto& part : split(ld_library_path, ':', Empties::skip))
+    for (const auto& d : split(part, ';', Empties::skip))
       if (!d.empty() && d.front() == '/') out.push_back({d, "LD_LIBRARY_PATH"});
   read_ld_conf(root, "/etc/ld.so.conf", out, 0);
   for (const char* d : kDefaultLibDirs) out.push_back({d, "default folder"});
@@ -235,7 +235,7 @@ std::optional<Located> resolve_library(const util::Root& root, const std::vector
 }
 
 std::optional<Located> find_on_path(const util::Root& root, const std::string& path, std::string_view program) {
-  for (const auto& dir : split(path, ':')) {
+  for (const auto& dir : split(path, ':', Empties::skip)) {
     if (dir.empty() || dir.front() != '/') continue;
     const std::string candidate = util::join_path(dir, program);
     const auto st = root.stat(candidate);

@@ -81,7 +81,7 @@ void gpu_figures(DeviceState& d, const ojson& g) {
   d.pcie_width_max = whole(qty(at(g, {"bus", "max_pcie_width"})));
   d.pcie_gen_max = gen_of(qty(at(g, {"bus", "max_pcie_speed"})));
   if (!d.pcie_gen_max)
-    if (auto v = txt(at(g, {"bus", "pcie_interface_version"}))) d.pcie_gen_max = parse_int(split_ws(*v).back());
+    if (auto v = txt(at(g, {"bus", "pcie_interface_version"}))) d.pcie_gen_max = parse_whole(split_ws(*v).back());
   d.driver_version = txt(at(g, {"driver", "version"}));
   auto cap = qty(at(g, {"limit", "socket_power"}));
   if (!cap) cap = qty(at(g, {"limit", "max_power"}));
@@ -117,7 +117,7 @@ void topology_links(Topology& topo, int gpu, const ojson& g) {
     const ojson* t = at(g, {table});
     if (!t || !t->is_object()) continue;
     for (const auto& [peer, v] : t->items()) {
-      const auto other = parse_int(split(peer, '_').back());
+      const auto other = parse_whole(split(peer, '_').back());
       if (!other || *other <= gpu) continue;
       const std::string a = "GPU" + std::to_string(gpu), b = "GPU" + std::to_string(*other);
       auto it = std::find_if(topo.links.begin(), topo.links.end(), [&](auto& l) { return l.a == a && l.b == b; });
@@ -165,7 +165,7 @@ std::vector<std::pair<int, ojson>> read_text_tree(const std::vector<std::string>
       stack.clear();
       last_leaf_parent = nullptr;
       if (key != "gpu") continue;  // CPU: 0 and others are not devices
-      gpus.emplace_back(static_cast<int>(parse_int(value).value_or(static_cast<std::int64_t>(gpus.size()))),
+      gpus.emplace_back(static_cast<int>(parse_whole(value).value_or(static_cast<std::int64_t>(gpus.size()))),
                         ojson::object());
       stack.emplace_back(0, &gpus.back().second);
       continue;

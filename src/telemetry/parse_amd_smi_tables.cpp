@@ -30,9 +30,9 @@ void monitor_cell(DeviceState& d, const std::string& header, const std::string& 
   else if (header == "GPU_TEMP" || header == "GPU_T")
     d.temperature_c = parse_double(cell);
   else if (header == "GFX_CLK")
-    d.sclk_mhz = parse_int(cell);
+    d.sclk_mhz = parse_whole(cell);
   else if (header == "MEM_CLK" || header == "MEM_CLOCK")
-    d.mclk_mhz = parse_int(cell);
+    d.mclk_mhz = parse_whole(cell);
   else if (header == "GFX%" || header == "GFX_UTIL")
     d.busy_percent = parse_double(cell);
   else if (header == "VRAM_USED")
@@ -68,7 +68,7 @@ Snapshot amd_smi_monitor(const Capture& cap) {
     }
     std::optional<std::int64_t> idx;
     for (std::size_t c = 0; c < header.size(); ++c)
-      if (header[c] == "GPU") idx = parse_int(cells[c]);
+      if (header[c] == "GPU") idx = parse_whole(cells[c]);
     if (!idx) continue;
     DeviceState& d = device_at(s.devices, static_cast<int>(*idx));
     for (std::size_t c = 0; c < header.size(); ++c) monitor_cell(d, header[c], cells[c]);

@@ -83,7 +83,7 @@ void apply_smi_pairs(DeviceState& d, const std::vector<std::pair<std::string, st
   if (auto v = get("serial number") ? get("serial number") : get("sn")) d.serial = v;
   if (auto v = get("unique id")) d.uuid = v;
   if (auto v = get("pci bus")) d.bus_id = normalize_bus_id(*v);
-  if (auto v = get("(topology) numa node")) d.numa_node = parse_int(*v);
+  if (auto v = get("(topology) numa node")) d.numa_node = parse_whole(*v);
   if (auto v = get("driver version")) d.driver_version = v;
   if (auto v = get("gfx version")) d.arch = decode_rocm_smi_gfx_version(*v);
   for (const char* sensor : {"edge", "junction", "core", "mem", "memory"}) {
@@ -97,12 +97,12 @@ void apply_smi_pairs(DeviceState& d, const std::vector<std::pair<std::string, st
   for (const char* key : {"gpu use (%)", "dcu use (%)", "hcu use (%)"})
     if (!d.busy_percent)
       if (auto v = get(key)) d.busy_percent = parse_double(*v);
-  if (auto v = get("sclk clock speed")) d.sclk_mhz = parse_int(*v);
-  if (auto v = get("mclk clock speed")) d.mclk_mhz = parse_int(*v);
+  if (auto v = get("sclk clock speed")) d.sclk_mhz = parse_whole(*v);
+  if (auto v = get("mclk clock speed")) d.mclk_mhz = parse_whole(*v);
   // rocm-smi --json -c: "sclk clock level": "2 (2100Mhz)": the level, then the clock in brackets.
   const auto level_clock = [](const std::string& v) -> std::optional<std::int64_t> {
     const auto open = v.find('(');
-    return open == std::string::npos ? std::nullopt : parse_int(v.substr(open + 1));
+    return open == std::string::npos ? std::nullopt : parse_whole(v.substr(open + 1));
   };
   if (!d.sclk_mhz)
     if (auto v = get("sclk clock level")) d.sclk_mhz = level_clock(*v);
@@ -111,7 +111,7 @@ void apply_smi_pairs(DeviceState& d, const std::vector<std::pair<std::string, st
   for (const char* key : {"gpu memory allocated (vram%)", "gpu memory use (%)", "gpu memory usage (%)"})
     if (!d.memory_used_percent)
       if (auto v = get(key)) d.memory_used_percent = parse_double(*v);
-  const auto range_max = [](const std::string& r) { return parse_int(split(r, '-').back()); };
+  const auto range_max = [](const std::string& r) { return parse_whole(split(r, '-').back()); };
   if (auto v = get("valid sclk range")) d.sclk_max_mhz = range_max(*v);
   if (auto v = get("valid mclk range")) d.mclk_max_mhz = range_max(*v);
   for (const auto& [key, value] : kv) {
@@ -167,9 +167,9 @@ void add_matrix_links(Topology& topo, const std::vector<Matrix>& matrices) {
         }
         const std::string& v = m.cells[r][c];
         if (contains(t, "weight"))
-          it->weight = parse_int(v);
+          it->weight = parse_whole(v);
         else if (contains(t, "hops"))
-          it->hops = parse_int(v);
+          it->hops = parse_whole(v);
         else if (contains(t, "link type"))
           it->type = text_value(v);
         else if (!v.empty()) {

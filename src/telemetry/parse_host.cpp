@@ -50,13 +50,13 @@ void lspci_detail(DeviceState& d, std::string_view l, std::vector<Fact>& facts) 
   const std::string s(l);
   util::Match m;
   if (starts_with(l, "NUMA node:")) {
-    d.numa_node = parse_int(l.substr(10));
+    d.numa_node = parse_whole(l.substr(10));
   } else if (starts_with(l, "Kernel driver in use:")) {
     facts.push_back({"driver", std::string(trim(l.substr(21))) + " on " + d.bus_id.value_or("?")});
   } else if (kLink.search(s, &m)) {
     const auto gts = parse_double(m[2].str());  // "." or 400 digits: no generation, no exception
     const auto gen = gts ? pcie_gen_from_gts(*gts) : std::nullopt;
-    const auto width = parse_int(m[3].str());
+    const auto width = parse_whole(m[3].str());
     if (m[1] == "Cap")
       d.pcie_gen_max = gen, d.pcie_width_max = width;
     else

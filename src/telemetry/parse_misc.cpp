@@ -52,7 +52,7 @@ Snapshot gpustack_json(const Capture& cap) {
       if (g.contains("appendix") && g["appendix"].is_object()) {
         const ojson& a = g["appendix"];
         if (auto v = str(a, "bdf")) d.bus_id = normalize_bus_id(*v);
-        if (auto v = str(a, "numa")) d.numa_node = parse_int(*v);
+        if (auto v = str(a, "numa")) d.numa_node = parse_whole(*v);
       }
     }
   }

@@ -53,7 +53,7 @@ void once(std::optional<T>& figure, std::optional<T> value) {
 // The query fields read, the preferred spelling of a figure first (a later one only fills a gap).
 using Setter = void (*)(DeviceState&, const Cell&);
 const std::vector<std::pair<std::string_view, Setter>> kCsvFields{
-    {"index", [](DeviceState& d, const Cell& c) { d.index = static_cast<int>(parse_int(c.text).value_or(d.index)); }},
+    {"index", [](DeviceState& d, const Cell& c) { d.index = static_cast<int>(parse_whole(c.text).value_or(d.index)); }},
     {"name", [](DeviceState& d, const Cell& c) { once(d.name, text_value(c.text)); }},
     {"pci.bus_id", [](DeviceState& d, const Cell& c) { once(d.bus_id, normalize_bus_id(c.text)); }},
     {"uuid", [](DeviceState& d, const Cell& c) { once(d.uuid, text_value(c.text)); }},
@@ -68,27 +68,27 @@ const std::vector<std::pair<std::string_view, Setter>> kCsvFields{
     {"memory.total", [](DeviceState& d, const Cell& c) { once(d.memory_total_bytes, c.bytes()); }},
     {"memory.used", [](DeviceState& d, const Cell& c) { once(d.memory_used_bytes, c.bytes()); }},
     {"memory.free", [](DeviceState& d, const Cell& c) { once(d.memory_available_bytes, c.bytes()); }},
-    {"clocks.current.sm", [](DeviceState& d, const Cell& c) { once(d.sclk_mhz, parse_int(c.text)); }},
-    {"clocks.sm", [](DeviceState& d, const Cell& c) { once(d.sclk_mhz, parse_int(c.text)); }},
-    {"clocks.current.memory", [](DeviceState& d, const Cell& c) { once(d.mclk_mhz, parse_int(c.text)); }},
-    {"clocks.mem", [](DeviceState& d, const Cell& c) { once(d.mclk_mhz, parse_int(c.text)); }},
-    {"clocks.max.sm", [](DeviceState& d, const Cell& c) { once(d.sclk_max_mhz, parse_int(c.text)); }},
-    {"clocks.max.memory", [](DeviceState& d, const Cell& c) { once(d.mclk_max_mhz, parse_int(c.text)); }},
-    {"clocks.max.mem", [](DeviceState& d, const Cell& c) { once(d.mclk_max_mhz, parse_int(c.text)); }},
-    {"pcie.link.gen.current", [](DeviceState& d, const Cell& c) { once(d.pcie_gen, parse_int(c.text)); }},
-    {"pcie.link.gen.gpucurrent", [](DeviceState& d, const Cell& c) { once(d.pcie_gen, parse_int(c.text)); }},
-    {"pcie.link.gen.max", [](DeviceState& d, const Cell& c) { once(d.pcie_gen_max, parse_int(c.text)); }},
-    {"pcie.link.gen.gpumax", [](DeviceState& d, const Cell& c) { once(d.pcie_gen_max, parse_int(c.text)); }},
-    {"pcie.link.width.current", [](DeviceState& d, const Cell& c) { once(d.pcie_width, parse_int(c.text)); }},
-    {"pcie.link.width.max", [](DeviceState& d, const Cell& c) { once(d.pcie_width_max, parse_int(c.text)); }},
+    {"clocks.current.sm", [](DeviceState& d, const Cell& c) { once(d.sclk_mhz, parse_whole(c.text)); }},
+    {"clocks.sm", [](DeviceState& d, const Cell& c) { once(d.sclk_mhz, parse_whole(c.text)); }},
+    {"clocks.current.memory", [](DeviceState& d, const Cell& c) { once(d.mclk_mhz, parse_whole(c.text)); }},
+    {"clocks.mem", [](DeviceState& d, const Cell& c) { once(d.mclk_mhz, parse_whole(c.text)); }},
+    {"clocks.max.sm", [](DeviceState& d, const Cell& c) { once(d.sclk_max_mhz, parse_whole(c.text)); }},
+    {"clocks.max.memory", [](DeviceState& d, const Cell& c) { once(d.mclk_max_mhz, parse_whole(c.text)); }},
+    {"clocks.max.mem", [](DeviceState& d, const Cell& c) { once(d.mclk_max_mhz, parse_whole(c.text)); }},
+    {"pcie.link.gen.current", [](DeviceState& d, const Cell& c) { once(d.pcie_gen, parse_whole(c.text)); }},
+    {"pcie.link.gen.gpucurrent", [](DeviceState& d, const Cell& c) { once(d.pcie_gen, parse_whole(c.text)); }},
+    {"pcie.link.gen.max", [](DeviceState& d, const Cell& c) { once(d.pcie_gen_max, parse_whole(c.text)); }},
+    {"pcie.link.gen.gpumax", [](DeviceState& d, const Cell& c) { once(d.pcie_gen_max, parse_whole(c.text)); }},
+    {"pcie.link.width.current", [](DeviceState& d, const Cell& c) { once(d.pcie_width, parse_whole(c.text)); }},
+    {"pcie.link.width.max", [](DeviceState& d, const Cell& c) { once(d.pcie_width_max, parse_whole(c.text)); }},
     {"ecc.errors.corrected.volatile.total",
-     [](DeviceState& d, const Cell& c) { once(d.ecc_corrected, parse_int(c.text)); }},
+     [](DeviceState& d, const Cell& c) { once(d.ecc_corrected, parse_whole(c.text)); }},
     {"ecc.errors.uncorrected.volatile.total",
-     [](DeviceState& d, const Cell& c) { once(d.ecc_uncorrected, parse_int(c.text)); }},
+     [](DeviceState& d, const Cell& c) { once(d.ecc_uncorrected, parse_whole(c.text)); }},
     {"compute_cap",  // "9.0" -> sm_90
      [](DeviceState& d, const Cell& c) {
        const auto parts = split(trim(c.text), '.');
-       if (parts.size() == 2 && parse_int(parts[0]))
+       if (parts.size() == 2 && parse_whole(parts[0]))
          once(d.arch, std::optional<std::string>("sm_" + parts[0] + parts[1]));
      }},
     {"pci.device_id",  // "0x233010DE": device id << 16 | vendor id

@@ -66,7 +66,7 @@ std::optional<std::int64_t> sum(const Node* n, std::initializer_list<std::string
   if (!n) return std::nullopt;
   std::optional<std::int64_t> total;
   for (auto k : keys) {
-    if (auto v = n->text({k}); v && parse_int(*v)) total = total.value_or(0) + *parse_int(*v);
+    if (auto v = n->text({k}); v && parse_whole(*v)) total = total.value_or(0) + *parse_whole(*v);
   }
   return total;
 }
@@ -82,10 +82,10 @@ void gpu_figures(DeviceState& d, const Node& g, Snapshot& s) {
   if (auto v = g.text({"PCI", "Bus Id"})) d.bus_id = normalize_bus_id(*v);
   const Node* link = g.path({"PCI", "GPU Link Info"});
   if (link) {
-    d.pcie_gen = parse_int(link->text({"PCIe Generation", "Current"}).value_or(""));
-    d.pcie_gen_max = parse_int(link->text({"PCIe Generation", "Max"}).value_or(""));
-    d.pcie_width = parse_int(link->text({"Link Width", "Current"}).value_or(""));
-    d.pcie_width_max = parse_int(link->text({"Link Width", "Max"}).value_or(""));
+    d.pcie_gen = parse_whole(link->text({"PCIe Generation", "Current"}).value_or(""));
+    d.pcie_gen_max = parse_whole(link->text({"PCIe Generation", "Max"}).value_or(""));
+    d.pcie_width = parse_whole(link->text({"Link Width", "Current"}).value_or(""));
+    d.pcie_width_max = parse_whole(link->text({"Link Width", "Max"}).value_or(""));
   }
   d.memory_total_bytes = parse_bytes(g.text({"FB Memory Usage", "Total"}).value_or(""), "MiB");
   d.memory_used_bytes = parse_bytes(g.text({"FB Memory Usage", "Used"}).value_or(""), "MiB");
@@ -98,10 +98,10 @@ void gpu_figures(DeviceState& d, const Node& g, Snapshot& s) {
     for (const char* k : {"Current Power Limit", "Enforced Power Limit", "Power Limit"})
       if (!d.power_cap_w) d.power_cap_w = parse_double(g.text({section, k}).value_or(""));
   }
-  d.sclk_mhz = parse_int(g.text({"Clocks", "SM"}).value_or(""));
-  d.mclk_mhz = parse_int(g.text({"Clocks", "Memory"}).value_or(""));
-  d.sclk_max_mhz = parse_int(g.text({"Max Clocks", "SM"}).value_or(""));
-  d.mclk_max_mhz = parse_int(g.text({"Max Clocks", "Memory"}).value_or(""));
+  d.sclk_mhz = parse_whole(g.text({"Clocks", "SM"}).value_or(""));
+  d.mclk_mhz = parse_whole(g.text({"Clocks", "Memory"}).value_or(""));
+  d.sclk_max_mhz = parse_whole(g.text({"Max Clocks", "SM"}).value_or(""));
+  d.mclk_max_mhz = parse_whole(g.text({"Max Clocks", "Memory"}).value_or(""));
   if (const Node* v = g.path({"ECC Errors", "Volatile"})) {
     d.ecc_corrected = sum(v, {"SRAM Correctable", "DRAM Correctable"});
     d.ecc_uncorrected =
@@ -114,7 +114,7 @@ void gpu_figures(DeviceState& d, const Node& g, Snapshot& s) {
     for (const auto& c : p->children) {
       if (c->key != "Process ID") continue;
       ProcessUse use;
-      use.pid = parse_int(c->value).value_or(0);
+      use.pid = parse_whole(c->value).value_or(0);
       use.name = c->text({"Name"});
       use.memory_bytes = parse_bytes(c->text({"Used GPU Memory"}).value_or(""), "MiB");
       d.processes->push_back(std::move(use));
@@ -147,7 +147,7 @@ Snapshot nvidia_smi_q(const Capture& cap) {
     d.driver_version = driver;
     s.warnings.push_back("nvidia-smi -q: an excerpt without its 'GPU <bus id>' line, read as one GPU");
   }
-  if (auto attached = parse_int(root->text({"Attached GPUs"}).value_or(""));
+  if (auto attached = parse_whole(root->text({"Attached GPUs"}).value_or(""));
       attached && *attached != static_cast<std::int64_t>(s.devices.size()))
     s.warnings.push_back(fmt::format("nvidia-smi -q: 'Attached GPUs' says {}, the capture holds {} GPU blocks",
                                      *attached, s.devices.size()));

@@ -81,7 +81,7 @@ Snapshot nvidia_smi_table(const Capture& cap) {
       if (!first.empty() && is_number(first[0])) {
         DeviceState& d = device_at(s.devices, std::stoi(first[0]));
         table_gpu(d, box[0], box[1]);
-        d.ecc_uncorrected = parse_int(box[0][2]);
+        d.ecc_uncorrected = parse_whole(box[0][2]);
       }
     }
     if (section == "mig" && !box.empty()) ++mig_rows;
@@ -142,7 +142,7 @@ Snapshot nvidia_smi_dmon(const Capture& cap) {
     if (header.empty() || cells.size() != header.size()) continue;
     std::optional<std::int64_t> idx;
     for (std::size_t c = 0; c < header.size(); ++c)
-      if (header[c] == "gpu") idx = parse_int(cells[c]);
+      if (header[c] == "gpu") idx = parse_whole(cells[c]);
     if (!idx) continue;
     ++samples[static_cast<int>(*idx)];
     DeviceState& d = device_at(s.devices, static_cast<int>(*idx));
@@ -155,9 +155,9 @@ Snapshot nvidia_smi_dmon(const Capture& cap) {
       else if (h == "sm")
         d.busy_percent = parse_double(cells[c]);
       else if (h == "mclk")
-        d.mclk_mhz = parse_int(cells[c]);
+        d.mclk_mhz = parse_whole(cells[c]);
       else if (h == "pclk")
-        d.sclk_mhz = parse_int(cells[c]);
+        d.sclk_mhz = parse_whole(cells[c]);
       else if (h == "fb")
         d.memory_used_bytes = parse_bytes(cells[c], "MiB");
     }

@@ -148,7 +148,7 @@ Snapshot nvidia_smi_topo(const Capture& cap) {
       if (extra[k] == "CPU Affinity")
         d.cpu_affinity = text_value(tail[k]);
       else if (extra[k] == "NUMA Affinity" && tail[k].find_first_not_of("0123456789") == std::string::npos)
-        d.numa_node = parse_int(tail[k]);
+        d.numa_node = parse_whole(tail[k]);
     }
   }
   if (split > 0)

@@ -21,7 +21,7 @@ std::optional<std::string> at(const pugi::xml_node& n, const char* path) {
 std::optional<std::int64_t> sum(const pugi::xml_node& n, std::initializer_list<const char*> paths) {
   std::optional<std::int64_t> total;
   for (const char* p : paths)
-    if (auto v = at(n, p); v && parse_int(*v)) total = total.value_or(0) + *parse_int(*v);
+    if (auto v = at(n, p); v && parse_whole(*v)) total = total.value_or(0) + *parse_whole(*v);
   return total;
 }
 
@@ -33,10 +33,10 @@ void gpu_figures(DeviceState& d, const pugi::xml_node& g, Snapshot& s) {
   d.serial = at(g, "serial");
   d.uuid = at(g, "uuid");
   if (auto v = at(g, "pci/pci_device_id")) d.device_id = pci_id(v->substr(0, v->size() > 6 ? v->size() - 4 : v->size()));
-  d.pcie_gen = parse_int(at(g, "pci/pci_gpu_link_info/pcie_gen/current_link_gen").value_or(""));
-  d.pcie_gen_max = parse_int(at(g, "pci/pci_gpu_link_info/pcie_gen/max_link_gen").value_or(""));
-  d.pcie_width = parse_int(at(g, "pci/pci_gpu_link_info/link_widths/current_link_width").value_or(""));
-  d.pcie_width_max = parse_int(at(g, "pci/pci_gpu_link_info/link_widths/max_link_width").value_or(""));
+  d.pcie_gen = parse_whole(at(g, "pci/pci_gpu_link_info/pcie_gen/current_link_gen").value_or(""));
+  d.pcie_gen_max = parse_whole(at(g, "pci/pci_gpu_link_info/pcie_gen/max_link_gen").value_or(""));
+  d.pcie_width = parse_whole(at(g, "pci/pci_gpu_link_info/link_widths/current_link_width").value_or(""));
+  d.pcie_width_max = parse_whole(at(g, "pci/pci_gpu_link_info/link_widths/max_link_width").value_or(""));
   d.memory_total_bytes = parse_bytes(at(g, "fb_memory_usage/total").value_or(""), "MiB");
   d.memory_used_bytes = parse_bytes(at(g, "fb_memory_usage/used").value_or(""), "MiB");
   d.memory_available_bytes = parse_bytes(at(g, "fb_memory_usage/free").value_or(""), "MiB");
@@ -48,10 +48,10 @@ void gpu_figures(DeviceState& d, const pugi::xml_node& g, Snapshot& s) {
     for (const char* k : {"current_power_limit", "enforced_power_limit", "power_limit"})
       if (!d.power_cap_w) d.power_cap_w = parse_double(at(g, fmt::format("{}/{}", section, k).c_str()).value_or(""));
   }
-  d.sclk_mhz = parse_int(at(g, "clocks/sm_clock").value_or(""));
-  d.mclk_mhz = parse_int(at(g, "clocks/mem_clock").value_or(""));
-  d.sclk_max_mhz = parse_int(at(g, "max_clocks/sm_clock").value_or(""));
-  d.mclk_max_mhz = parse_int(at(g, "max_clocks/mem_clock").value_or(""));
+  d.sclk_mhz = parse_whole(at(g, "clocks/sm_clock").value_or(""));
+  d.mclk_mhz = parse_whole(at(g, "clocks/mem_clock").value_or(""));
+  d.sclk_max_mhz = parse_whole(at(g, "max_clocks/sm_clock").value_or(""));
+  d.mclk_max_mhz = parse_whole(at(g, "max_clocks/mem_clock").value_or(""));
   if (const auto v = g.first_element_by_path("ecc_errors/volatile")) {
     d.ecc_corrected = sum(v, {"sram_correctable", "dram_correctable"});
     d.ecc_uncorrected = sum(v, {"sram_uncorrectable", "sram_uncorrectable_parity", "sram_uncorrectable_secded",
@@ -63,7 +63,7 @@ void gpu_figures(DeviceState& d, const pugi::xml_node& g, Snapshot& s) {
     d.processes.emplace();
     for (const auto& info : p.children("process_info")) {
       ProcessUse use;
-      use.pid = parse_int(at(info, "pid").value_or("")).value_or(0);
+      use.pid = parse_whole(at(info, "pid").value_or("")).value_or(0);
       use.name = at(info, "process_name");
       use.memory_bytes = parse_bytes(at(info, "used_memory").value_or(""), "MiB");
       d.processes->push_back(std::move(use));
@@ -93,7 +93,7 @@ Snapshot nvidia_smi_xml(const Capture& cap) {
     gpu_figures(d, g, s);
     d.driver_version = driver;
   }
-  if (auto attached = parse_int(at(log, "attached_gpus").value_or("")); attached && *attached != index)
+  if (auto attached = parse_whole(at(log, "attached_gpus").value_or("")); attached && *attached != index)
     s.warnings.push_back(fmt::format("nvidia-smi -q -x: attached_gpus says {}, the file holds {} <gpu> elements",
                                      *attached, index));
   if (s.devices.empty()) s.warnings.push_back("nvidia-smi -q -x: no <gpu> element under <nvidia_smi_log>");

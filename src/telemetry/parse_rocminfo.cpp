@@ -77,10 +77,10 @@ Snapshot rocminfo(const Capture& cap) {
     if (type->second == "DCU") d.vendor = Vendor::hygon;
     if (auto v = get("Chip ID")) d.device_id = chip_id(*v);
     if (auto v = get("BDFID")) {
-      if (auto n = parse_int(*v)) d.bus_id = bus_id_from_bdfid(static_cast<std::uint64_t>(*n));
+      if (auto n = parse_whole(*v)) d.bus_id = bus_id_from_bdfid(static_cast<std::uint64_t>(*n));
     }
-    if (auto v = get("Compute Unit")) d.compute_units = parse_int(*v);
-    if (auto v = get("Max Clock Freq. (MHz)")) d.sclk_max_mhz = parse_int(*v);
+    if (auto v = get("Compute Unit")) d.compute_units = parse_whole(*v);
+    if (auto v = get("Max Clock Freq. (MHz)")) d.sclk_max_mhz = parse_whole(*v);
     if (a.pool_kb) d.memory_total_bytes = *a.pool_kb * 1024;
     if (module_version && d.vendor == Vendor::amd) d.driver_version = module_version;
   }

@@ -54,9 +54,9 @@ void apply_cell(DeviceState& d, const std::string& header, const std::string& ce
   else if (h == "dcu%" || h == "hcu%" || h == "gpu%")
     d.busy_percent = parse_double(cell);
   else if (h == "sclk")
-    d.sclk_mhz = parse_int(cell);
+    d.sclk_mhz = parse_whole(cell);
   else if (h == "mclk")
-    d.mclk_mhz = parse_int(cell);
+    d.mclk_mhz = parse_whole(cell);
   else if (h == "ids")
     d.device_id = pci_id(split(cell, ',')[0]);
   else if (starts_with(h, "[model"))

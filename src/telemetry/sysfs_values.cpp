@@ -23,13 +23,8 @@ std::optional<double> micro(std::string_view s) {
 }  // namespace
 
 std::optional<Vendor> vendor_from_pci_id(std::string_view id) {
-  const auto hex = pci_id(id);
-  if (!hex) return std::nullopt;
-  const unsigned v = static_cast<unsigned>(std::stoul(hex->substr(2), nullptr, 16));
-  if (v == kPciVendorNvidia) return Vendor::nvidia;
-  if (v == kPciVendorAmd) return Vendor::amd;
-  if (v == kPciVendorHygon) return Vendor::hygon;
-  return std::nullopt;
+  const auto hex = pci_id(id);  // "0x1d94", checked
+  return hex ? core::vendor_of_pci_id(*hex) : std::nullopt;
 }
 
 void read_dpm_levels(std::string_view content, std::optional<std::int64_t>& current, std::optional<std::int64_t>& max) {
@@ -37,7 +32,7 @@ void read_dpm_levels(std::string_view content, std::optional<std::int64_t>& curr
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     const std::string_view rest = trim(std::string_view(line).substr(colon + 1));
-    const auto mhz = parse_int(split_ws(rest).empty() ? "" : split_ws(rest)[0]);
+    const auto mhz = parse_whole(split_ws(rest).empty() ? "" : split_ws(rest)[0]);
     if (!mhz) continue;
     if (!max || *mhz > *max) max = mhz;
     if (contains(rest, "*")) current = mhz;
@@ -62,11 +57,11 @@ bool apply_sysfs_value(DeviceState& d, std::string_view file, std::string_view c
   else if (name == "max_link_speed")
     d.pcie_gen_max = link_gen(v);
   else if (name == "current_link_width")
-    d.pcie_width = parse_int(v);
+    d.pcie_width = parse_whole(v);
   else if (name == "max_link_width")
-    d.pcie_width_max = parse_int(v);
+    d.pcie_width_max = parse_whole(v);
   else if (name == "numa_node") {
-    const auto n = parse_int(v);
+    const auto n = parse_whole(v);
     d.numa_node = n && *n >= 0 ? n : std::nullopt;  // -1: the kernel has no NUMA placement
   } else if (name == "product_name")
     d.name = text_value(v);

@@ -11,9 +11,6 @@
 
 namespace dcukit::telemetry {
 
-/// PCI vendor ids of the GPU makers.
-inline constexpr unsigned kPciVendorNvidia = 0x10de, kPciVendorAmd = 0x1002, kPciVendorHygon = 0x1d94;
-
 /// The vendor of a PCI vendor id ("0x1d94" -> hygon); nullopt for others (a BMC's ASPEED VGA).
 std::optional<Vendor> vendor_from_pci_id(std::string_view id);
 

@@ -63,18 +63,6 @@ std::vector<std::string> split_ws(std::string_view s) {
   return out;
 }
 
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      out.emplace_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> split_columns(std::string_view s) {
   if (contains(s, "\t")) {
     std::vector<std::string> out;
@@ -237,7 +225,7 @@ std::optional<double> parse_double(std::string_view s) {
   return q ? std::optional<double>(q->value) : std::nullopt;
 }
 
-std::optional<std::int64_t> parse_int(std::string_view s) {
+std::optional<std::int64_t> parse_whole(std::string_view s) {
   auto q = parse_quantity(s);
   // A tool printing 1e300 or nan has given no whole number (llround would give garbage).
   if (!q || !std::isfinite(q->value) || std::fabs(q->value) > 9e18) return std::nullopt;

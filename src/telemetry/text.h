@@ -36,12 +36,11 @@ std::string join_lines(const std::vector<std::string>& lines, std::size_t from =
 using util::contains;
 using util::icontains;
 using util::lower;
+using util::split;  // keeps empty fields
 using util::starts_with;
 using util::trim;
 /// Splits on runs of blanks (spaces and tabs).
 std::vector<std::string> split_ws(std::string_view s);
-/// Splits on `sep`, keeping empty fields.
-std::vector<std::string> split(std::string_view s, char sep);
 /// Splits on runs of at least two blanks, or on tabs when the line has any.
 std::vector<std::string> split_columns(std::string_view s);
 
@@ -60,8 +59,9 @@ std::optional<double> parse_double(std::string_view s);
 /// `v` rounded to the nearest whole number when it is finite and within [lo, hi]; nullopt otherwise
 /// (a cast of 1e20 or NaN to an integer is undefined behaviour).
 std::optional<std::int64_t> whole_number(double v, double lo = -9.2e18, double hi = 9.2e18);
-/// The quantity rounded to an integer ("16x" -> 16, "1980 MHz" -> 1980).
-std::optional<std::int64_t> parse_int(std::string_view s);
+/// The quantity rounded to a whole number ("16x" -> 16, "1980 MHz" -> 1980); util::parse_int
+/// takes a bare integer only.
+std::optional<std::int64_t> parse_whole(std::string_view s);
 /// Bytes from a size in the given or printed unit: B, KB/KiB, MB/MiB, GB/GiB, TB/TiB. The GPU
 /// tools all mean binary units, whether they print "MB" (amd-smi) or "MiB" (nvidia-smi).
 std::optional<std::uint64_t> parse_bytes(std::string_view s, std::string_view default_unit = "B");

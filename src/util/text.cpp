@@ -1,6 +1,8 @@
 #include "util/text.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace dcukit::util {
 
@@ -26,6 +28,26 @@ bool contains(std::string_view s, std::string_view part) {
 
 bool icontains(std::string_view s, std::string_view part) {
   return contains(lower(s), lower(part));
+}
+
+std::vector<std::string> split(std::string_view s, char sep, Empties empties) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(sep, start), s.size());
+    if (end > start || empties == Empties::keep) out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::optional<long long> parse_int(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return std::nullopt;
+  long long v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 
 namespace {

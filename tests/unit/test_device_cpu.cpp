@@ -193,3 +193,13 @@ TEST(DeviceRegistry, TheCpuSlotIsAlwaysThereAndDescribesItsDevice) {
     }
   }
 }
+
+TEST(DeviceCpu, PciVendorIdsComeFromOneTableInEveryForm) {
+  EXPECT_EQ(core::vendor_of_pci_id("0x1002"), core::Vendor::amd);
+  EXPECT_EQ(core::vendor_of_pci_id("1D94"), core::Vendor::hygon);
+  EXPECT_EQ(core::vendor_of_pci_id("0x10DE:0x2335"), core::Vendor::nvidia);
+  EXPECT_FALSE(core::vendor_of_pci_id("8086:1234").has_value()) << "another maker";
+  EXPECT_FALSE(core::vendor_of_pci_id("zz").has_value());
+  EXPECT_FALSE(core::vendor_of_pci_id("0x").has_value());
+  for (const auto& v : core::kPciVendors) EXPECT_EQ(core::vendor_of_pci_vendor(v.id), v.vendor);
+}

@@ -15,8 +15,8 @@ TEST(TelemetryText, QuantitiesWithGluedUnits) {
   EXPECT_EQ(parse_double("45.0C"), 45.0);
   EXPECT_EQ(parse_double("400W"), 400.0);
   EXPECT_EQ(parse_double("33.0\u00b0C"), 33.0);
-  EXPECT_EQ(parse_int("(800Mhz)"), 800);
-  EXPECT_EQ(parse_int("16x"), 16);
+  EXPECT_EQ(parse_whole("(800Mhz)"), 800);
+  EXPECT_EQ(parse_whole("16x"), 16);
   EXPECT_EQ(parse_quantity("1980 MHz")->unit, "MHz");
   EXPECT_EQ(parse_bytes("81559 MiB"), 81559ull << 20);
   EXPECT_EQ(parse_bytes("96434 MB"), 96434ull << 20);  // amd-smi's MB are MiB

@@ -41,3 +41,17 @@ TEST(UtilText, TerminalSafeEscapesEveryControlAndKeepsPrintableUtf8) {
   EXPECT_EQ(terminal_safe(text), text);
   EXPECT_EQ(terminal_safe(std::string("nul\0end", 7)), "nul\\x00end");
 }
+
+TEST(UtilText, SplitKeepsOrSkipsEmptyFields) {
+  EXPECT_EQ(dcukit::util::split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(dcukit::util::split("a,,b,", ',', dcukit::util::Empties::skip), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(dcukit::util::split("", ':'), (std::vector<std::string>{""}));
+  EXPECT_TRUE(dcukit::util::split("", ':', dcukit::util::Empties::skip).empty());
+}
+
+TEST(UtilText, ParseIntTakesABareWholeNumberOnly) {
+  EXPECT_EQ(dcukit::util::parse_int(" 42 "), 42);
+  EXPECT_EQ(dcukit::util::parse_int("-7"), -7);
+  for (const char* bad : {"", "4.2", "42 MiB", "x", "99999999999999999999"})
+    EXPECT_FALSE(dcukit::util::parse_int(bad).has_value()) << bad;
+}
