@@ -41,7 +41,7 @@ struct Options {
   std::vector<std::uint64_t> transfer_sizes;    ///< bytes per host/device copy
   int iterations = 0;                           ///< 0 = the benchmark's default
   int warmup = 0;
-  std::chrono::seconds timeout{600};             ///< per benchmark and device
+  std::chrono::milliseconds timeout{600000};     ///< per benchmark and device
   std::map<std::string, double> peak_overrides;  ///< --peak
 };
 

@@ -2,6 +2,8 @@
 // watch from the calling thread for a stop request or a benchmark hung past its deadline.
 #include "bench/run.h"
 
+#include "util/duration.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,8 +44,8 @@ std::string keep_watch(Shared& shared, const Request& request, const util::StopT
         now.time_since_epoch().count() >
             deadline + std::chrono::duration_cast<std::chrono::nanoseconds>(request.hang_grace).count()) {
       std::lock_guard lock(shared.mutex);
-      return fmt::format("{} hung past its deadline (--timeout {} s) and was abandoned", shared.current,
-                         request.options.timeout.count());
+      return fmt::format("{} hung past its deadline (--timeout {}) and was abandoned", shared.current,
+                         util::format_duration(request.options.timeout));
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -34,7 +35,8 @@ struct BenchArgs {
   bool list_backends = false;
   std::vector<std::string> only, precisions, memory_sizes, stream_types, transfer_sizes;
   std::vector<int> sizes;
-  int iterations = 0, warmup = 0, timeout_s = 600;
+  int iterations = 0, warmup = 0;
+  double timeout_s = 600;
   Output json{"--json", ""}, markdown{"--markdown", ""};
   std::string command;
 };
@@ -81,7 +83,7 @@ Result<bench::Options> to_options(const BenchArgs& a) {
   o.transfer_sizes = *tr;
   o.iterations = a.iterations;
   o.warmup = a.warmup;
-  o.timeout = std::chrono::seconds(a.timeout_s);
+  o.timeout = std::chrono::milliseconds(std::llround(a.timeout_s * 1000));
   if (!a.peak.empty()) {
     auto p = core::parse_peak_overrides(a.peak);
     if (!p) return p.error();
@@ -197,8 +199,8 @@ void setup_bench(CLI::App& app, Runner& runner) {
   sub->add_option("--iterations", a->iterations, "Timed runs per case (default: 30 GEMM, 100 STREAM, 20 transfer)")
       ->check(CLI::Range(1, 100000));
   sub->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(CLI::Range(1, 10000));
-  sub->add_option("--timeout", a->timeout_s, "Deadline per benchmark and device, in seconds")
-      ->check(CLI::Range(1, 86400));
+  sub->add_option("--timeout", a->timeout_s, "Deadline per benchmark and device (600, 10m)")
+      ->transform(seconds_in(1, 86400));
   sub->add_option("--peak", a->peak, "Override published peaks, e.g. fp16=480e12,hbm=1.6e12,pcie=63e9");
   add_output(sub, a->json, "Results with every sample as JSON");
   add_output(sub, a->markdown, "The report as Markdown");

@@ -1,5 +1,7 @@
 #include "cli/common.h"
 
+#include "util/duration.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -22,6 +24,23 @@ CLI::Validator number_in(double lo, double hi) {
         return {};
       },
       fmt::format("NUMBER in [{:g}, {:g}]", lo, hi));
+}
+
+CLI::Validator seconds_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        auto d = util::parse_duration(text);
+        if (!d) return d.error().message;
+        const double s = util::seconds(*d);
+        if (s < lo || s > hi)
+          return fmt::format("{} is outside {} to {}", text,
+                             util::format_duration(std::chrono::milliseconds(std::llround(lo * 1000))),
+                             util::format_duration(std::chrono::milliseconds(std::llround(hi * 1000))));
+        text = fmt::format("{}", s);  // the option holds seconds
+        return {};
+      },
+      fmt::format("DURATION in [{}, {}]", util::format_duration(std::chrono::milliseconds(std::llround(lo * 1000))),
+                  util::format_duration(std::chrono::milliseconds(std::llround(hi * 1000)))));
 }
 
 CLI::Validator whole_in(long long lo, long long hi) {

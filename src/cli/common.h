@@ -21,6 +21,10 @@ CLI::Validator number_in(double lo, double hi);
 /// refused with the range (CLI11 would truncate or wrap them).
 CLI::Validator whole_in(long long lo, long long hi);
 
+/// A duration in [lo, hi] seconds as users type it, "30", "1.5", "500ms", "5s", "2m", "1h"
+/// (util::parse_duration), handed on as plain seconds: every time flag reads both ways.
+CLI::Validator seconds_in(double lo, double hi);
+
 /// A size as users type it ("256MiB", "4GiB", "65536") in [lo, hi] bytes.
 CLI::Validator size_in(std::uint64_t lo, std::uint64_t hi);
 

@@ -101,12 +101,12 @@ void setup_doctor(CLI::App& app, Runner& runner) {
   sub->add_option("--from", o.from,
                   "Check a pasted collect_env (`python -m torch.utils.collect_env` or vLLM's collect_env.py) "
                   "instead of this host: torch's build, vLLM's against it, nvcc, cuDNN, the driver");
-  sub->add_option("--python-timeout", o.python_timeout, "Seconds the Python probe may take (default 60)")
-      ->check(number_in(1, 3600));
-  sub->add_option("--smoke-timeout", o.smoke_timeout, "Seconds the smoke test may take (default 60)")
-      ->check(number_in(1, 3600));
-  sub->add_option("--tool-timeout", o.tool_timeout, "Seconds each vendor tool may take in --bundle (default 20)")
-      ->check(number_in(1, 600));
+  sub->add_option("--python-timeout", o.python_timeout, "How long the Python probe may take (default 60s)")
+      ->transform(seconds_in(1, 3600));
+  sub->add_option("--smoke-timeout", o.smoke_timeout, "How long the smoke test may take (default 60s)")
+      ->transform(seconds_in(1, 3600));
+  sub->add_option("--tool-timeout", o.tool_timeout, "How long each vendor tool may take in --bundle (default 20s)")
+      ->transform(seconds_in(1, 600));
   sub->callback([opts, &runner] { runner = [opts] { return run_doctor(*opts); }; });
 }
 

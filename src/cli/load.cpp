@@ -188,11 +188,11 @@ void add_target_options(CLI::App* sub, LoadArgs& o) {
   sub->add_flag("--insecure", o.insecure, "Skip TLS certificate verification");
   sub->add_option("--cacert", o.cacert, "PEM file of CA certificates to trust for https (a private CA)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--timeout", o.timeout_s, "Deadline of every request, in seconds (a stream that never ends fails)")
-      ->check(number_in(0.001, 7 * 86400))
+  sub->add_option("--timeout", o.timeout_s, "Deadline of every request (30, 2m; a stream that never ends fails)")
+      ->transform(seconds_in(0.001, 7 * 86400))
       ->capture_default_str();
-  sub->add_option("--wait-ready", o.wait_ready_s, "Poll /health then /v1/models for up to this many seconds first")
-      ->check(number_in(0.001, 86400));
+  sub->add_option("--wait-ready", o.wait_ready_s, "Poll /health then /v1/models for up to this long first (600, 10m)")
+      ->transform(seconds_in(0.001, 86400));
   sub->add_flag("--no-trial", o.no_trial,
                 "Send the load without one trial request first (the trial stops a run whose first request fails)");
   sub->add_option("--metrics-url", o.metrics_url,
@@ -243,8 +243,8 @@ void add_workload_options(CLI::App* sub, LoadArgs& o) {
 void add_shape_options(CLI::App* sub, LoadArgs& o) {
   sub->add_option("-n,--num-prompts", o.num_prompts, "Requests per level (default 200 unless --duration)")
       ->check(whole_in(1, 10'000'000));
-  sub->add_option("--duration", o.duration_s, "Stop issuing after this many seconds per level")
-      ->check(number_in(0.001, 30 * 86400));
+  sub->add_option("--duration", o.duration_s, "Stop issuing after this long per level (120, 2m)")
+      ->transform(seconds_in(0.001, 30 * 86400));
   sub->add_option("-c,--concurrency", o.concurrency, "Closed loop: requests in flight; a list sweeps: 1,8,32")
       ->delimiter(',')
       ->check(whole_in(1, 100'000));

@@ -135,8 +135,8 @@ void setup_patrol(CLI::App& app, Runner& runner) {
   sub->add_option("--timeout", f->timeout, "The most one telemetry source may take (default 5s)");
   add_output(sub, f->json, "The report as JSON (JSON Lines with --watch)");
   add_presentation(sub, "After the summary line, one line per check");
-  sub->add_option("--watch", f->watch_s, "Inspect again every SECONDS until SIGINT or SIGTERM")
-      ->check(number_in(0.1, 86400));
+  sub->add_option("--watch", f->watch_s, "Inspect again at this interval (60, 1m) until SIGINT or SIGTERM")
+      ->transform(seconds_in(0.1, 86400));
   sub->callback([f, &runner] { runner = [f] { return run_patrol(*f); }; });
 }
 

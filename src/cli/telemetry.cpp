@@ -131,8 +131,8 @@ void setup_telemetry(CLI::App& app, Runner& runner) {
   add_output(sub, opts->json, "One JSON object a reading (JSON Lines with --watch)");
   add_output(sub, opts->csv, "CSV: a row per device per reading, with a timestamp, for plotting");
   add_presentation(sub, "Say what each telemetry source found");
-  sub->add_option("--watch", opts->watch_s, "Read again every SECONDS, like `watch hy-smi`; Ctrl-C stops")
-      ->check(number_in(0.01, 86400));
+  sub->add_option("--watch", opts->watch_s, "Read again at this interval (1, 500ms), like `watch hy-smi`; Ctrl-C stops")
+      ->transform(seconds_in(0.01, 86400));
   sub->add_option("--count", opts->count, "Stop after N readings (with --watch; alone, one a second)")
       ->check(whole_in(1, 1'000'000'000));
   sub->add_option("--from", opts->from,
@@ -143,8 +143,8 @@ void setup_telemetry(CLI::App& app, Runner& runner) {
   sub->add_option("--root", opts->root, "Read /sys and /proc under DIR instead of / (a bundle, a test tree)")
       ->check(root_folder());
   sub->add_option("--timeout", opts->timeout_s,
-                  "Seconds one source may take for one reading before it is given up (default 5)")
-      ->check(number_in(0.001, 3600));
+                  "How long one source may take for one reading before it is given up (default 5s)")
+      ->transform(seconds_in(0.001, 3600));
   sub->callback([opts, &runner] { runner = [opts] { return run_telemetry(*opts); }; });
 }
 

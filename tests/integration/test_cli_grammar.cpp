@@ -128,3 +128,21 @@ TEST(CliGrammar, DiagnosticsGoToStderr) {
 }
 
 }  // namespace
+
+TEST(CliGrammar, EveryTimeFlagReadsSecondsAndUnits) {
+  // "5", "5s", "500ms", "2m" wherever a flag takes a time; a word that is none is bad input.
+  const std::string fixtures = DCUKIT_FIXTURES;
+  const std::string capture = fixtures + "/telemetry/h200/csv.txt";
+  for (const char* t : {"5", "5s", "500ms", "1m"})
+    EXPECT_EQ(run_dcukit({"telemetry", "--from", capture, "--timeout", t}).code, 0) << t;
+  const auto bad = run_dcukit({"telemetry", "--from", capture, "--timeout", "5x"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("'5x' is not a duration"), std::string::npos) << bad.err;
+  const auto out_of_range =
+      run_dcukit({"doctor", "--quick", "--no-python", "--root", fixtures + "/doctor/dcu-k100ai", "--python-timeout", "2h"});
+  EXPECT_EQ(out_of_range.code, 2);
+  EXPECT_NE(out_of_range.err.find("2h is outside 1s to 1h"), std::string::npos) << out_of_range.err;
+  // The string-typed ones (patrol, exporter, guard) take a bare number of seconds too.
+  EXPECT_EQ(run_dcukit({"patrol", "--from", capture, "--timeout", "3"}).code, 0);
+  EXPECT_EQ(run_dcukit({"patrol", "--from", capture, "--timeout", "3s"}).code, 0);
+}

@@ -176,7 +176,7 @@ TEST(BenchRun, AHungDeviceIsAbandonedAfterItsDeadlineWithTheResultsSoFar) {
   EXPECT_FALSE(report->interrupted);
   EXPECT_LT(waited, 5.0);
   ASSERT_FALSE(report->errors.empty());
-  EXPECT_NE(report->errors.back().find("latency on cpu device 0 hung past its deadline (--timeout 1 s)"),
+  EXPECT_NE(report->errors.back().find("latency on cpu device 0 hung past its deadline (--timeout 1s)"),
             std::string::npos)
       << report->errors.back();
   ASSERT_EQ(report->devices.size(), 1u);
