@@ -6,16 +6,14 @@
 
 namespace dcukit::bench {
 
+constexpr util::Name<Outcome> kOutcomeNames[] = {
+    {Outcome::ok, "ok"},
+    {Outcome::skipped, "skipped"},
+    {Outcome::failed, "failed"},
+};
+
 const char* to_string(Outcome o) {
-  switch (o) {
-    case Outcome::ok:
-      return "ok";
-    case Outcome::skipped:
-      return "skipped";
-    case Outcome::failed:
-      return "failed";
-  }
-  return "?";
+  return util::name_of(kOutcomeNames, o, "?").data();
 }
 
 namespace {

@@ -100,7 +100,7 @@ Result<load::Request> to_request(const LoadArgs& a) {
     q.body.extra_body = std::move(j);
   }
   auto& w = q.workload;
-  w.kind = *load::dataset_from_string(a.dataset == "custom" ? "jsonl" : a.dataset);  // CLI11 checked the name
+  w.kind = *load::parse_dataset(a.dataset == "custom" ? "jsonl" : a.dataset);  // CLI11 checked the name
   if (w.kind != load::DatasetKind::random && a.dataset_path.empty())
     return Error{"--dataset " + a.dataset + " needs --dataset-path FILE"};
   w.path = a.dataset_path;

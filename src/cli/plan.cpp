@@ -159,11 +159,11 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--kv-cache-dtype", opts->kv_cache_dtype,
                   "auto, fp8, fp8_e4m3 or fp8_e5m2 (default: auto, or fp8 "
                   "where it reaches the concurrency target)")
-      ->check(one_of(plan::kv_cache_dtype_from_string, "auto, fp8, fp8_e4m3, fp8_e5m2"));
+      ->check(one_of(plan::parse_kv_cache_dtype, "auto, fp8, fp8_e4m3, fp8_e5m2"));
   sub->add_option("--block-size", opts->block_size, "KV block size in tokens (default 16)")->check(whole_in(1, 128));
   sub->add_option("--dtype", opts->dtype,
                   "auto, bfloat16 or float16 (default: the checkpoint's where the card does it)")
-      ->check(one_of(plan::dtype_from_string, "auto, bfloat16, float16 (half), float32 (float)"));
+      ->check(one_of(plan::parse_dtype, "auto, bfloat16, float16 (half), float32 (float)"));
   auto* eager = sub->add_flag("--enforce-eager", opts->enforce_eager, "No CUDA/HIP graphs (default on DCU)");
   sub->add_flag("--no-enforce-eager", opts->no_enforce_eager, "Capture graphs even on DCU")->excludes(eager);
   sub->add_option("--min-concurrency", r.asked.min_concurrency,
@@ -172,7 +172,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--goal", opts->goal,
                   "fewest-cards (default) or most-concurrency (the fp8 KV cache where the "
                   "card's vLLM has it, as seed 004 serves)")
-      ->check(one_of(plan::goal_from_string, "fewest-cards, most-concurrency"));
+      ->check(one_of(plan::parse_goal, "fewest-cards, most-concurrency"));
   sub->add_option("--python", r.python,
                   "The serving environment's Python, asked whether the card does bf16 "
                   "(default python3; only for this host's cards)");
@@ -214,9 +214,9 @@ void setup_plan(CLI::App& app, Runner& runner) {
     a.max_num_seqs = given(sub, "--max-num-seqs", opts->max_num_seqs);
     a.max_num_batched_tokens = given(sub, "--max-num-batched-tokens", opts->max_num_batched_tokens);
     a.block_size = given(sub, "--block-size", opts->block_size);
-    if (sub->count("--kv-cache-dtype") > 0) a.kv_cache_dtype = plan::kv_cache_dtype_from_string(opts->kv_cache_dtype);
-    if (sub->count("--dtype") > 0) a.dtype = plan::dtype_from_string(opts->dtype);
-    if (sub->count("--goal") > 0) a.goal = plan::goal_from_string(opts->goal).value_or(plan::Goal::fewest_cards);
+    if (sub->count("--kv-cache-dtype") > 0) a.kv_cache_dtype = plan::parse_kv_cache_dtype(opts->kv_cache_dtype);
+    if (sub->count("--dtype") > 0) a.dtype = plan::parse_dtype(opts->dtype);
+    if (sub->count("--goal") > 0) a.goal = plan::parse_goal(opts->goal).value_or(plan::Goal::fewest_cards);
     if (opts->enforce_eager) a.enforce_eager = true;
     if (opts->no_enforce_eager) a.enforce_eager = false;
     if (sub->count("--vllm-version") > 0) opts->request.vllm_version = opts->vllm_version;

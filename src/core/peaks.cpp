@@ -41,7 +41,7 @@ Capability parse_capability(const json& supports, const char* name, const std::s
   const auto& v = *it;
   auto support = [&](const char* field) {
     const std::string text = v.at(field).get<std::string>();
-    auto parsed = support_from_string(text);
+    auto parsed = parse_support(text);
     if (!parsed)
       throw std::runtime_error(fmt::format("{}: supports.{}.{} is '{}'; write yes, no or unknown", key, name, field, text));
     return *parsed;
@@ -118,7 +118,7 @@ std::string_view to_string(Support support) {
   return "unknown";
 }
 
-std::optional<Support> support_from_string(std::string_view text) {
+std::optional<Support> parse_support(std::string_view text) {
   for (const auto& s : kSupportNames)
     if (s.name == text) return s.support;
   return std::nullopt;

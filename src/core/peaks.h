@@ -28,7 +28,7 @@ enum class Support { unknown, yes, no };
 /// "unknown", "yes", "no".
 std::string_view to_string(Support support);
 /// The inverse of to_string; nullopt for any other text.
-std::optional<Support> support_from_string(std::string_view text);
+std::optional<Support> parse_support(std::string_view text);
 
 /// One capability of a card and where the answer comes from. A yes or a no always names its
 /// source; an unknown says what the published figures do say (note) and, where a later source

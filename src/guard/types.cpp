@@ -55,7 +55,7 @@ std::string_view to_string(EventKind k) {
   return util::name_of(kEventNames, k);
 }
 
-std::optional<State> state_from_string(std::string_view s) {
+std::optional<State> parse_state(std::string_view s) {
   return util::value_of(kStateNames, s);
 }
 

@@ -25,7 +25,7 @@ inline double seconds_since(Clock::time_point t) { return std::chrono::duration<
 enum class State { starting, ready, unhealthy, stopping, backoff, failed };
 /// "starting", "ready", ...: the label values of dcukit_guard_state.
 std::string_view to_string(State s);
-std::optional<State> state_from_string(std::string_view s);
+std::optional<State> parse_state(std::string_view s);
 /// Every state, in the order above (for the metric's one-series-per-state).
 inline constexpr State kStates[] = {State::starting, State::ready,   State::unhealthy,
                                     State::stopping, State::backoff, State::failed};

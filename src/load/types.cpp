@@ -24,7 +24,7 @@ std::string_view to_string(ErrorClass c) {
   return util::name_of(kErrorClassNames, c, "unknown");
 }
 
-std::optional<ErrorClass> error_class_from_string(std::string_view name) {
+std::optional<ErrorClass> parse_error_class(std::string_view name) {
   return util::value_of(kErrorClassNames, name);
 }
 

@@ -29,7 +29,7 @@ enum class ErrorClass {
 /// The key used in JSON and tables: "http_status", "timeout", ... (one table both ways).
 std::string_view to_string(ErrorClass c);
 /// The class named `name`, or nullopt.
-std::optional<ErrorClass> error_class_from_string(std::string_view name);
+std::optional<ErrorClass> parse_error_class(std::string_view name);
 /// All classes that are failures, in a stable order.
 inline constexpr ErrorClass kFailureClasses[] = {ErrorClass::http_status, ErrorClass::timeout, ErrorClass::cancelled,
                                                  ErrorClass::protocol,    ErrorClass::dropped, ErrorClass::stream_error,

@@ -226,7 +226,7 @@ std::string_view to_string(DatasetKind k) {
   return "?";
 }
 
-std::optional<DatasetKind> dataset_from_string(std::string_view name) {
+std::optional<DatasetKind> parse_dataset(std::string_view name) {
   for (const auto& [d, n] : kDatasetNames)
     if (n == name) return d;
   return std::nullopt;

@@ -19,7 +19,7 @@ enum class DatasetKind { random, sharegpt, jsonl };
 /// "random", "sharegpt", "jsonl" (one table both ways).
 std::string_view to_string(DatasetKind k);
 /// The dataset named `name`, or nullopt.
-std::optional<DatasetKind> dataset_from_string(std::string_view name);
+std::optional<DatasetKind> parse_dataset(std::string_view name);
 
 /// How to build the prompts of a run.
 struct WorkloadSpec {

@@ -127,7 +127,7 @@ std::string_view to_string(Goal goal) {
   return util::name_of(kGoalNames, goal, "fewest-cards");
 }
 
-std::optional<Goal> goal_from_string(std::string_view text) {
+std::optional<Goal> parse_goal(std::string_view text) {
   return util::value_of(kGoalNames, text);
 }
 

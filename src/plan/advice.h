@@ -25,7 +25,7 @@ enum class Goal {
 /// "fewest-cards", "most-concurrency".
 std::string_view to_string(Goal goal);
 /// The inverse of to_string; nullopt for anything else.
-std::optional<Goal> goal_from_string(std::string_view text);
+std::optional<Goal> parse_goal(std::string_view text);
 
 /// What the user asked of the engine; an empty field is plan's to choose.
 struct Asked {

@@ -7,6 +7,7 @@
 
 #include "device/registry.h"
 #include "stack/python.h"
+#include "util/names.h"
 
 namespace dcukit::plan {
 namespace {
@@ -65,18 +66,15 @@ const core::DeviceSpec* find_device(std::string_view name) {
 
 }  // namespace
 
+constexpr util::Name<Decider> kDeciderNames[] = {
+    {Decider::this_host, "this host"},
+    {Decider::published, "published"},
+    {Decider::offline_advice, "offline advice"},
+    {Decider::nobody, "nobody"},
+};
+
 std::string_view to_string(Decider decider) {
-  switch (decider) {
-    case Decider::this_host:
-      return "this host";
-    case Decider::published:
-      return "published";
-    case Decider::offline_advice:
-      return "offline advice";
-    case Decider::nobody:
-      return "nobody";
-  }
-  return "nobody";
+  return util::name_of(kDeciderNames, decider, "nobody");
 }
 
 core::Support CardCapability::effective() const {

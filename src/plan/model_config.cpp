@@ -9,6 +9,7 @@
 #include "plan/fields.h"
 #include "util/files.h"
 #include "util/json_text.h"
+#include "util/names.h"
 
 namespace dcukit::plan {
 namespace {
@@ -170,16 +171,14 @@ void check_attention(FieldReader& f, ModelConfig& m) {
 
 }  // namespace
 
+constexpr util::Name<LayerKind> kLayerKindNames[] = {
+    {LayerKind::full_attention, "full_attention"},
+    {LayerKind::sliding_attention, "sliding_attention"},
+    {LayerKind::linear_attention, "linear_attention"},
+};
+
 std::string_view to_string(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::full_attention:
-      return "full_attention";
-    case LayerKind::sliding_attention:
-      return "sliding_attention";
-    case LayerKind::linear_attention:
-      return "linear_attention";
-  }
-  return "?";
+  return util::name_of(kLayerKindNames, kind, "?");
 }
 
 int ModelConfig::count(LayerKind kind) const {

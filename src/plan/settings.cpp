@@ -23,7 +23,7 @@ std::string_view to_string(Dtype dtype) {
   return util::name_of(kDtypeNames, dtype, "auto");
 }
 
-std::optional<Dtype> dtype_from_string(std::string_view text) {
+std::optional<Dtype> parse_dtype(std::string_view text) {
   return util::value_of(kDtypeNames, text);
 }
 
@@ -31,7 +31,7 @@ std::string_view to_string(KvCacheDtype dtype) {
   return util::name_of(kKvNames, dtype, "auto");
 }
 
-std::optional<KvCacheDtype> kv_cache_dtype_from_string(std::string_view text) {
+std::optional<KvCacheDtype> parse_kv_cache_dtype(std::string_view text) {
   return util::value_of(kKvNames, text);
 }
 

@@ -16,7 +16,7 @@ enum class Dtype { automatic, bfloat16, float16, float32 };
 std::string_view to_string(Dtype dtype);
 /// vLLM's spellings and its aliases ("half", "float", and "bf16"/"fp16" as people type them);
 /// nullopt for anything else.
-std::optional<Dtype> dtype_from_string(std::string_view text);
+std::optional<Dtype> parse_dtype(std::string_view text);
 
 /// vLLM's --kv-cache-dtype: what the KV cache stores.
 enum class KvCacheDtype { automatic, fp8, fp8_e4m3, fp8_e5m2 };
@@ -24,7 +24,7 @@ enum class KvCacheDtype { automatic, fp8, fp8_e4m3, fp8_e5m2 };
 /// vLLM's spelling ("auto", "fp8", "fp8_e4m3", "fp8_e5m2").
 std::string_view to_string(KvCacheDtype dtype);
 /// The inverse of to_string; nullopt for anything else.
-std::optional<KvCacheDtype> kv_cache_dtype_from_string(std::string_view text);
+std::optional<KvCacheDtype> parse_kv_cache_dtype(std::string_view text);
 /// True for the fp8 kinds.
 bool is_fp8(KvCacheDtype dtype);
 /// Bytes a KV element takes: 1 for the fp8 kinds, else 2 (the 16-bit model dtype).

@@ -220,14 +220,14 @@ void read_settings(std::string_view line, Taker& t) {
   if (!has(line, "compilation_config"))
     t.take(s.block_size, to_number(setting(line, "block_size")), 1, kMaxBlock, "block_size");
   if (auto v = setting(line, "kv_cache_dtype"); v && *v != "None") {
-    if (auto k = kv_cache_dtype_from_string(*v))
+    if (auto k = parse_kv_cache_dtype(*v))
       s.kv_cache_dtype = *k;
     else
       t.run.ignored.push_back(fmt::format("line {}: kv_cache_dtype {} is not one plan budgets; not taken", t.line, *v));
   }
   if (auto v = setting(line, "dtype"); v && *v != "None") {
     const std::string name = v->rfind("torch.", 0) == 0 ? v->substr(6) : *v;
-    if (auto d = dtype_from_string(name))
+    if (auto d = parse_dtype(name))
       s.dtype = *d;
     else
       t.run.ignored.push_back(fmt::format("line {}: dtype {} is not one plan budgets; not taken", t.line, *v));

@@ -134,7 +134,7 @@ Result<std::set<RuleId>> parse_rule_names(const std::vector<std::string>& names)
           any = true;
         }
       if (any) continue;
-    } else if (auto r = rule_from_string(n)) {
+    } else if (auto r = parse_rule(n)) {
       out.insert(*r);
       continue;
     }

@@ -1,17 +1,16 @@
 #include "port/rules.h"
+#include "util/names.h"
 
 namespace dcukit::port {
 
+constexpr util::Name<Severity> kSeverityNames[] = {
+    {Severity::error, "error"},
+    {Severity::warning, "warning"},
+    {Severity::note, "note"},
+};
+
 std::string_view to_string(Severity s) {
-  switch (s) {
-    case Severity::error:
-      return "error";
-    case Severity::warning:
-      return "warning";
-    case Severity::note:
-      return "note";
-  }
-  return "error";
+  return util::name_of(kSeverityNames, s, "error");
 }
 
 const std::vector<RuleInfo>& all_rules() {
@@ -163,7 +162,7 @@ std::string_view to_string(RuleId id) {
   return rule_info(id).name;
 }
 
-std::optional<RuleId> rule_from_string(std::string_view name) {
+std::optional<RuleId> parse_rule(std::string_view name) {
   for (const auto& r : all_rules())
     if (r.name == name) return r.id;
   return std::nullopt;

@@ -68,6 +68,6 @@ const RuleInfo& rule_info(RuleId id);
 std::string_view to_string(RuleId id);
 
 /// The rule named `name`, if there is one.
-std::optional<RuleId> rule_from_string(std::string_view name);
+std::optional<RuleId> parse_rule(std::string_view name);
 
 }  // namespace dcukit::port

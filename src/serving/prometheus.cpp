@@ -1,4 +1,5 @@
 #include "serving/prometheus.h"
+#include "util/names.h"
 
 #include <fmt/format.h>
 
@@ -118,20 +119,16 @@ std::map<std::string, double> sum_by_name(const std::vector<Sample>& samples) {
   return out;
 }
 
+constexpr util::Name<MetricType> kMetricTypeNames[] = {
+    {MetricType::counter, "counter"},
+    {MetricType::gauge, "gauge"},
+    {MetricType::histogram, "histogram"},
+    {MetricType::summary, "summary"},
+    {MetricType::untyped, "untyped"},
+};
+
 std::string_view to_string(MetricType t) {
-  switch (t) {
-    case MetricType::counter:
-      return "counter";
-    case MetricType::gauge:
-      return "gauge";
-    case MetricType::histogram:
-      return "histogram";
-    case MetricType::summary:
-      return "summary";
-    case MetricType::untyped:
-      return "untyped";
-  }
-  return "untyped";
+  return util::name_of(kMetricTypeNames, t, "untyped");
 }
 
 void TextWriter::family(const std::string& name, MetricType type, const std::string& help) {

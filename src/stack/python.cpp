@@ -7,6 +7,7 @@
 
 #include "util/process.h"
 #include "util/json_text.h"
+#include "util/names.h"
 
 namespace dcukit::stack {
 namespace {
@@ -106,22 +107,17 @@ std::string last_line(std::string_view text) {
 
 }  // namespace
 
+constexpr util::Name<BuildKind> kBuildKindNames[] = {
+    {BuildKind::none, "none"},
+    {BuildKind::cuda, "cuda"},
+    {BuildKind::rocm, "rocm"},
+    {BuildKind::dtk, "dtk"},
+    {BuildKind::cpu, "cpu"},
+    {BuildKind::other, "other"},
+};
+
 std::string_view to_string(BuildKind kind) {
-  switch (kind) {
-    case BuildKind::none:
-      return "none";
-    case BuildKind::cuda:
-      return "cuda";
-    case BuildKind::rocm:
-      return "rocm";
-    case BuildKind::dtk:
-      return "dtk";
-    case BuildKind::cpu:
-      return "cpu";
-    case BuildKind::other:
-      return "other";
-  }
-  return "other";
+  return util::name_of(kBuildKindNames, kind, "other");
 }
 
 std::string build_tag(std::string_view version) {

@@ -77,8 +77,8 @@ TEST(GuardStatus, ExitCodeMetricEncodesSignals) {
 }
 
 TEST(GuardStatus, EveryStateAndProbeHasOneName) {
-  for (State s : kStates) EXPECT_EQ(state_from_string(to_string(s)), s);
-  EXPECT_FALSE(state_from_string("sleeping"));
+  for (State s : kStates) EXPECT_EQ(parse_state(to_string(s)), s);
+  EXPECT_FALSE(parse_state("sleeping"));
   EXPECT_EQ(to_string(Probe::canary), "canary");
   EXPECT_EQ(to_string(EventKind::restart_scheduled), "restart_scheduled");
 }

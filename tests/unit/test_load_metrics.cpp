@@ -210,7 +210,7 @@ TEST(LoadMetrics, ChosenPercentilesAreComputed) {
 }
 
 TEST(LoadTypes, ErrorClassNamesGoBothWays) {
-  for (ErrorClass c : kFailureClasses) EXPECT_EQ(error_class_from_string(to_string(c)), c);
+  for (ErrorClass c : kFailureClasses) EXPECT_EQ(parse_error_class(to_string(c)), c);
   EXPECT_EQ(to_string(ErrorClass::cancelled), "cancelled");
-  EXPECT_FALSE(error_class_from_string("nope").has_value());
+  EXPECT_FALSE(parse_error_class("nope").has_value());
 }

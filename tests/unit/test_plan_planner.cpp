@@ -333,12 +333,12 @@ TEST(PlanPlanner, HybridAndMlaModelsPlan) {
 
 TEST(PlanPlanner, DtypeAndKvTablesRoundTrip) {
   for (auto d : {Dtype::automatic, Dtype::bfloat16, Dtype::float16, Dtype::float32})
-    EXPECT_EQ(dtype_from_string(to_string(d)), d);
-  EXPECT_EQ(dtype_from_string("half"), Dtype::float16);
-  EXPECT_EQ(dtype_from_string("float"), Dtype::float32);
-  EXPECT_EQ(dtype_from_string("bf17"), std::nullopt);
+    EXPECT_EQ(parse_dtype(to_string(d)), d);
+  EXPECT_EQ(parse_dtype("half"), Dtype::float16);
+  EXPECT_EQ(parse_dtype("float"), Dtype::float32);
+  EXPECT_EQ(parse_dtype("bf17"), std::nullopt);
   for (auto k : {KvCacheDtype::automatic, KvCacheDtype::fp8, KvCacheDtype::fp8_e4m3, KvCacheDtype::fp8_e5m2})
-    EXPECT_EQ(kv_cache_dtype_from_string(to_string(k)), k);
+    EXPECT_EQ(parse_kv_cache_dtype(to_string(k)), k);
   EXPECT_EQ(to_string(KvCacheDtype::automatic), "auto");
   EXPECT_EQ(kv_element_bytes(KvCacheDtype::fp8_e5m2), 1);
   EXPECT_EQ(kv_element_bytes(KvCacheDtype::automatic), 2);
