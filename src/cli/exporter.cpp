@@ -9,6 +9,7 @@
 
 #include "cli/common.h"
 #include "cli/presentation.h"
+#include "cli/sources.h"
 #include "exporter/exporter.h"
 #include "util/duration.h"
 #include "util/signals.h"
@@ -18,25 +19,20 @@ namespace {
 
 struct ExporterFlags {
   exporter::Options options;
-  std::string deadline = "8s", timeout = "2s", source = "auto", names = "dcukit";
+  std::string deadline = "8s", names = "dcukit";
+  SourceFlags in{.timeout_s = 2};
 };
 
 
 ExitCode run_exporter(ExporterFlags f) {
   auto deadline = util::parse_duration(f.deadline);
   if (!deadline) return fail("exporter", ExitCode::bad_input, "--deadline: " + deadline.error().message);
-  auto timeout = util::parse_duration(f.timeout);
-  if (!timeout || timeout->count() <= 0)
-    return fail("exporter", ExitCode::bad_input, "--timeout " + f.timeout + ": give a positive duration, e.g. 2s");
-  const auto choice = telemetry::parse_source_choice(f.source);
-  if (!choice)
-    return fail("exporter", ExitCode::bad_input, "--source " + f.source + ": choose auto, nvml, rocm-smi-lib, sysfs or cli");
-  if (!f.options.from.empty() && f.source != "auto")
-    return fail("exporter", ExitCode::bad_input, "--from reads a file; --source is for the live host");
+  const auto collect = collect_options(f.in);
+  if (!collect) return fail("exporter", ExitCode::bad_input, collect.error().message);
   f.options.names = *exporter::parse_name_set(f.names);  // CLI11 checked it
   f.options.deadline = *deadline;
-  f.options.collect.timeout = *timeout;
-  f.options.collect.choice = *choice;
+  f.options.from = f.in.from;
+  f.options.collect = *collect;
   if (auto st = exporter::validate(f.options); !st) return fail("exporter", ExitCode::bad_input, st.message());
   f.options.log = [](const std::string& line) { print_note("exporter", line); };
   f.options.log_scrapes = presentation().verbose;
@@ -61,13 +57,11 @@ void setup_exporter(CLI::App& app, Runner& runner) {
   sub->add_option("--listen", f->options.listen,
                   "ADDR:PORT to serve /metrics on (default 127.0.0.1:9402; 9400 is dcgm-exporter's, 9401 guard's; port 0: any)");
   sub->add_flag("--listen-any", f->options.listen_any, "Allow --listen on an address other hosts can reach");
-  sub->add_option("--from", f->options.from,
-                  "Serve the figures of a captured hy-smi, rocm-smi, amd-smi or nvidia-smi output (read again on "
-                  "each scrape) instead of this host's");
+  add_source_options(sub, f->in,
+                     "Serve the figures of a captured hy-smi, rocm-smi, amd-smi or nvidia-smi output (read again on "
+                     "each scrape) instead of this host's");
   sub->add_option("--deadline", f->deadline,
                   "The most a scrape waits for its device reading (default 8s, under Prometheus' 10s timeout)");
-  sub->add_option("--timeout", f->timeout, "The most one telemetry source may take for one reading (default 2s)");
-  sub->add_option("--source", f->source, "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli");
   sub->add_option("--names", f->names,
                   "Series names and labels: dcukit (dcukit_gpu_*), dcgm (dcgm-exporter's DCGM_FI_DEV_*) or amd "
                   "(AMD device-metrics-exporter's gpu_*), so that their Grafana dashboards work unchanged")
@@ -76,8 +70,6 @@ void setup_exporter(CLI::App& app, Runner& runner) {
   sub->add_option("--cluster-name", f->options.cluster,
                   "The cluster_name label of --names amd (AMD's dashboards select on it)")
       ->capture_default_str();
-  sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)")
-      ->check(root_folder());
   add_presentation(sub, "A line for every scrape");
   sub->callback([f, &runner] { runner = [f] { return run_exporter(*f); }; });
 }

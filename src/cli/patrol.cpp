@@ -14,6 +14,7 @@
 #include "cli/common.h"
 #include "cli/output.h"
 #include "cli/presentation.h"
+#include "cli/sources.h"
 #include "core/run_info.h"
 #include "patrol/patrol.h"
 #include "patrol/render.h"
@@ -28,7 +29,8 @@ namespace {
 struct PatrolFlags {
   patrol::Options options;
   std::vector<std::string> limits;
-  std::string probe_timeout = "5s", canary_timeout = "30s", timeout = "5s", source = "auto";
+  std::string probe_timeout = "5s", canary_timeout = "30s";
+  SourceFlags in;
   double max_canary_ms = 0, watch_s = 0;
   int expect_devices = 0;
   bool no_devices = false, no_canary = false;
@@ -53,10 +55,10 @@ ExitCode bad(const std::string& message) {
 std::string finish(PatrolFlags& f) {
   for (const auto& l : f.limits)
     if (auto st = f.options.thresholds.set(l); !st) return st.message();
-  const std::pair<const char*, std::string*> durations[] = {
-      {"--probe-timeout", &f.probe_timeout}, {"--canary-timeout", &f.canary_timeout}, {"--timeout", &f.timeout}};
-  std::chrono::milliseconds parsed[3];
-  for (int i = 0; i < 3; ++i) {
+  const std::pair<const char*, std::string*> durations[] = {{"--probe-timeout", &f.probe_timeout},
+                                                             {"--canary-timeout", &f.canary_timeout}};
+  std::chrono::milliseconds parsed[2];
+  for (int i = 0; i < 2; ++i) {
     auto d = util::parse_duration(*durations[i].second);
     if (!d || d->count() <= 0)
       return fmt::format("{} {}: give a positive duration, e.g. 5s", durations[i].first, *durations[i].second);
@@ -64,11 +66,10 @@ std::string finish(PatrolFlags& f) {
   }
   f.options.service.probe_timeout = parsed[0];
   f.options.service.canary_timeout = parsed[1];
-  f.options.collect.timeout = parsed[2];
-  const auto choice = telemetry::parse_source_choice(f.source);
-  if (!choice) return "--source " + f.source + ": choose auto, nvml, rocm-smi-lib, sysfs or cli";
-  f.options.collect.choice = *choice;
-  if (!f.options.from.empty() && f.source != "auto") return "--from reads a file; --source is for the live host";
+  const auto collect = collect_options(f.in);
+  if (!collect) return collect.error().message;
+  f.options.collect = *collect;
+  f.options.from = f.in.from;
   if (f.max_canary_ms > 0) f.options.service.max_canary = std::chrono::milliseconds(static_cast<long>(f.max_canary_ms));
   if (f.expect_devices > 0) f.options.expect_devices = f.expect_devices;
   f.options.devices = !f.no_devices;
@@ -126,13 +127,9 @@ void setup_patrol(CLI::App& app, Runner& runner) {
                   "residue-memory (MiB in use with no process), pcie=on|off (repeatable)");
   sub->add_option("--expect-devices", f->expect_devices, "Fewer devices than N is CRITICAL")->check(number_in(1, 4096));
   sub->add_flag("--no-devices", f->no_devices, "Inspect the service only");
-  sub->add_option("--from", f->options.from,
-                  "Judge the devices of a captured hy-smi, rocm-smi, amd-smi or nvidia-smi output instead of this "
-                  "host's (process residue is then not read from /proc)");
-  sub->add_option("--source", f->source, "Ask one telemetry source only: auto, nvml, rocm-smi-lib, sysfs, cli");
-  sub->add_option("--root", f->options.collect.root, "Read /sys and /proc under DIR instead of / (a test tree)")
-      ->check(root_folder());
-  sub->add_option("--timeout", f->timeout, "The most one telemetry source may take (default 5s)");
+  add_source_options(sub, f->in,
+                     "Judge the devices of a captured hy-smi, rocm-smi, amd-smi or nvidia-smi output instead of this "
+                     "host's (process residue is then not read from /proc)");
   add_output(sub, f->json, "The report as JSON (JSON Lines with --watch)");
   add_presentation(sub, "After the summary line, one line per check");
   sub->add_option("--watch", f->watch_s, "Inspect again at this interval (60, 1m) until SIGINT or SIGTERM")

@@ -14,6 +14,7 @@
 #include "cli/common.h"
 #include "cli/output.h"
 #include "cli/presentation.h"
+#include "cli/sources.h"
 #include "core/run_info.h"
 #include "telemetry/capture.h"
 #include "telemetry/collector.h"
@@ -26,9 +27,9 @@ namespace {
 
 struct TelemetryOptions {
   Output json{"--json", ""}, csv{"--csv", ""};
-  double watch_s = 0, timeout_s = 5;
+  double watch_s = 0;
   int count = 0;
-  std::string from, source = "auto", root = "/";
+  SourceFlags in;
 };
 
 /// The JSON of one reading: run_info first, as every JSON report of dcukit starts.
@@ -78,7 +79,7 @@ private:
 };
 
 ExitCode run_from(const TelemetryOptions& o) {
-  auto snap = telemetry::read_capture_file(o.from);
+  auto snap = telemetry::read_capture_file(o.in.from);
   if (!snap) return fail("telemetry", ExitCode::bad_input, snap.error().message);
   Sink sink(o);
   return sink.put(*snap, true, false, false) ? ExitCode::ok : ExitCode::failed;
@@ -87,22 +88,15 @@ ExitCode run_from(const TelemetryOptions& o) {
 ExitCode run_telemetry(const TelemetryOptions& o) {
   if (Status s = check_outputs({o.json, o.csv}); !s)
     return fail("telemetry", ExitCode::bad_input, s.message());
-  if (!o.from.empty()) {
-    if (o.watch_s > 0 || o.count > 0 || o.source != "auto")
-      return fail("telemetry", ExitCode::bad_input, fmt::format("--from {} reads a file once; --watch, --count and --source are "
-                                                   "for the live host",
-                                                   o.from));
+  const auto co = collect_options(o.in);
+  if (!co) return fail("telemetry", ExitCode::bad_input, co.error().message);
+  if (!o.in.from.empty()) {
+    if (o.watch_s > 0 || o.count > 0)
+      return fail("telemetry", ExitCode::bad_input,
+                  fmt::format("--from {} reads a file once; --watch and --count are for the live host", o.in.from));
     return run_from(o);
   }
-  const auto choice = telemetry::parse_source_choice(o.source);
-  if (!choice)
-    return fail("telemetry", ExitCode::bad_input,
-                fmt::format("--source {}: choose auto, nvml, rocm-smi-lib, sysfs or cli", o.source));
-  telemetry::CollectOptions co;
-  co.choice = *choice;
-  co.root = o.root;
-  co.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
-  telemetry::Collector collector(co);
+  telemetry::Collector collector(*co);
   const bool watching = o.watch_s > 0 || o.count > 1;
   const auto interval = std::chrono::milliseconds(static_cast<long>((o.watch_s > 0 ? o.watch_s : 1.0) * 1000));
   const bool redraw = watching && !o.json.to_stdout() && !o.csv.to_stdout() && ::isatty(STDOUT_FILENO);
@@ -135,16 +129,9 @@ void setup_telemetry(CLI::App& app, Runner& runner) {
       ->transform(seconds_in(0.01, 86400));
   sub->add_option("--count", opts->count, "Stop after N readings (with --watch; alone, one a second)")
       ->check(whole_in(1, 1'000'000'000));
-  sub->add_option("--from", opts->from,
-                  "Read a captured output of hy-smi, rocm-smi, amd-smi, nvidia-smi, rocminfo, dcgmi, rvs, lspci ... "
-                  "instead of this host; the format is detected");
-  sub->add_option("--source", opts->source,
-                  "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli");
-  sub->add_option("--root", opts->root, "Read /sys and /proc under DIR instead of / (a bundle, a test tree)")
-      ->check(root_folder());
-  sub->add_option("--timeout", opts->timeout_s,
-                  "How long one source may take for one reading before it is given up (default 5s)")
-      ->transform(seconds_in(0.001, 3600));
+  add_source_options(sub, opts->in,
+                     "Read a captured output of hy-smi, rocm-smi, amd-smi, nvidia-smi, rocminfo, dcgmi, rvs, lspci ... "
+                     "instead of this host; the format is detected");
   sub->callback([opts, &runner] { runner = [opts] { return run_telemetry(*opts); }; });
 }
 

@@ -146,3 +146,18 @@ TEST(CliGrammar, EveryTimeFlagReadsSecondsAndUnits) {
   EXPECT_EQ(run_dcukit({"patrol", "--from", capture, "--timeout", "3"}).code, 0);
   EXPECT_EQ(run_dcukit({"patrol", "--from", capture, "--timeout", "3s"}).code, 0);
 }
+
+TEST(CliGrammar, TheDeviceSourceFlagsAreOneSetInEveryCommandThatReadsDevices) {
+  const std::string capture = std::string(DCUKIT_FIXTURES) + "/telemetry/h200/csv.txt";
+  for (const char* command : {"telemetry", "exporter", "patrol"}) {
+    const auto help = run_dcukit({command, "--help"});
+    for (const char* flag : {"--from", "--source TEXT:SOURCE=auto", "--root TEXT:DIR", "--timeout FLOAT:DURATION in [1ms, 1h]"})
+      EXPECT_NE(help.out.find(flag), std::string::npos) << command << " lacks " << flag;
+    const auto both = run_dcukit({command, "--from", capture, "--source", "sysfs"});
+    EXPECT_NE(both.err.find("--source sysfs is for the live host"), std::string::npos) << command << ": " << both.err;
+    EXPECT_EQ(both.code, std::string(command) == "patrol" ? 3 : 2) << command;
+    const auto unknown = run_dcukit({command, "--source", "rsmi"});
+    EXPECT_NE(unknown.err.find("rsmi: choose auto, nvml, rocm-smi-lib, sysfs or cli"), std::string::npos)
+        << command << ": " << unknown.err;
+  }
+}
