@@ -27,11 +27,7 @@ void RunShared::finished(bool ok) {
 }
 
 std::size_t shard_count(const LoadShape& shape, int threads, int usable_cpus) {
-  // The most streams the shape can have in flight at once (SIZE_MAX: unbounded).
-  std::size_t streams = SIZE_MAX;
-  if (shape.kind == ShapeKind::closed) streams = static_cast<std::size_t>(std::max(1, shape.concurrency));
-  if (shape.kind == ShapeKind::open && shape.concurrency > 0) streams = static_cast<std::size_t>(shape.concurrency);
-  if (shape.count > 0) streams = std::min(streams, shape.count);
+  const std::size_t streams = shape.max_in_flight().value_or(SIZE_MAX);  // SIZE_MAX: unbounded
   std::size_t n = 0;
   if (threads > 0) {
     n = static_cast<std::size_t>(threads);
@@ -62,7 +58,7 @@ Result<RunRecords> Engine::run(const std::vector<Prompt>& prompts, const LoadSha
   const std::size_t n = shard_count(shape, m_config.threads, util::usable_cpu_count());
   while (m_shards.size() < n) m_shards.push_back(std::make_unique<Shard>());
 
-  const int total_cap = shape.kind == ShapeKind::closed ? std::max(1, shape.concurrency) : shape.concurrency;
+  const int total_cap = shape.concurrency_cap();
   std::vector<ShardPlan> plans(n);
   for (std::size_t i = 0; i < n; ++i) plans[i] = ShardPlan{i, n, shard_cap(total_cap, n, i)};
   RunShared shared(Clock::now(), m_stop, m_config.stop);

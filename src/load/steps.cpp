@@ -281,10 +281,8 @@ bool Steps::check_open_files(const std::vector<std::pair<LoadShape, std::string>
   std::uint64_t streams = 8;            // the warm-up's concurrency when it is not the first level's
   bool bounded = true;
   for (const auto& [s, label] : levels) {
-    if (s.kind == ShapeKind::closed || s.concurrency > 0)  // a closed loop's concurrency, an open loop's cap
-      streams = std::max<std::uint64_t>(streams, static_cast<std::uint64_t>(s.concurrency));
-    else if (s.count > 0)
-      streams = std::max<std::uint64_t>(streams, s.count);
+    if (const auto n = s.max_in_flight())
+      streams = std::max<std::uint64_t>(streams, *n);
     else
       bounded = false;
   }

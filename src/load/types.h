@@ -2,6 +2,7 @@
 // The data a load run is made of: what is sent (a Prompt), how it is paced (a LoadShape), and
 // what came back for each request (a RequestRecord). Plain structs; the engine fills them and
 // the metrics and renderers read them.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -61,6 +62,18 @@ struct LoadShape {
   std::size_t count = 0;    ///< requests to issue (0 = bounded by duration only)
   double duration_s = 0;    ///< stop issuing after this long (0 = bounded by count only)
   std::uint64_t seed = 0;   ///< for the gaps
+
+  /// The cap on requests in flight: a closed loop's concurrency (at least 1), an open loop's cap
+  /// (0: none).
+  int concurrency_cap() const { return kind == ShapeKind::closed ? std::max(1, concurrency) : concurrency; }
+  /// The most requests the shape can have in flight at once: the cap, bounded by the count;
+  /// nullopt for an open loop with neither.
+  std::optional<std::size_t> max_in_flight() const {
+    std::optional<std::size_t> n;
+    if (concurrency_cap() > 0) n = static_cast<std::size_t>(concurrency_cap());
+    if (count > 0) n = n ? std::min(*n, count) : count;
+    return n;
+  }
 };
 
 /// Everything measured for one request. Times are milliseconds since the run's start.

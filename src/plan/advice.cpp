@@ -136,11 +136,10 @@ Result<Resolved> resolve_settings(const ModelConfig& model, const Cards& cards, 
   auto& s = r.settings;
   if (auto st = pick_dtype(model, cards, asked, r); !st) return st.error();
 
-  const std::int64_t model_max = model.max_position_embeddings;
-  s.max_model_len = asked.max_model_len.value_or(model_max > 0 ? model_max : 4096);
+  s.max_model_len = asked.max_model_len.value_or(model.default_max_model_len());
   if (s.max_model_len <= 0)
     return Error{fmt::format("--max-model-len {}: must be a positive token count, e.g. 32768", s.max_model_len)};
-  if (model_max > 0 && s.max_model_len > model_max)
+  if (const std::int64_t model_max = model.max_position_embeddings; model_max > 0 && s.max_model_len > model_max)
     return Error{
         fmt::format("--max-model-len {} exceeds the model's max_position_embeddings ({}); vLLM refuses it. "
                     "Pass --max-model-len {} or less",

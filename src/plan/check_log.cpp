@@ -95,7 +95,7 @@ Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, 
   const auto& s = run.settings;
   if (!r.gpu_memory_utilization) r.gpu_memory_utilization = s.gpu_memory_utilization.value_or(0.9);
   if (!r.max_model_len && s.max_model_len) r.max_model_len = s.max_model_len;
-  const auto len = r.max_model_len.value_or(m.max_position_embeddings > 0 ? m.max_position_embeddings : 4096);
+  const auto len = r.max_model_len.value_or(m.default_max_model_len());
   const auto d = vllm_defaults(ctx, cards, len, s.llm_class, s.chunked_prefill);
   if (!r.max_num_seqs) r.max_num_seqs = s.max_num_seqs.value_or(d.max_num_seqs);
   if (!r.max_num_batched_tokens) r.max_num_batched_tokens = s.max_num_batched_tokens.value_or(d.max_num_batched_tokens);

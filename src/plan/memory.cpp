@@ -86,6 +86,20 @@ double graph_bytes(const Settings& s) {
   return 0.25 * kGiB + 0.25 * kGiB * std::min(s.max_num_seqs, 512) / 256.0;
 }
 
+void Budget::settle(const KvFootprint& footprint) {
+  kv_budget = usable - weights - activation - non_torch - graphs;
+  kv = footprint;
+  weights_fit = kv_budget > 0;
+}
+
+void Budget::count_whole_requests(std::int64_t max_model_len, std::int64_t block_size) {
+  max_concurrency = kv_budget / kv.sequence_bytes(max_model_len, static_cast<int>(block_size));
+  tokens = static_cast<std::int64_t>(std::floor(max_concurrency * static_cast<double>(max_model_len) /
+                                                static_cast<double>(block_size))) *
+           block_size;
+  blocks = tokens / block_size;
+}
+
 Budget compute_budget(const ModelConfig& m, const Weights& w, const Cards& cards, const Settings& s, int tp, int pp) {
   Budget b;
   b.usable = s.gpu_memory_utilization * static_cast<double>(cards.total_bytes);
@@ -93,22 +107,16 @@ Budget compute_budget(const ModelConfig& m, const Weights& w, const Cards& cards
   b.activation = activation_bytes(m, s, tp);
   b.non_torch = non_torch_bytes(cards, tp * pp);
   b.graphs = graph_bytes(s);
-  b.kv_budget = b.usable - b.weights - b.activation - b.non_torch - b.graphs;
-  b.kv = kv_footprint(m, s, tp, pp);
-  b.weights_fit = b.kv_budget > 0;
+  b.settle(kv_footprint(m, s, tp, pp));
   if (!b.weights_fit) return b;
   const std::int64_t bs = s.block_size;
   const double block_bytes = static_cast<double>(bs) * (b.kv.per_token + b.kv.per_window_token);
-  const double len_bytes = b.kv.sequence_bytes(s.max_model_len, s.block_size);
   if (pure_full_attention(b.kv)) {
     b.blocks = block_bytes > 0 ? static_cast<std::int64_t>(std::floor(b.kv_budget / block_bytes)) : 0;
     b.tokens = b.blocks * bs;
     b.max_concurrency = static_cast<double>(b.blocks) / static_cast<double>(ceil_div(s.max_model_len, bs));
   } else {
-    // Windowed layers and recurrent states do not grow with the request: count whole requests.
-    b.max_concurrency = b.kv_budget / len_bytes;
-    b.tokens = static_cast<std::int64_t>(std::floor(b.max_concurrency * static_cast<double>(s.max_model_len) / bs)) * bs;
-    b.blocks = b.tokens / bs;
+    b.count_whole_requests(s.max_model_len, bs);  // windowed layers and recurrent states do not grow
   }
   b.one_request_fits = b.max_concurrency >= 1.0;
   // The longest request that fits, in whole blocks, up to the model's own limit.

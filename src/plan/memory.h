@@ -45,6 +45,14 @@ struct Budget {
   bool weights_fit = false;          ///< kv_budget > 0
   bool one_request_fits = false;     ///< one max-model-len request fits; vLLM refuses to start otherwise
   std::int64_t longest_fitting_len = 0;  ///< the longest request that fits (block multiple)
+
+  /// Closes the sum: kv_budget is what the usable memory leaves after weights, activation,
+  /// non-torch and graphs; `kv` is the cache's footprint. weights_fit says whether any is left.
+  void settle(const KvFootprint& footprint);
+  /// Counts whole requests of `max_model_len` tokens in kv_budget (where windowed layers and
+  /// recurrent states do not grow with the request): max_concurrency, then tokens and blocks in
+  /// whole blocks.
+  void count_whole_requests(std::int64_t max_model_len, std::int64_t block_size);
 };
 
 /// Estimated activation peak (bytes) of vLLM's profiling run: max-num-batched-tokens through the

@@ -65,6 +65,8 @@ struct ModelConfig {
   int quant_group_size = 0;  ///< GPTQ/AWQ group size; -1 per channel
 
   /// Layers of one kind.
+  /// vLLM's default --max-model-len: the context limit, or 4096 when the config gives none.
+  std::int64_t default_max_model_len() const { return max_position_embeddings > 0 ? max_position_embeddings : 4096; }
   int count(LayerKind kind) const;
   /// True when some layers keep a per-sequence state instead of per-token KV.
   bool hybrid() const { return count(LayerKind::linear_attention) > 0; }

@@ -191,16 +191,10 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
     out.notes.push_back(
         "CUDA graphs are captured after the KV cache is sized: their memory comes out of the "
         "(1 - utilization) headroom, not out of the budget");
-  b.kv_budget = b.usable - b.weights - b.activation - b.non_torch - b.graphs;
-  b.kv = kv_footprint(m, s, tp, pp, ctx.rules.mla_latent);
-  b.weights_fit = b.kv_budget > 0;
+  b.settle(kv_footprint(m, s, tp, pp, ctx.rules.mla_latent));
   if (!b.weights_fit) return out;
   if (m.hybrid()) {  // linear-attention state per sequence: count whole requests (page unification not modelled)
-    b.max_concurrency = b.kv_budget / b.kv.sequence_bytes(s.max_model_len, s.block_size);
-    b.tokens =
-        static_cast<std::int64_t>(std::floor(b.max_concurrency * static_cast<double>(s.max_model_len) / s.block_size)) *
-        s.block_size;
-    b.blocks = b.tokens / s.block_size;
+    b.count_whole_requests(s.max_model_len, s.block_size);
     out.notes.push_back(
         "linear-attention layers: vLLM pads attention pages to the state page; plan counts whole "
         "requests instead");
