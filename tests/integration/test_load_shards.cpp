@@ -137,12 +137,18 @@ TEST_F(LoadShards, TooFewOpenFilesIsSaidBeforeSending) {
   rlimit lim{256, 256};
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
   auto r =
-      run({"load", "--url", s_server->url(), "-n", "10", "-c", "1000", "--input-len", "4", "--output-len", "4", "-q"},
+      run({"load", "--url", s_server->url(), "-n", "2000", "-c", "1000", "--input-len", "4", "--output-len", "4", "-q"},
           "nofile", std::chrono::seconds(20));
   EXPECT_EQ(r.exit.code, 1);
   itest::expect_stopped_with(r, "1000 concurrent streams need about 1064 open files");
   EXPECT_NE(r.exit.err.find("1000 concurrent streams need about 1064 open files"), std::string::npos) << r.exit.err;
   EXPECT_NE(r.exit.err.find("ulimit -n"), std::string::npos) << r.exit.err;
+  // -c 1000 with -n 10 has at most 10 in flight: it fits and runs.
+  auto few = run({"load", "--url", s_server->url(), "-n", "10", "-c", "1000", "--input-len", "4", "--output-len", "4",
+                  "-q"},
+                 "nofile_few", std::chrono::seconds(20));
+  ASSERT_TRUE(few.json.is_object()) << few.exit.err;
+  EXPECT_EQ(few.json["completed"], 10);
   // Within the hard limit, dcukit raises the soft one itself.
   lim = {64, 256};
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
