@@ -9,6 +9,7 @@
 #include "bench/report.h"
 #include "core/peaks.h"
 #include "device/backend.h"
+#include "device/buffer.h"
 #include "util/signals.h"
 
 namespace dcukit::bench {
@@ -54,32 +55,8 @@ struct Context {
 /// "interrupted by SIGINT", "interrupted by SIGTERM", or "interrupted" (a stop asked by the program).
 std::string describe_stop(const util::StopToken& stop);
 
-/// A buffer that frees itself (RAII over Device::allocate).
-class Buffer {
-public:
-  Buffer() = default;
-  Buffer(device::Device* d, device::MemKind kind, void* p, std::size_t bytes)
-      : m_d(d), m_kind(kind), m_p(p), m_bytes(bytes) {}
-  Buffer(Buffer&& o) noexcept { *this = std::move(o); }
-  Buffer& operator=(Buffer&& o) noexcept;
-  ~Buffer() { reset(); }
-  void reset() noexcept;
-  void* get() const { return m_p; }
-  std::size_t size() const { return m_bytes; }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(m_p);
-  }
-
-private:
-  device::Device* m_d = nullptr;
-  device::MemKind m_kind = device::MemKind::device;
-  void* m_p = nullptr;
-  std::size_t m_bytes = 0;
-};
-
-/// Allocates or returns the device's error naming the size.
-Result<Buffer> allocate(device::Device& d, device::MemKind kind, std::size_t bytes);
+using device::allocate;
+using device::Buffer;
 
 /// Times `runs` calls of `enqueue` (after `warmup` untimed ones) with a pair of device events
 /// around each call on ctx.stream, so that each sample is device time. Stops at the first

@@ -2,7 +2,6 @@
 // The measuring half of bench::run (run.cpp keeps watch): what the measuring thread and the
 // watching thread share, and the loop over devices and benchmarks. Internal to bench.
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -15,11 +14,9 @@ namespace dcukit::bench {
 
 /// The report being filled and what the watcher needs to judge the measuring thread.
 struct Shared {
-  std::mutex mutex;  ///< guards report, current and done
-  std::condition_variable finished;
+  std::mutex mutex;  ///< guards report and current
   Report report;
   std::string current;                       ///< "gemm on cuda device 0": what is running
-  bool done = false;                         ///< the measuring thread has returned
   std::atomic<std::int64_t> deadline_ns{0};  ///< steady-clock deadline of the benchmark running; 0 = none
 };
 

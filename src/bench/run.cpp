@@ -2,16 +2,16 @@
 // watch from the calling thread for a stop request or a benchmark hung past its deadline.
 #include "bench/run.h"
 
-#include "util/duration.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
+#include <optional>
 
 #include "bench/benchmark.h"
 #include "bench/context.h"
 #include "bench/measure.h"
+#include "util/duration.h"
+#include "util/watched.h"
 
 namespace dcukit::bench {
 namespace {
@@ -22,14 +22,10 @@ device::BackendSlot* pick(device::Registry& registry, const Request& request) {
   return request.backend ? registry.find(*request.backend) : registry.default_slot();
 }
 
-// Waits for the measuring thread; returns why it must be abandoned, or "" once it has finished.
-std::string keep_watch(Shared& shared, const Request& request, const util::StopToken& stop) {
-  std::optional<Clock::time_point> stop_seen;
-  for (;;) {
-    {
-      std::unique_lock lock(shared.mutex);
-      if (shared.finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return shared.done; })) return {};
-    }
+// Why the measuring thread must be abandoned now (a stop it did not heed, a benchmark hung past
+// its deadline), or "" while it may go on.
+std::function<std::string()> watcher(Shared& shared, const Request& request, const util::StopToken& stop) {
+  return [&shared, &request, &stop, stop_seen = std::optional<Clock::time_point>()]() mutable -> std::string {
     const auto now = Clock::now();
     if (stop.stop_requested()) {
       if (!stop_seen) stop_seen = now;
@@ -47,7 +43,8 @@ std::string keep_watch(Shared& shared, const Request& request, const util::StopT
       return fmt::format("{} hung past its deadline (--timeout {}) and was abandoned", shared.current,
                          util::format_duration(request.options.timeout));
     }
-  }
+    return {};
+  };
 }
 
 }  // namespace
@@ -86,18 +83,10 @@ Result<Report> run(const Request& request) {
   shared->report.run_info = core::collect_run_info("dcukit bench", request.command);
   shared->report.suite = std::string(to_string(request.options.suite));
   // The thread owns copies of what it uses, so that it may outlive this call when abandoned.
-  std::thread worker([shared, registry, request, &stop] {
-    measure(*registry, request, *shared, stop);
-    std::lock_guard lock(shared->mutex);
-    shared->done = true;
-    shared->finished.notify_all();
-  });
-  const std::string abandoned = keep_watch(*shared, request, stop);
-  if (abandoned.empty()) {
-    worker.join();
-    return std::move(shared->report);
-  }
-  worker.detach();
+  const std::string abandoned = util::run_watched(
+      [shared, registry, request, &stop] { measure(*registry, request, *shared, stop); },
+      watcher(*shared, request, stop));
+  if (abandoned.empty()) return std::move(shared->report);
   std::lock_guard lock(shared->mutex);
   Report report = shared->report;
   report.errors.push_back(abandoned);

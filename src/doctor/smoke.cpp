@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
-#include <thread>
 
+#include "device/buffer.h"
 #include "device/registry.h"
 #include "doctor/context.h"
+#include "util/watched.h"
 
 namespace dcukit::doctor {
 namespace {
@@ -20,38 +19,21 @@ using device::Precision;
 constexpr std::size_t kElements = 1u << 20;
 constexpr int kGemm = 256;
 
-/// Device buffers freed on every path.
-class Buffers {
-public:
-  explicit Buffers(device::Device& b) : m_b(b) {}
-  ~Buffers() {
-    for (auto* p : m_ptrs) m_b.release(MemKind::device, p);
-  }
-  Buffers(const Buffers&) = delete;
-  Buffers& operator=(const Buffers&) = delete;
-  Result<void*> get(std::size_t bytes) {
-    auto p = m_b.allocate(MemKind::device, bytes);
-    if (p) m_ptrs.push_back(*p);
-    return p;
-  }
-
-private:
-  device::Device& m_b;
-  std::vector<void*> m_ptrs;
-};
-
 Status kernel_check(device::Device& b, device::Stream st, std::chrono::milliseconds timeout) {
-  Buffers buf(b);
-  auto a = buf.get(kElements * 4), x = buf.get(kElements * 4), c = buf.get(kElements * 4);
+  auto a = device::allocate(b, MemKind::device, kElements * 4);
   if (!a) return a.error();
+  auto x = device::allocate(b, MemKind::device, kElements * 4);
   if (!x) return x.error();
+  auto c = device::allocate(b, MemKind::device, kElements * 4);
   if (!c) return c.error();
   if (Status s = b.launch_empty(st); !s) return s;
-  if (Status s = b.fill(Precision::fp32, *a, 1.0, kElements, st); !s) return s;
-  if (Status s = b.fill(Precision::fp32, *x, 2.0, kElements, st); !s) return s;
-  if (Status s = b.stream_op(device::StreamOp::add, Precision::fp32, *a, *x, *c, 0, kElements, st); !s) return s;
+  if (Status s = b.fill(Precision::fp32, a->get(), 1.0, kElements, st); !s) return s;
+  if (Status s = b.fill(Precision::fp32, x->get(), 2.0, kElements, st); !s) return s;
+  if (Status s = b.stream_op(device::StreamOp::add, Precision::fp32, a->get(), x->get(), c->get(), 0, kElements, st);
+      !s)
+    return s;
   std::vector<float> host(kElements);
-  if (Status s = b.copy(host.data(), *c, kElements * 4, st); !s) return s;
+  if (Status s = b.copy(host.data(), c->get(), kElements * 4, st); !s) return s;
   if (Status s = b.synchronize(timeout); !s) return s;
   for (std::size_t i = 0; i < kElements; ++i)
     if (host[i] != 3.0f) return Error{fmt::format("add gave c[{}] = {} where 1 + 2 = 3 was expected", i, host[i])};
@@ -66,21 +48,22 @@ Status gemm_check(device::Device& b, device::Stream st, std::chrono::millisecond
     A[i] = static_cast<float>(static_cast<int>((i * 7) % 5) - 2);
     B[i] = static_cast<float>(static_cast<int>((i * 3) % 5) - 2);
   }
-  Buffers buf(b);
-  auto da = buf.get(bytes), db = buf.get(bytes), dc = buf.get(bytes);
+  auto da = device::allocate(b, MemKind::device, bytes);
   if (!da) return da.error();
+  auto db = device::allocate(b, MemKind::device, bytes);
   if (!db) return db.error();
+  auto dc = device::allocate(b, MemKind::device, bytes);
   if (!dc) return dc.error();
-  if (Status s = b.copy(*da, A.data(), bytes, st); !s) return s;
-  if (Status s = b.copy(*db, B.data(), bytes, st); !s) return s;
+  if (Status s = b.copy(da->get(), A.data(), bytes, st); !s) return s;
+  if (Status s = b.copy(db->get(), B.data(), bytes, st); !s) return s;
   device::GemmArgs g;
   g.precision = Precision::fp32;
   g.m = g.n = g.k = kGemm;
-  g.a = *da;
-  g.b = *db;
-  g.c = *dc;
+  g.a = da->get();
+  g.b = db->get();
+  g.c = dc->get();
   if (Status s = b.gemm(g, st); !s) return s;
-  if (Status s = b.copy(C.data(), *dc, bytes, st); !s) return s;
+  if (Status s = b.copy(C.data(), dc->get(), bytes, st); !s) return s;
   if (Status s = b.synchronize(timeout); !s) return s;
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t i = 0; i < n; ++i) {
@@ -129,54 +112,43 @@ std::vector<Finding> smoke_backend(device::Backend& backend, const std::string& 
 }
 
 SmokeResult run_smoke(std::chrono::milliseconds timeout) {
-  struct Shared {
-    std::mutex m;
-    std::condition_variable cv;
-    bool done = false;
-    std::vector<Finding> findings;
-  };
-  auto shared = std::make_shared<Shared>();
-  std::thread worker([shared, timeout] {
-    std::vector<Finding> out;
-    auto registry = device::Registry::load();
-    bool any = false;
-    std::vector<std::string> why;
-    for (auto& slot : registry.slots()) {
-      if (slot.kind == device::BackendKind::cpu) continue;
-      const std::string name(device::to_string(slot.kind));
-      if (!slot.loaded()) {
-        why.push_back(name + ": " + slot.error);
-        continue;
-      }
-      if (slot.device_count == 0) {
-        why.push_back(name + ": no device");
-        continue;
-      }
-      any = true;
-      auto found = smoke_backend(*slot.backend, name, timeout);
-      out.insert(out.end(), found.begin(), found.end());
-    }
-    if (!any) add(out, Category::smoke, "smoke.compute", Verdict::skip, "no GPU backend with a device").evidence = why;
-    std::lock_guard lock(shared->m);
-    shared->findings = std::move(out);
-    shared->done = true;
-    shared->cv.notify_all();
-  });
+  auto findings = std::make_shared<std::vector<Finding>>();  // owned by the work: it may outlive this call
+  const std::string hung = util::run_watched(
+      [findings, timeout] {
+        std::vector<Finding> out;
+        auto registry = device::Registry::load();
+        bool any = false;
+        std::vector<std::string> why;
+        for (auto& slot : registry.slots()) {
+          if (slot.kind == device::BackendKind::cpu) continue;
+          const std::string name(device::to_string(slot.kind));
+          if (!slot.loaded()) {
+            why.push_back(name + ": " + slot.error);
+            continue;
+          }
+          if (slot.device_count == 0) {
+            why.push_back(name + ": no device");
+            continue;
+          }
+          any = true;
+          auto found = smoke_backend(*slot.backend, name, timeout);
+          out.insert(out.end(), found.begin(), found.end());
+        }
+        if (!any)
+          add(out, Category::smoke, "smoke.compute", Verdict::skip, "no GPU backend with a device").evidence = why;
+        *findings = std::move(out);
+      },
+      util::give_up_after(timeout, fmt::format("the devices did not finish a small kernel and GEMM within {} s",
+                                               timeout.count() / 1000.0)));
   SmokeResult r;
-  std::unique_lock lock(shared->m);
-  if (!shared->cv.wait_for(lock, timeout, [&] { return shared->done; })) {
-    worker.detach();  // stuck in the driver: it cannot be stopped, only left behind
-    r.hung = true;
-    auto& f =
-        add(r.findings, Category::smoke, "smoke.compute", Verdict::fail,
-            fmt::format("the devices did not finish a small kernel and GEMM within {} s", timeout.count() / 1000.0));
-    f.why = "a device call that does not return is a hung GPU or driver; every job on it will hang the same way";
-    f.fix = "dmesg | tail -50   # then reset the card (nvidia-smi -r / hy-smi --gpureset) or reboot";
+  if (hung.empty()) {
+    r.findings = std::move(*findings);
     return r;
   }
-  lock.unlock();
-  worker.join();
-  r.findings = std::move(shared->findings);
+  r.hung = true;
+  auto& f = add(r.findings, Category::smoke, "smoke.compute", Verdict::fail, hung);
+  f.why = "a device call that does not return is a hung GPU or driver; every job on it will hang the same way";
+  f.fix = "dmesg | tail -50   # then reset the card (nvidia-smi -r / hy-smi --gpureset) or reboot";
   return r;
 }
 
