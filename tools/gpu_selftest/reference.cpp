@@ -1,5 +1,7 @@
 #include "gpu_selftest/reference.h"
 
+#include "core/numeric.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,85 +12,13 @@ namespace selftest {
 
 using dcukit::device::Precision;
 
-std::uint16_t to_fp16(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  const int exp = int((x >> 23) & 0xff) - 127 + 15;
-  std::uint32_t mant = x & 0x7fffffu;
-  if (((x >> 23) & 0xff) == 0xff) return std::uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0));
-  if (exp >= 31) return std::uint16_t(sign | 0x7c00u);
-  if (exp <= 0) {
-    if (exp < -10) return std::uint16_t(sign);
-    mant |= 0x800000u;
-    const int shift = 14 - exp;
-    std::uint32_t h = mant >> shift;
-    const std::uint32_t rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) ++h;
-    return std::uint16_t(sign | h);
-  }
-  std::uint32_t h = (std::uint32_t(exp) << 10) | (mant >> 13);
-  const std::uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;
-  return std::uint16_t(sign | h);
-}
-
-float from_fp16(std::uint16_t h) {
-  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
-  const int exp = (h >> 10) & 0x1f;
-  const std::uint32_t mant = h & 0x3ffu;
-  float v;
-  if (exp == 0)
-    v = std::ldexp(float(mant), -24);
-  else if (exp == 31)
-    v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else
-    v = std::ldexp(float(mant | 0x400u), exp - 25);
-  return sign ? -v : v;
-}
-
-std::uint16_t to_bf16(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if (std::isnan(f)) return 0x7fc0u;
-  x += 0x7fffu + ((x >> 16) & 1);  // round to nearest even
-  return std::uint16_t(x >> 16);
-}
-
-float from_bf16(std::uint16_t h) {
-  const std::uint32_t x = std::uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
-float from_e4m3(std::uint8_t v) {
-  const bool neg = v & 0x80;
-  const int exp = (v >> 3) & 0xf, mant = v & 7;
-  float r;
-  if (exp == 0xf && mant == 7)
-    r = std::numeric_limits<float>::quiet_NaN();
-  else if (exp == 0)
-    r = std::ldexp(float(mant), -9);  // subnormal: m/8 · 2^-6
-  else
-    r = std::ldexp(float(8 + mant), exp - 10);  // (1 + m/8) · 2^(e-7)
-  return neg ? -r : r;
-}
-
-std::uint8_t to_e4m3(float f) {
-  std::uint8_t best = 0;
-  float best_err = std::numeric_limits<float>::infinity();
-  for (int c = 0; c < 256; ++c) {
-    const float d = from_e4m3(std::uint8_t(c));
-    if (std::isnan(d)) continue;
-    const float err = std::fabs(d - f);
-    if (err < best_err) {
-      best_err = err;
-      best = std::uint8_t(c);
-    }
-  }
-  return best;
-}
+// The number formats are core/numeric.h's, the ones bench fills and checks its data with.
+std::uint16_t to_fp16(float f) { return dcukit::core::float_to_half(f); }
+float from_fp16(std::uint16_t h) { return dcukit::core::half_to_float(h); }
+std::uint16_t to_bf16(float f) { return dcukit::core::float_to_bf16(f); }
+float from_bf16(std::uint16_t h) { return dcukit::core::bf16_to_float(h); }
+std::uint8_t to_e4m3(float f) { return dcukit::core::float_to_e4m3(f); }
+float from_e4m3(std::uint8_t v) { return dcukit::core::e4m3_to_float(v); }
 
 std::vector<double> gemm_inputs(std::size_t count, Precision p, std::uint32_t seed) {
   std::mt19937 rng(seed);
