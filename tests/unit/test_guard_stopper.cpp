@@ -18,10 +18,24 @@ using namespace std::chrono_literals;
 
 namespace {
 
-util::Process spawn_sh(const std::string& script) {
+/// The `sleep` processes at and under pid (a shell may exec its last command), not zombies.
+std::size_t sleepers_under(pid_t pid) {
+  const auto self = util::read_proc_info(pid);
+  std::size_t n = self && self->comm == "sleep" && self->state != 'Z' ? 1 : 0;
+  for (const auto& d : util::descendants_of(pid))
+    if (d.comm == "sleep" && d.state != 'Z') ++n;
+  return n;
+}
+
+/// `sh -c script`, once it has started the `sleepers` sleep processes the script starts (a
+/// script that starts none is returned as soon as it is spawned).
+util::Process spawn_sh(const std::string& script, std::size_t sleepers = 0) {
   auto p = util::Process::spawn({.argv = {"sh", "-c", script}});
   EXPECT_TRUE(p) << p.error().message;
-  std::this_thread::sleep_for(200ms);  // let it start its children
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (sleepers_under(p->pid()) < sleepers && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_GE(sleepers_under(p->pid()), sleepers) << script << ": its children did not start within 10 s";
   return std::move(*p);
 }
 
@@ -33,7 +47,7 @@ bool alive(pid_t pid) {
 }  // namespace
 
 TEST(GuardStopper, APoliteGroupEndsOnSigtermWithoutSigkill) {
-  auto p = spawn_sh("sleep 30 & sleep 30; wait");
+  auto p = spawn_sh("sleep 30 & sleep 30; wait", 2);
   const pid_t pgid = p.pid();
   ASSERT_GE(util::process_group_members(pgid).size(), 2u);
   auto out = stop_service(p, {.drain = 5s, .release_timeout = 0ms});
@@ -45,7 +59,7 @@ TEST(GuardStopper, APoliteGroupEndsOnSigtermWithoutSigkill) {
 }
 
 TEST(GuardStopper, AGroupIgnoringSigtermIsKilledAfterTheDrain) {
-  auto p = spawn_sh("trap '' TERM; sleep 30 & sleep 30");
+  auto p = spawn_sh("trap '' TERM; sleep 30 & sleep 30", 2);
   const pid_t pgid = p.pid();
   const auto start = std::chrono::steady_clock::now();
   auto out = stop_service(p, {.drain = 300ms, .release_timeout = 0ms});
@@ -59,8 +73,7 @@ TEST(GuardStopper, AGroupIgnoringSigtermIsKilledAfterTheDrain) {
 TEST(GuardStopper, AnEscapedDescendantIsFoundEndedAndReported) {
   ASSERT_TRUE(util::become_child_subreaper());
   // setsid(1) puts the inner sleep in a session (and group) of its own: the group kill misses it.
-  auto p = spawn_sh("setsid sleep 30 & sleep 30");
-  std::this_thread::sleep_for(200ms);
+  auto p = spawn_sh("setsid sleep 30 & sleep 30", 2);
   auto family = util::descendants_of(getpid());
   pid_t escapee = 0;
   for (const auto& d : family)
