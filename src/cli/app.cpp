@@ -4,19 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/bench.h"
 #include "cli/output.h"
 #include "core/build_info.h"
 #include "cli/command.h"
-#include "cli/exporter.h"
-#include "cli/guard.h"
+#include "cli/commands.h"
 #include "cli/help.h"
-#include "cli/doctor.h"
-#include "cli/load.h"
-#include "cli/patrol.h"
-#include "cli/plan.h"
-#include "cli/port.h"
-#include "cli/telemetry.h"
 
 namespace dcukit::cli {
 namespace {
@@ -71,15 +63,7 @@ int run_app(int argc, char** argv) {
   app.set_version_flag("--version", [] { return core::version_text(); });
   app.require_subcommand(0, 1);
   Runner runner;
-  setup_bench(app, runner);
-  setup_plan(app, runner);
-  setup_load(app, runner);
-  setup_port(app, runner);
-  setup_telemetry(app, runner);
-  setup_guard(app, runner);
-  setup_doctor(app, runner);
-  setup_exporter(app, runner);
-  setup_patrol(app, runner);
+  for (const Setup setup : kCommands) setup(app, runner);
   auto* help = app.add_subcommand("help", "Show help for dcukit or one of its commands");
   std::string help_topic;
   help->add_option("command", help_topic, "The command to explain");

@@ -1,6 +1,6 @@
 // `dcukit bench`: parses and checks the options (every number against its range, every output
 // path before anything runs), hands a Request to bench::run, renders and writes the Report.
-#include "cli/bench.h"
+#include "cli/commands.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // `dcukit doctor`: what is wrong with this host, each finding with its evidence and fix; a
 // support bundle of it; or the checks run again on a bundle. Parsing and rendering only: the
 // engine is doctor::run.
-#include "cli/doctor.h"
+#include "cli/commands.h"
 
 #include <fmt/core.h>
 #include <fmt/format.h>

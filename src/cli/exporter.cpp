@@ -1,5 +1,5 @@
 // `dcukit exporter`: parsing only; the engine is src/exporter/.
-#include "cli/exporter.h"
+#include "cli/commands.h"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // `dcukit guard [options] -- COMMAND ARGS...`: the flags come from guard's settings table
 // (guard/settings.h), so that a flag, its options-file key and its help are one entry.
-#include "cli/guard.h"
+#include "cli/commands.h"
 
 #include <fmt/core.h>
 

@@ -1,7 +1,7 @@
 // `dcukit load` and `dcukit load compare`: the command line, checked as it is parsed (every
 // number has a range; bad input exits 2 before anything is sent), then load::run and the
 // renderers. The engine is dcukit::load.
-#include "cli/load.h"
+#include "cli/commands.h"
 
 #include <fmt/core.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // `dcukit patrol`: parsing and rendering only; the engine is src/patrol/. Its exit codes are a
 // Nagios plugin's (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN), so bad input is 3 here, not 2:
 // a monitoring system must never read a typo as CRITICAL.
-#include "cli/patrol.h"
+#include "cli/commands.h"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // `dcukit plan`: will a model start on these cards, with what parallelism, context and
 // concurrency, and the launch script. Parsing and rendering only; the engine is plan::run.
-#include "cli/plan.h"
+#include "cli/commands.h"
 
 #include <fmt/core.h>
 

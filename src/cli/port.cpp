@@ -1,6 +1,6 @@
 // `dcukit port audit` and `dcukit port translate`: parsing and rendering only; the engine is
 // src/port/ (port/port.h).
-#include "cli/port.h"
+#include "cli/commands.h"
 
 #include <fmt/core.h>
 

@@ -1,6 +1,6 @@
 // `dcukit telemetry`: what every device is doing, live or from a captured tool output. Parsing
 // and rendering only; the engine is src/telemetry/.
-#include "cli/telemetry.h"
+#include "cli/commands.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

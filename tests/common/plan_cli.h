@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/plan.h"
+#include "cli/commands.h"
 #include "cli_run.h"
 
 namespace testutil {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "cli/doctor.h"
+#include "cli/commands.h"
 #include "cli_run.h"
 #include "doctor/context.h"
 #include "doctor/run.h"

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "cli/port.h"
+#include "cli/commands.h"
 #include "cli_run.h"
 #include "tempdir.h"
 
