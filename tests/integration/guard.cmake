@@ -4,17 +4,10 @@ add_executable(dcukit_guard_service guard_service.cpp)
 target_link_libraries(dcukit_guard_service PRIVATE dcukit::httplib nlohmann_json::nlohmann_json dcukit_warnings
                       Threads::Threads)
 
-add_executable(dcukit_guard_tests test_guard_faults.cpp test_guard_escape.cpp test_guard_cli.cpp
-  test_guard_contrib.cpp)
-target_link_libraries(dcukit_guard_tests PRIVATE dcukit_lib dcukit_warnings GTest::gtest_main)
-target_include_directories(dcukit_guard_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
-dcukit_test_program(dcukit_guard_tests)
-target_compile_definitions(dcukit_guard_tests PRIVATE
-  DCUKIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-  DCUKIT_BINARY="$<TARGET_FILE:dcukit>"
-  DCUKIT_GUARD_SERVICE="$<TARGET_FILE:dcukit_guard_service>")
-add_dependencies(dcukit_guard_tests dcukit dcukit_guard_service)
-gtest_discover_tests(dcukit_guard_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120 LABELS "integration;guard")
+dcukit_integration_program(dcukit_guard_tests
+  SOURCES test_guard_faults.cpp test_guard_escape.cpp test_guard_cli.cpp test_guard_contrib.cpp
+  LINK dcukit_lib
+  HELPERS dcukit_guard_service)
 
 # The soak (guard_soak.cpp): a short run under ctest checks that guard's descriptors and memory
 # stay flat; the full run (1000 restarts) writes docs/results/guard-soak.md.
