@@ -177,27 +177,27 @@ ExitCode run_compare(const LoadArgs& a) {
 }
 
 void add_target_options(CLI::App* sub, LoadArgs& o) {
-  sub->add_option("--url,--base-url", o.url,
+  sub->add_option("--url,--base-url", o.request.url,
                   "Server base URL, e.g. http://127.0.0.1:8000 (user:password@ is sent, never shown)");
-  sub->add_option("--endpoint", o.endpoint, "API path: /v1/completions or /v1/chat/completions")->capture_default_str();
-  sub->add_option("--model", o.model, "Model name (default: the first /v1/models lists)");
+  sub->add_option("--endpoint", o.request.endpoint, "API path: /v1/completions or /v1/chat/completions")->capture_default_str();
+  sub->add_option("--model", o.request.model, "Model name (default: the first /v1/models lists)");
   sub->add_option("--api-key-env", o.api_key_env, "Environment variable holding the API key (sent as a Bearer token)")
       ->capture_default_str();
-  sub->add_option("-H,--header", o.headers, "Extra header 'Name: value' (repeatable)")
+  sub->add_option("-H,--header", o.request.headers, "Extra header 'Name: value' (repeatable)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_flag("--insecure", o.insecure, "Skip TLS certificate verification");
-  sub->add_option("--cacert", o.cacert, "PEM file of CA certificates to trust for https (a private CA)")
+  sub->add_flag("--insecure", o.request.tls.insecure, "Skip TLS certificate verification");
+  sub->add_option("--cacert", o.request.tls.ca_file, "PEM file of CA certificates to trust for https (a private CA)")
       ->check(CLI::ExistingFile);
   sub->add_option("--timeout", o.timeout_s, "Deadline of every request (30, 2m; a stream that never ends fails)")
       ->transform(seconds_in(0.001, 7 * 86400))
       ->capture_default_str();
-  sub->add_option("--wait-ready", o.wait_ready_s, "Poll /health then /v1/models for up to this long first (600, 10m)")
+  sub->add_option("--wait-ready", o.request.wait_ready_s, "Poll /health then /v1/models for up to this long first (600, 10m)")
       ->transform(seconds_in(0.001, 86400));
   sub->add_flag("--no-trial", o.no_trial,
                 "Send the load without one trial request first (the trial stops a run whose first request fails)");
-  sub->add_option("--metrics-url", o.metrics_url,
+  sub->add_option("--metrics-url", o.request.metrics_url,
                   "The server's Prometheus /metrics (vLLM, SGLang, llama.cpp --metrics, TGI): its counters per level");
-  sub->add_flag("--metrics-auth", o.metrics_auth,
+  sub->add_flag("--metrics-auth", o.request.metrics_auth,
                 "Also send the API key and -H headers to a --metrics-url on another host (never sent there otherwise)");
 }
 
@@ -205,18 +205,18 @@ void add_workload_options(CLI::App* sub, LoadArgs& o) {
   sub->add_option("--dataset,--dataset-name", o.dataset, "random, sharegpt or jsonl (vLLM's custom: jsonl)")
       ->check(CLI::IsMember({"random", "sharegpt", "jsonl", "custom"}))
       ->capture_default_str();
-  sub->add_option("--dataset-path", o.dataset_path,
+  sub->add_option("--dataset-path", o.request.workload.path,
                   "ShareGPT JSON or JSONL file ({\"prompt\": ..., \"output_len\": N} a line)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--input-len,--random-input-len", o.input_len, "random: prompt length in tokens, shared prefix included")
+  sub->add_option("--input-len,--random-input-len", o.request.workload.input_len, "random: prompt length in tokens, shared prefix included")
       ->check(whole_in(1, 1'000'000))
       ->capture_default_str();
   sub->add_option("--output-len,--random-output-len", o.output_len,
                   "max_tokens (default 128; files: overrides their lengths, 0 keeps them)")
       ->check(whole_in(0, 1'000'000));
-  sub->add_option("--output-len-max", o.output_len_max, "random: draw max_tokens uniformly from [--output-len, this]")
+  sub->add_option("--output-len-max", o.request.workload.output_len_max, "random: draw max_tokens uniformly from [--output-len, this]")
       ->check(whole_in(0, 1'000'000));
-  sub->add_option("--prefix-len,--random-prefix-len", o.prefix_len, "random: tokens shared by every prompt")
+  sub->add_option("--prefix-len,--random-prefix-len", o.request.workload.prefix_len, "random: tokens shared by every prompt")
       ->check(whole_in(0, 1'000'000));
   sub->add_option("--prompt", o.prompt_mode,
                   "random prompts: ids (token ids), text (calibrated to the server's count) or auto (ids, and text "
@@ -227,41 +227,41 @@ void add_workload_options(CLI::App* sub, LoadArgs& o) {
       sub->add_flag("--no-ignore-eos", o.no_ignore_eos, "Do not send ignore_eos (outputs may end before max_tokens)");
   sub->add_flag("--ignore-eos", o.ignore_eos, "Send ignore_eos (the default here; vLLM's flag, accepted)")
       ->excludes(no_eos);
-  sub->add_flag("--min-tokens", o.min_tokens, "Also send min_tokens = max_tokens");
+  sub->add_flag("--min-tokens", o.request.body.min_tokens, "Also send min_tokens = max_tokens");
   sub->add_flag("--no-stream", o.no_stream, "Non-streaming requests (TTFT is then the whole response; no TPOT)");
   sub->add_flag("--no-usage", o.no_usage, "Do not ask for stream_options.include_usage");
   sub->add_flag(
-      "--continuous-usage", o.continuous_usage,
+      "--continuous-usage", o.request.body.continuous_usage,
       "Ask for usage in every chunk (vLLM's continuous_usage_stats): exact tokens per chunk for per-token ITL");
-  sub->add_option("--temperature", o.temperature, "Sampling temperature")
+  sub->add_option("--temperature", o.request.body.temperature, "Sampling temperature")
       ->check(number_in(0, 100))
       ->capture_default_str();
   sub->add_option("--extra-body", o.extra_body, "JSON object merged into every request body");
-  sub->add_option("--seed", o.seed, "Seed for prompts and gaps")->capture_default_str();
+  sub->add_option("--seed", o.request.seed, "Seed for prompts and gaps")->capture_default_str();
 }
 
 void add_shape_options(CLI::App* sub, LoadArgs& o) {
-  sub->add_option("-n,--num-prompts", o.num_prompts, "Requests per level (default 200 unless --duration)")
+  sub->add_option("-n,--num-prompts", o.request.num_prompts, "Requests per level (default 200 unless --duration)")
       ->check(whole_in(1, 10'000'000));
-  sub->add_option("--duration", o.duration_s, "Stop issuing after this long per level (120, 2m)")
+  sub->add_option("--duration", o.request.duration_s, "Stop issuing after this long per level (120, 2m)")
       ->transform(seconds_in(0.001, 30 * 86400));
-  sub->add_option("-c,--concurrency", o.concurrency, "Closed loop: requests in flight; a list sweeps: 1,8,32")
+  sub->add_option("-c,--concurrency", o.request.concurrencies, "Closed loop: requests in flight; a list sweeps: 1,8,32")
       ->delimiter(',')
       ->check(whole_in(1, 100'000));
-  sub->add_option("-r,--request-rate", o.rates, "Open loop: requests/s (inf = all at once); a list sweeps: 1,2,4")
+  sub->add_option("-r,--request-rate", o.request.rates, "Open loop: requests/s (inf = all at once); a list sweeps: 1,2,4")
       ->delimiter(',')
       ->check(rate_in());
-  sub->add_option("--burstiness", o.burstiness, "Open loop: gamma shape of the gaps (1 = Poisson)")
+  sub->add_option("--burstiness", o.request.burstiness, "Open loop: gamma shape of the gaps (1 = Poisson)")
       ->check(number_in(0.001, 1000))
       ->capture_default_str();
-  sub->add_option("--max-concurrency", o.max_concurrency,
+  sub->add_option("--max-concurrency", o.request.max_concurrency,
                   "At most this many requests in flight; alone it means -r inf with this cap, as in vLLM")
       ->check(whole_in(1, 100'000));
-  sub->add_option("--threads", o.threads,
+  sub->add_option("--threads", o.request.threads,
                   "Event-loop threads for the streams (0 = one for every 256 streams, at most half the CPUs)")
       ->check(whole_in(0, 256))
       ->capture_default_str();
-  sub->add_option("--warmup", o.warmup, "Requests sent first and left out of the figures")
+  sub->add_option("--warmup", o.request.warmup, "Requests sent first and left out of the figures")
       ->check(whole_in(0, 1'000'000));
 }
 
@@ -278,23 +278,23 @@ void add_output_options(CLI::App* sub, LoadArgs& o) {
                 "({label}-{rate}qps-{model}-{date}.json)");
   sub->add_option("--result-dir", o.result_dir, "Where --save-result writes (default: the current folder)");
   sub->add_option("--result-filename", o.result_filename, "--save-result's file name (a run of one level)");
-  sub->add_option("--label", o.label, "The result's label, as vLLM's (default: openai or openai-chat)");
+  sub->add_option("--label", o.request.label, "The result's label, as vLLM's (default: openai or openai-chat)");
   sub->add_option("--csv", o.csv_path, "One CSV row per level, to FILE (no FILE or -: stdout)")->type_name("[FILE]");
   sub->add_option("--markdown", o.markdown_path, "The tables as Markdown, to FILE (no FILE or -: stdout, in their place)")
       ->type_name("[FILE]");
-  sub->add_flag("--save-detailed", o.save_detailed,
+  sub->add_flag("--save-detailed", o.request.save_detailed,
                 "Also write each request's detail in the JSON (vLLM's input_lens, output_lens, ttfts, itls, "
                 "generated_texts, errors, and dcukit's requests)");
   sub->add_option("--metadata", o.metadata, "KEY=VALUE pairs recorded in the JSON (repeatable, or a,b lists)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   std::vector<std::string> stems;
   for (const auto& m : load::kLatencyMetrics) stems.emplace_back(m.key);
-  sub->add_option("--percentile-metrics", o.percentile_metrics,
+  sub->add_option("--percentile-metrics", o.request.percentile_metrics,
                   "Metrics reported, as vLLM names them: ttft,tpot,itl,e2el (and ttft_sched, send_lag, itl_token, "
                   "e2el_sched; default: all)")
       ->delimiter(',')
       ->check(CLI::IsMember(stems));
-  sub->add_option("--metric-percentiles", o.metric_percentiles, "Percentiles of each metric (default 90,95,99,99.9)")
+  sub->add_option("--metric-percentiles", o.request.metric_percentiles, "Percentiles of each metric (default 90,95,99,99.9)")
       ->delimiter(',')
       ->check(number_in(0, 100));
   add_presentation(sub);
