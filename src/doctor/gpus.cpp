@@ -163,12 +163,13 @@ GpuScan scan_gpus(const util::Root& root, bool live, std::chrono::milliseconds t
   if (live) {
     telemetry::CollectOptions o;
     o.timeout = timeout;
+    o.record = root.log();  // a bundle's: the /sys files telemetry read go into it
     snap = telemetry::collect(o);
     std::vector<std::string> parts;
     for (const auto& s : snap.sources) parts.push_back(fmt::format("{} {}", s.name, telemetry::to_string(s.state)));
     source = fmt::format("telemetry ({})", fmt::join(parts, ", "));
   } else {
-    snap = telemetry::read_sysfs(root.dir());
+    snap = telemetry::read_sysfs(root);  // through the Root: a bundle records what it read
     source = "sysfs under " + root.dir();
     for (const auto& path : captures) {
       auto cap = telemetry::read_capture_file(path);

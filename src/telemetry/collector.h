@@ -12,6 +12,10 @@
 #include "telemetry/source.h"
 #include "telemetry/types.h"
 
+namespace dcukit::util {
+class AccessLog;
+}
+
 namespace dcukit::telemetry {
 
 /// Which sources to ask: all of them in order, or one alone.
@@ -25,6 +29,8 @@ struct CollectOptions {
   SourceChoice choice = SourceChoice::all;
   std::string root = "/";                   ///< where /sys and /proc are read (tests, bundles)
   std::chrono::milliseconds timeout{5000};  ///< the most one source may take for one reading
+  /// Where the sysfs source records the /sys files it read (a support bundle's log); null: nowhere.
+  std::shared_ptr<util::AccessLog> record;
 };
 
 /// The sources CollectOptions asks for, in order.

@@ -14,6 +14,7 @@
 #include "telemetry/sysfs_values.h"
 #include "telemetry/text.h"
 #include "util/files.h"
+#include "util/root.h"
 #include "util/sysfs.h"
 
 namespace dcukit::telemetry {
@@ -28,6 +29,8 @@ std::optional<std::string> read_all(const std::string& path) {
   return std::move(*text);
 }
 
+/// A folder's names, sorted, read directly (for /proc, whose thousands of entries are not
+/// recorded for a bundle).
 std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
@@ -44,48 +47,46 @@ bool gpu_class(const std::string& cls) {
   return (c >> 8) == 0x03 || c == 0x0b40 || c == 0x1200;
 }
 
-void read_hwmon(DeviceState& d, const std::string& dir) {
-  for (const auto& hw : list_dir(dir + "/hwmon")) {
+void read_hwmon(DeviceState& d, const util::Root& root, const std::string& dir) {
+  for (const auto& hw : root.list(dir + "/hwmon")) {
     const std::string h = dir + "/hwmon/" + hw + "/";
     std::map<std::string, std::string> label_of;  // "edge" -> "temp1_input"
-    for (const auto& f : list_dir(h))
+    for (const auto& f : root.list(h))
       if (starts_with(f, "temp") && contains(f, "_label"))
-        if (auto l = util::read_first_line(h + f)) label_of[*l] = f.substr(0, f.find('_')) + "_input";
+        if (auto l = root.first_line(h + f)) label_of[*l] = f.substr(0, f.find('_')) + "_input";
     for (const char* want : {"edge", "junction", "mem"})
       if (auto it = label_of.find(want); it != label_of.end())
-        if (auto v = util::read_first_line(h + it->second)) apply_sysfs_value(d, it->second, *v, want);
-    if (auto v = util::read_first_line(h + "temp1_input"); v && label_of.empty())
-      apply_sysfs_value(d, "temp1_input", *v);
+        if (auto v = root.first_line(h + it->second)) apply_sysfs_value(d, it->second, *v, want);
+    if (auto v = root.first_line(h + "temp1_input"); v && label_of.empty()) apply_sysfs_value(d, "temp1_input", *v);
     for (const char* f : {"power1_average", "power1_input", "power1_cap"})
-      if (auto v = util::read_first_line(h + f)) apply_sysfs_value(d, f, *v);
+      if (auto v = root.first_line(h + f)) apply_sysfs_value(d, f, *v);
   }
 }
 
-std::optional<std::string> uevent_driver(const std::string& dir) {
-  auto text = read_all(dir + "/uevent");
+std::optional<std::string> uevent_driver(const util::Root& root, const std::string& dir) {
+  auto text = root.read(dir + "/uevent");
   if (!text) return std::nullopt;
   for (const auto& line : split(*text, '\n'))
     if (starts_with(line, "DRIVER=")) return line.substr(7);
   return std::nullopt;
 }
 
-DeviceState read_device(const std::string& root, const std::string& dir, const std::string& bdf, Vendor vendor) {
+DeviceState read_device(const util::Root& root, const std::string& dir, const std::string& bdf, Vendor vendor) {
   DeviceState d;
   d.bus_id = normalize_bus_id(bdf);
   d.vendor = vendor;
   for (const char* f :
        {"device", "numa_node", "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"})
-    if (auto v = util::read_first_line(dir + "/" + f)) apply_sysfs_value(d, f, *v);
+    if (auto v = root.first_line(dir + "/" + f)) apply_sysfs_value(d, f, *v);
   if (vendor != Vendor::nvidia) {
     for (const char* f : {"gpu_busy_percent", "mem_info_vram_total", "mem_info_vram_used", "product_name",
                           "serial_number", "unique_id"})
-      if (auto v = util::read_first_line(dir + "/" + f)) apply_sysfs_value(d, f, *v);
+      if (auto v = root.first_line(dir + "/" + f)) apply_sysfs_value(d, f, *v);
     for (const char* f : {"pp_dpm_sclk", "pp_dpm_mclk"})
-      if (auto v = read_all(dir + "/" + f)) apply_sysfs_value(d, f, *v);
-    read_hwmon(d, dir);
+      if (auto v = root.read(dir + "/" + f)) apply_sysfs_value(d, f, *v);
+    read_hwmon(d, root, dir);
   }
-  if (auto drv = uevent_driver(dir))
-    d.driver_version = util::read_first_line(root + "/sys/module/" + *drv + "/version");
+  if (auto drv = uevent_driver(root, dir)) d.driver_version = root.first_line("/sys/module/" + *drv + "/version");
   return d;
 }
 
@@ -140,26 +141,27 @@ ProcessScan scan_processes(const std::string& root, const std::map<std::string, 
 
 }  // namespace
 
-Snapshot read_sysfs(const std::string& root_dir) {
-  const std::string root = root_dir == "/" ? "" : root_dir;
+Snapshot read_sysfs(const util::Root& root) {
   Snapshot s;
-  const std::string pci = root + "/sys/bus/pci/devices";
+  const std::string pci = "/sys/bus/pci/devices";
   std::map<std::string, int> node_to_device;  // "renderD128" -> index
-  for (const auto& bdf : list_dir(pci)) {
+  for (const auto& bdf : root.list(pci)) {
     const std::string dir = pci + "/" + bdf;
-    const auto cls = util::read_first_line(dir + "/class");
+    const auto cls = root.first_line(dir + "/class");
     if (!cls || !gpu_class(*cls)) continue;
-    const auto vendor = vendor_from_pci_id(util::read_first_line(dir + "/vendor").value_or(""));
+    const auto vendor = vendor_from_pci_id(root.first_line(dir + "/vendor").value_or(""));
     if (!vendor) continue;  // a BMC's VGA (ASPEED), a virtual display
     DeviceState d = read_device(root, dir, bdf, *vendor);
     d.index = static_cast<int>(s.devices.size());
-    for (const auto& node : list_dir(dir + "/drm")) node_to_device[node] = d.index;
+    for (const auto& node : root.list(dir + "/drm")) node_to_device[node] = d.index;
     stamp_sources(d, SourceKind::sysfs);
     s.devices.push_back(std::move(d));
   }
+  // /proc is read directly: its fds are thousands of entries, none of which a bundle needs.
+  const std::string proc_root = root.is_host() ? "" : root.dir();
   std::error_code ec;
-  if (node_to_device.empty() || !fs::is_directory(root + "/proc", ec)) return s;  // no /proc: processes unknown
-  const ProcessScan scan = scan_processes(root, node_to_device);
+  if (node_to_device.empty() || !fs::is_directory(proc_root + "/proc", ec)) return s;  // no /proc: processes unknown
+  const ProcessScan scan = scan_processes(proc_root, node_to_device);
   for (auto& d : s.devices) {
     if (d.vendor == Vendor::nvidia) continue;
     auto it = scan.by_device.find(d.index);
@@ -175,16 +177,21 @@ Snapshot read_sysfs(const std::string& root_dir) {
   return s;
 }
 
+Snapshot read_sysfs(const std::string& root) {
+  return read_sysfs(util::Root(root));
+}
+
 SourceSample SysfsSource::sample(const Snapshot&) {
   SourceSample out;
   const std::string pci = (m_root == "/" ? "" : m_root) + "/sys/bus/pci/devices";
-  std::error_code ec;
-  if (!fs::is_directory(pci, ec)) {
+  if (!util::Root(m_root).is_dir("/sys/bus/pci/devices")) {
     out.state = SourceState::unavailable;
     out.detail = pci + " is absent (a container or VM without sysfs?)";
     return out;
   }
-  out.snapshot = read_sysfs(m_root);
+  util::Root root(m_root);
+  if (m_record) root.record_to(m_record);
+  out.snapshot = read_sysfs(root);
   const auto n = out.snapshot.devices.size();
   out.detail = n == 0 ? "no NVIDIA, AMD or Hygon GPU under " + pci : fmt::format("{} device{}", n, n == 1 ? "" : "s");
   return out;

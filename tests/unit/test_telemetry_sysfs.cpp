@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
+#include <set>
 
 #include "telemetry/sysfs_source.h"
 #include "telemetry/sysfs_values.h"
 #include "tempdir.h"
+#include "util/root.h"
 #include "test_telemetry_helpers.h"
 
 namespace dcukit::telemetry {
@@ -25,6 +28,30 @@ TEST(TelemetrySysfs, FindsTheGpusAndNotTheBmcVga) {
   EXPECT_EQ(s.devices[2].bus_id, "0000:41:00.0");
   EXPECT_EQ(s.devices[0].index, 0);
   EXPECT_EQ(s.devices[2].index, 2);
+}
+
+TEST(TelemetrySysfs, EverySysFileReadGoesThroughTheRootAndIsRecorded) {
+  // A bundle's Root records what was read: telemetry's /sys reads now among them, /proc not.
+  util::Root root(kHost);
+  auto log = std::make_shared<util::AccessLog>();
+  root.record_to(log);
+  const Snapshot s = read_sysfs(root);
+  ASSERT_EQ(s.devices.size(), 3u) << "the same devices as through a plain folder";
+  std::set<std::string> paths;
+  for (const auto& e : log->entries()) paths.insert(e.path);
+  EXPECT_TRUE(paths.count("/sys/bus/pci/devices")) << "the PCI listing";
+  bool class_file = false, proc = false;
+  for (const auto& p : paths) {
+    class_file = class_file || (p.find("/sys/") == 0 && p.size() > 6 && p.substr(p.size() - 6) == "/class");
+    proc = proc || p.find("/proc") == 0;
+  }
+  EXPECT_TRUE(class_file) << "each device's class file";
+  EXPECT_FALSE(proc) << "/proc's thousands of fds are not recorded";
+  // The live source records into CollectOptions::record the same way.
+  auto live_log = std::make_shared<util::AccessLog>();
+  SysfsSource source(kHost, live_log);
+  EXPECT_EQ(source.sample(Snapshot{}).snapshot.devices.size(), 3u);
+  EXPECT_FALSE(live_log->entries().empty());
 }
 
 TEST(TelemetrySysfs, ReadsTheDcuFigures) {
