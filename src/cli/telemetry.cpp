@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "cli/output.h"
 #include "cli/presentation.h"
 #include "cli/sources.h"
+#include "telemetry/run.h"
 #include "core/run_info.h"
 #include "telemetry/capture.h"
 #include "telemetry/collector.h"
@@ -78,41 +80,26 @@ private:
   OutputStream m_json, m_csv;
 };
 
-ExitCode run_from(const TelemetryOptions& o) {
-  auto snap = telemetry::read_capture_file(o.in.from);
-  if (!snap) return fail("telemetry", ExitCode::bad_input, snap.error().message);
-  Sink sink(o);
-  return sink.put(*snap, true, false, false) ? ExitCode::ok : ExitCode::failed;
-}
-
 ExitCode run_telemetry(const TelemetryOptions& o) {
   if (Status s = check_outputs({o.json, o.csv}); !s)
     return fail("telemetry", ExitCode::bad_input, s.message());
-  const auto co = collect_options(o.in);
-  if (!co) return fail("telemetry", ExitCode::bad_input, co.error().message);
-  if (!o.in.from.empty()) {
-    if (o.watch_s > 0 || o.count > 0)
-      return fail("telemetry", ExitCode::bad_input,
-                  fmt::format("--from {} reads a file once; --watch and --count are for the live host", o.in.from));
-    return run_from(o);
-  }
-  telemetry::Collector collector(*co);
+  const auto collect = collect_options(o.in);
+  if (!collect) return fail("telemetry", ExitCode::bad_input, collect.error().message);
+  telemetry::Request r;
+  r.collect = *collect;
+  r.from = o.in.from;
+  r.every = std::chrono::milliseconds(std::llround(o.watch_s * 1000));
+  r.count = o.count;
+  r.stop = &util::StopToken::process();
   const bool watching = o.watch_s > 0 || o.count > 1;
-  const auto interval = std::chrono::milliseconds(static_cast<long>((o.watch_s > 0 ? o.watch_s : 1.0) * 1000));
   const bool redraw = watching && !o.json.to_stdout() && !o.csv.to_stdout() && ::isatty(STDOUT_FILENO);
   Sink sink(o);
-  bool written = true;
-  auto& stop = util::StopToken::process();
-  bool any_device = false;
-  for (int n = 0;; ++n) {
-    const auto snap = collector.sample();
-    any_device = any_device || !snap.devices.empty();
-    written = sink.put(snap, n == 0, watching, redraw) && written;
-    if (!watching || (o.count > 0 && n + 1 >= o.count)) break;
-    if (stop.wait_for(interval)) break;
-  }
-  if (!any_device) return fail("telemetry", ExitCode::failed, "no GPU found; the report says what each source found");
-  return written ? ExitCode::ok : ExitCode::failed;
+  r.on_reading = [&](const telemetry::Snapshot& s, bool first) { return sink.put(s, first, watching, redraw); };
+  const auto report = telemetry::run(r);
+  if (!report) return fail("telemetry", ExitCode::bad_input, report.error().message);
+  if (!report->any_device && o.in.from.empty())
+    return fail("telemetry", ExitCode::failed, "no GPU found; the report says what each source found");
+  return report->written ? ExitCode::ok : ExitCode::failed;
 }
 
 }  // namespace
