@@ -44,7 +44,7 @@ TEST(GuardCli, ACrashLoopEndsInFailedWithTheLastExitAndTheLogTail) {
 TEST(GuardCli, SighupReloadsTheOptionsFileWithoutRestartingAHealthyService) {
   testutil::TempDir dir("guard_reload");
   const std::string conf = dir.write("guard.conf", "canary-prompt=Hi\nmax-restarts=4\n");
-  GuardRun g(dir, {"--config", conf}, {});
+  GuardRun g(dir, {"--config", conf, "-v"}, {});  // -v: an event for every probe that passed
   auto ready = g.wait_event("ready");
   ASSERT_TRUE(ready);
   // failures and url are also on guard's command line (fast_flags, --url), which wins over the file.
@@ -54,7 +54,9 @@ TEST(GuardCli, SighupReloadsTheOptionsFileWithoutRestartingAHealthyService) {
   ASSERT_TRUE(reloaded);
   EXPECT_EQ((*reloaded)["applied"], json({"canary-prompt", "max-restarts"}));
   EXPECT_EQ((*reloaded)["at_next_start"], json::array());
-  std::this_thread::sleep_for(1500ms);  // a canary and several health probes under the new options
+  // A canary and several health probes pass under the new options (events, not a wait).
+  const std::size_t passed = g.events("probe_passed").size();
+  ASSERT_TRUE(g.wait_event("probe_passed", passed + 4)) << g.event_text();
   EXPECT_EQ(g.events("started").size(), 1u);
   EXPECT_TRUE(g.events("stopping").empty());
   EXPECT_EQ(g.get("/healthz").status, 200);
