@@ -18,6 +18,7 @@
 #include "doctor/context.h"
 #include "doctor/render.h"
 #include "doctor/run.h"
+#include "util/json_text.h"
 
 namespace dcukit::cli {
 namespace {
@@ -37,7 +38,7 @@ std::chrono::milliseconds ms(double seconds) {
 
 ExitCode finish(const DoctorOptions& o, const doctor::Report& report) {
   if (!o.json.to_stdout()) print_report([&] { return doctor::render_text(report, presentation().verbose); });
-  const bool written = emit(kDoctor, o.json, doctor::render_json(report));
+  const bool written = emit(kDoctor, o.json, util::json_document(doctor::to_json(report)));
   std::fflush(stdout);
   const ExitCode code = report.has_problems() || !written ? ExitCode::failed : ExitCode::ok;
   // A device call is still stuck in the driver: unwinding would wait on it, so leave now.

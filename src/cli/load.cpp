@@ -25,6 +25,7 @@
 #include "util/redact.h"
 #include "util/signals.h"
 #include "util/text.h"
+#include "util/json_text.h"
 
 namespace dcukit::cli {
 namespace {
@@ -111,7 +112,7 @@ ExitCode run_load(const LoadArgs& a) {
   const load::Report report = load::run(std::move(*request));
   progress().close();
   // The --json result, to stdout for "-": written whole also when the run stopped early.
-  const auto write_json = [&] { return emit(kLoad, json_out, load::report_json(report)); };
+  const auto write_json = [&] { return emit(kLoad, json_out, util::json_document(load::to_json(report))); };
   if (report.levels.empty()) {
     // Stopped before any level (no server, a failed trial, a stop): a program that asked for
     // --json still gets the file, with run_info, no runs, and the problem. Bad input writes none.

@@ -38,7 +38,7 @@ struct PatrolFlags {
 };
 
 /// The report's JSON: run_info first, then schema_version, as every dcukit report.
-std::string report_json(const patrol::Report& r, bool one_line) {
+std::string document(const patrol::Report& r, bool one_line) {
   static const core::RunInfo info = core::collect_run_info("dcukit patrol", command_line());
   nlohmann::ordered_json out = core::report_head(info, 1);
   const nlohmann::json report = patrol::to_json(r);  // named: items() must not outlive it
@@ -94,7 +94,7 @@ ExitCode run_patrol(PatrolFlags f) {
     const auto report = patrol::inspect(f.options);
     last = report.state;
     if (!f.json.to_stdout()) print_text(patrol::render_nagios(report, presentation().verbose));  // Nagios' lines: never wrapped
-    const std::string json = report_json(report, f.watch_s > 0);
+    const std::string json = document(report, f.watch_s > 0);
     if (!(lines ? lines->put("patrol", json) : emit("patrol", f.json, json))) return ExitCode::unknown;
     std::fflush(stdout);
     if (f.watch_s <= 0 || stop.wait_for(interval)) break;

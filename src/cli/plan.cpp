@@ -21,6 +21,7 @@
 #include "plan/render.h"
 #include "plan/run.h"
 #include "plan/vllm_version.h"
+#include "util/json_text.h"
 
 namespace dcukit::cli {
 namespace {
@@ -101,7 +102,7 @@ ExitCode run_plan(PlanOptions& o) {
   if (!report) return fail(kPlan, ExitCode::bad_input, report.error().message);
   if (report->check) {
     bool written = show([&](bool md) { return plan::render_check_text(*report->check, md); });
-    written = emit(kPlan, o.json, plan::render_json(*report)) && written;
+    written = emit(kPlan, o.json, util::json_document(plan::to_json(*report))) && written;
     return report->check->all_within() && written ? ExitCode::ok : ExitCode::failed;
   }
   const auto& p = report->plan;
@@ -111,7 +112,7 @@ ExitCode run_plan(PlanOptions& o) {
     if (!script) return fail(kPlan, p.chosen() ? ExitCode::bad_input : ExitCode::failed, script.error().message);
     if (script_file.path.empty()) {
       fmt::print("{}", *script);
-      return emit(kPlan, o.json, plan::render_json(*report)) ? ExitCode::ok : ExitCode::failed;
+      return emit(kPlan, o.json, util::json_document(plan::to_json(*report))) ? ExitCode::ok : ExitCode::failed;
     }
     if (!write_output(kPlan, script_file, *script)) return ExitCode::failed;
     std::error_code ec;
@@ -119,12 +120,12 @@ ExitCode run_plan(PlanOptions& o) {
     fs::permissions(script_file.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add, ec);
     bool written = show([&](bool md) { return plan::render_text(p, md); });
-    written = emit(kPlan, o.json, plan::render_json(*report)) && written;
+    written = emit(kPlan, o.json, util::json_document(plan::to_json(*report))) && written;
     print_note(kPlan, "wrote " + script_file.path);
     return written ? ExitCode::ok : ExitCode::failed;
   }
   bool written = show([&](bool md) { return plan::render_text(p, md); });
-  written = emit(kPlan, o.json, plan::render_json(*report)) && written;
+  written = emit(kPlan, o.json, util::json_document(plan::to_json(*report))) && written;
   if ((o.json.to_stdout() || o.markdown.to_stdout()) && !p.chosen())
     print_error(kPlan, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));
   return p.chosen() && written ? ExitCode::ok : ExitCode::failed;

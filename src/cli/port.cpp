@@ -11,6 +11,7 @@
 #include "cli/output.h"
 #include "port/port.h"
 #include "port/render.h"
+#include "util/json_text.h"
 
 namespace dcukit::cli {
 namespace {
@@ -49,7 +50,7 @@ ExitCode run_audit(const PortOptions& o) {
     print_verbose("port audit", fmt::format("{}: {} lines, {} kernels, {} launches, {} CUDA API references", f.path,
                                             f.lines, f.kernels, f.launches, f.cuda_api_refs));
   if (o.sarif != "-" && !o.json.to_stdout()) print_report([&] { return port::render_audit_text(*report); });
-  if (!emit("port audit", o.json, port::render_audit_json(*report))) return ExitCode::failed;
+  if (!emit("port audit", o.json, util::json_document(port::to_json(*report)))) return ExitCode::failed;
   return report->count(port::Severity::error) > 0 ? ExitCode::failed : ExitCode::ok;
 }
 

@@ -35,7 +35,7 @@ struct TelemetryOptions {
 };
 
 /// The JSON of one reading: run_info first, as every JSON report of dcukit starts.
-nlohmann::ordered_json report_json(const telemetry::Snapshot& s) {
+nlohmann::ordered_json document(const telemetry::Snapshot& s) {
   static const core::RunInfo info = core::collect_run_info("dcukit telemetry", command_line());
   nlohmann::ordered_json out = core::report_head(info, 1);
   const nlohmann::ordered_json reading = telemetry::to_json(s);  // named: items() must not outlive it
@@ -65,7 +65,7 @@ public:
     }
     bool ok = true;
     if (m_o.json.asked())
-      ok = m_json.put("telemetry", (watching ? util::json_text(report_json(s)) : util::json_text(report_json(s), 2)) +
+      ok = m_json.put("telemetry", (watching ? util::json_text(document(s)) : util::json_text(document(s), 2)) +
                                        "\n");
     if (m_o.csv.asked()) {
       const std::string csv = telemetry::render_csv(s, first);

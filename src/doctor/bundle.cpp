@@ -208,7 +208,7 @@ std::vector<ArchiveEntry> tool_entries(const Request& o, const Report& report, c
 std::vector<ArchiveEntry> meta_entries(const Request& o, const Report& report) {
   std::vector<ArchiveEntry> out;
   const std::string m = kBundleMetaDir;
-  out.push_back(file_entry(m + "/doctor.json", render_json(report)));
+  out.push_back(file_entry(m + "/doctor.json", util::json_document(to_json(report))));
   out.push_back(file_entry(m + "/doctor.txt", render_text(report, true)));
   out.push_back(file_entry(m + "/telemetry.json", util::json_text(telemetry::to_json(report.telemetry), 2) + "\n"));
   out.push_back(file_entry(m + "/environment.json", util::json_text(json(util::redact_environment(o.env)), 2) + "\n"));

@@ -44,7 +44,7 @@ std::string render_text(const Report& report, bool verbose) {
   return out;
 }
 
-std::string render_json(const Report& report) {
+nlohmann::ordered_json to_json(const Report& report) {
   json findings = json::array();
   for (const auto& f : report.findings)
     findings.push_back({{"id", f.id},
@@ -61,7 +61,7 @@ std::string render_json(const Report& report) {
   j["root"] = report.root;
   j["summary"] = {{"ok", s.ok}, {"warn", s.warn}, {"fail", s.fail}, {"skip", s.skip}};
   j["findings"] = nlohmann::ordered_json(findings);
-  return util::json_text(j, 2) + "\n";
+  return j;
 }
 
 Result<Report> parse_report_json(const std::string& text) {

@@ -15,9 +15,9 @@ std::string render_text(const Report& report, bool verbose = false);
 /// {"run_info", "root", "summary": {"ok", "warn", "fail", "skip"}, "findings": [{"id",
 /// "category", "subject", "status", "summary", "evidence", "why", "fix"}]}; subject, why and fix
 /// are null when empty.
-std::string render_json(const Report& report);
+nlohmann::ordered_json to_json(const Report& report);
 
-/// Reads render_json's output back (a bundle's doctor.json); errors name what is wrong.
+/// Reads to_json's output back (a bundle's doctor.json); errors name what is wrong.
 Result<Report> parse_report_json(const std::string& text);
 
 }  // namespace dcukit::doctor

@@ -36,9 +36,9 @@ nlohmann::ordered_json level_summary_json(const Report& report, const LevelRepor
 /// several give {"runs": [...]} with one such object a level. With save_detailed each level
 /// also has vLLM's per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts,
 /// errors, ...) and dcukit's "requests".
-std::string report_json(const Report& report);
+nlohmann::ordered_json to_json(const Report& report);
 
-/// The version of report_json's shape; raised when a field changes meaning or goes away.
+/// The version of to_json's shape; raised when a field changes meaning or goes away.
 inline constexpr int kLoadSchemaVersion = 2;
 
 /// One vLLM-style result file (`vllm bench serve --save-result`): a level's fields flat, as

@@ -193,7 +193,7 @@ ojson level_summary_json(const Report& report, const LevelReport& l) {
   return j;
 }
 
-std::string report_json(const Report& report) {
+ojson to_json(const Report& report) {
   // One shape whatever the number of levels: run_info first, then the schema, then the runs.
   ojson j = core::report_head(report.run_info, kLoadSchemaVersion);
   j["date"] = report.date;
@@ -206,7 +206,7 @@ std::string report_json(const Report& report) {
   add_run_state(j, report);
   j["runs"] = ojson::array();
   for (const auto& l : report.levels) j["runs"].push_back(level_json(report, l));
-  return util::json_text(j, 2) + "\n";
+  return j;
 }
 
 std::vector<ResultFile> vllm_result_files(const Report& report, const std::string& dir, const std::string& filename) {

@@ -88,7 +88,7 @@ std::string render_check_text(const LogCheck& check, bool markdown) {
   return out;
 }
 
-std::string render_check_json(const core::RunInfo& run_info, const LogCheck& check) {
+nlohmann::ordered_json to_json(const core::RunInfo& run_info, const LogCheck& check) {
   Json j = core::report_head(run_info, 1);
   j["log"] = check.log;
   j["model"] = check.model;
@@ -135,7 +135,7 @@ std::string render_check_json(const core::RunInfo& run_info, const LogCheck& che
                          {"uncertain", r.uncertain},
                          {"notes", r.notes}});
   }
-  return util::json_text(j, 2) + "\n";
+  return j;
 }
 
 }  // namespace dcukit::plan

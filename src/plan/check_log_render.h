@@ -15,6 +15,6 @@ core::Table check_table(const LogCheck& check, const RunCheck& run);
 std::string render_check_text(const LogCheck& check, bool markdown = false);
 /// The whole check as JSON, run_info first: numbers in GiB or counts, the verdict and the
 /// uncertain terms.
-std::string render_check_json(const core::RunInfo& run_info, const LogCheck& check);
+nlohmann::ordered_json to_json(const core::RunInfo& run_info, const LogCheck& check);
 
 }  // namespace dcukit::plan

@@ -180,8 +180,8 @@ std::string render_text(const Plan& p, bool markdown) {
   return out;
 }
 
-std::string render_json(const Report& report) {
-  if (report.check) return render_check_json(report.run_info, *report.check);
+nlohmann::ordered_json to_json(const Report& report) {
+  if (report.check) return to_json(report.run_info, *report.check);
   const auto& p = report.plan;
   const auto& m = p.model;
   Json j = core::report_head(report.run_info, 1);
@@ -260,7 +260,7 @@ std::string render_json(const Report& report) {
   if (!p.nearest.empty()) j["nearest"] = p.nearest;
   j["warnings"] = p.warnings;
   j["caveats"] = p.caveats;
-  return util::json_text(j, 2) + "\n";
+  return j;
 }
 
 }  // namespace dcukit::plan

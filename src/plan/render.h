@@ -21,6 +21,6 @@ std::string render_text(const Plan& plan, bool markdown = false);
 /// The report as a JSON document: run_info first, then the vLLM accounting followed and
 /// everything in the plan (bytes as integers, ratios as numbers, enums in vLLM's spellings, each
 /// setting with its why); for a checked log, the check (plan/check_log_render.h).
-std::string render_json(const Report& report);
+nlohmann::ordered_json to_json(const Report& report);
 
 }  // namespace dcukit::plan

@@ -15,7 +15,7 @@ std::string also_lines(const Finding& finding);
 std::string render_audit_text(const AuditReport& report);
 
 /// The findings, per-file statistics and totals as JSON.
-std::string render_audit_json(const AuditReport& report);
+nlohmann::ordered_json to_json(const AuditReport& report);
 
 /// A SARIF 2.1.0 log: one run, every rule in tool.driver.rules, one result a finding.
 std::string render_audit_sarif(const AuditReport& report);

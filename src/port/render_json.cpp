@@ -53,7 +53,7 @@ ojson library_json(const std::map<RuleId, int>& refs) {
 
 }  // namespace
 
-std::string render_audit_json(const AuditReport& r) {
+ojson to_json(const AuditReport& r) {
   ojson j = core::report_head(r.run_info, 1);
   j["findings"] = ojson::array();
   for (const Finding& f : r.findings) j["findings"].push_back(finding_json(f));
@@ -80,7 +80,7 @@ std::string render_audit_json(const AuditReport& r) {
                       {"suppressed", r.suppressed},
                       {"ignored", ignored}};
   j["notes"] = r.notes;
-  return util::json_text(j, 2) + "\n";
+  return j;
 }
 
 std::string render_audit_sarif(const AuditReport& r) {

@@ -1,6 +1,8 @@
 // Health tools' outputs: `dcgmi diag` (a boxed table of checks, long Info/Warning text wrapped
 // at a fixed width, words split across rows) and ROCm Validation Suite logs (`rvs -g`'s GPU list,
 // "[RESULT]" lines with "met: TRUE/FALSE", the P2P JSON log's srcgpu/dstgpu/throughput).
+#include <fmt/format.h>
+
 #include <map>
 
 #include "telemetry/lenient_json.h"
@@ -126,8 +128,11 @@ Snapshot rvs(const Capture& cap) {
   const LenientJson json = read_lenient_json(json_text);
   for (const auto& v : json.values) {
     if (!v.is_object() || !v.contains("srcgpu")) continue;
-    const auto name = [&](const char* k) {
-      const std::string id = v[k].is_string() ? v[k].get<std::string>() : util::json_text(v[k]);
+    // A const object's operator[] on a missing key is undefined (a fuzzed log had no "dstgpu").
+    const auto name = [&](const char* k) -> std::string {
+      const auto it = v.find(k);
+      if (it == v.end()) return fmt::format("GPU id ? (no \"{}\")", k);
+      const std::string id = it->is_string() ? it->get<std::string>() : util::json_text(*it);
       return endpoint.count(id) ? endpoint[id] : "GPU id " + id;
     };
     TopoLink link{name("srcgpu"), name("dstgpu"), {}, {}, {}, {}, {}};

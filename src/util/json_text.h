@@ -19,6 +19,12 @@ std::string json_text(const Json& j, int indent = -1) {
   return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+/// A report as a document: indented by 2, with a final newline (what every --json FILE holds).
+template <class Json>
+std::string json_document(const Json& j) {
+  return json_text(j, 2) + "\n";
+}
+
 /// The deepest nesting of [ and { in `text` outside strings, counted in one pass; stops
 /// counting past `limit` (returns limit + 1).
 int json_depth(std::string_view text, int limit = kMaxJsonDepth);

@@ -7,6 +7,7 @@
 #include "load/compare.h"
 #include "load/render.h"
 #include "tempdir.h"
+#include "util/json_text.h"
 
 using namespace dcukit;
 using namespace dcukit::load;
@@ -14,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-/// The report's one level, with the file's header fields: report_json keeps its levels under
+/// The report's one level, with the file's header fields: to_json keeps its levels under
 /// "runs" whatever their number (LoadRender.TheShapeIsTheSameForOneLevelAndMany checks that).
 template <class Json = json>
 Json one_level(const std::string& text) {
@@ -70,7 +71,7 @@ TEST(LoadRender, StartsWithRunInfoAndNamesPercentilesAsVllm) {
   recs.duration_ms = 100;
   Report r = report_of({recs});
   r.metadata = {{"tp", "2"}, {"gpu", "K100"}};
-  const auto j = one_level<nlohmann::ordered_json>(report_json(r));
+  const auto j = one_level<nlohmann::ordered_json>(util::json_document(to_json(r)));
   EXPECT_EQ(j.begin().key(), "run_info");
   EXPECT_EQ(j["run_info"]["tool"], "dcukit load");
   EXPECT_EQ(j["tp"], "2");
@@ -94,7 +95,7 @@ TEST(LoadRender, SaveDetailedAddsVllmsArraysAndGeneratedTexts) {
   Report r = report_of({recs});
   r.save_detailed = true;
   r.percentile_metrics = {"ttft", "e2el"};
-  const json j = one_level(report_json(r));
+  const json j = one_level(util::json_document(to_json(r)));
   EXPECT_EQ(j["generated_texts"], json::array({"generated", ""}));
   EXPECT_EQ(j["errors"][1], "cancelled: stopped");
   EXPECT_EQ(j["itls"][0].size(), 2u);
@@ -110,7 +111,7 @@ TEST(LoadRender, NoSamplesIsNullInJsonAndDashInText) {
   recs.requests = {r1};
   recs.duration_ms = 50;
   Report r = report_of({recs});
-  const json j = one_level(report_json(r));
+  const json j = one_level(util::json_document(to_json(r)));
   EXPECT_EQ(j["median_tpot_ms"], nullptr);
   EXPECT_EQ(j["p50_itl_ms"], nullptr);
   EXPECT_EQ(j["median_ttft_ms"], 10.0);
@@ -138,7 +139,7 @@ TEST(LoadRender, ServerFiguresItDoesNotExposeAreNull) {
   d.prompt_tokens = 8;
   d.generation_tokens = 4;
   r.levels[0].server = d;
-  const json j = one_level(report_json(r));
+  const json j = one_level(util::json_document(to_json(r)));
   EXPECT_EQ(j["server_prompt_tokens"], 8.0);
   EXPECT_EQ(j["server_kv_cache_usage_peak"], nullptr);
   EXPECT_EQ(j["server_preemptions"], nullptr);
@@ -162,8 +163,8 @@ TEST(LoadCompare, PairsLevelsByLoadAndShowsWhatDiffers) {
   Report a = report_of({a1, a2}, 1);  // concurrency 1 and 2
   Report b = report_of({b2}, 2);      // concurrency 2 only
   b.model = "other-model";
-  const auto pa = dir.write("a.json", report_json(a));
-  const auto pb = dir.write("b.json", report_json(b));
+  const auto pa = dir.write("a.json", util::json_document(to_json(a)));
+  const auto pb = dir.write("b.json", util::json_document(to_json(b)));
   auto tables = compare_files(pa, pb);
   ASSERT_TRUE(tables) << tables.error().message;
   ASSERT_EQ(tables->size(), 2u);  // what differs, and the one shared level
@@ -181,7 +182,7 @@ TEST(LoadCompare, AFileWithoutResultsIsRefused) {
   RunRecords recs;
   recs.requests = {ok_record(10, 4)};
   recs.duration_ms = 100;
-  const auto good = dir.write("good.json", report_json(report_of({recs})));
+  const auto good = dir.write("good.json", util::json_document(to_json(report_of({recs}))));
   for (const char* body : {"{}", "[]", "not json", R"({"runs": []})", R"({"runs": [{"completed": "x"}]})"}) {
     const auto bad = dir.write("bad.json", body);
     auto t = compare_files(good, bad);

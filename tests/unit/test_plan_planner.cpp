@@ -12,6 +12,7 @@
 #include "plan/planner.h"
 #include "plan/render.h"
 #include "plan/weights.h"
+#include "util/json_text.h"
 
 using namespace dcukit::plan;
 
@@ -275,7 +276,7 @@ TEST(PlanPlanner, JsonStartsWithRunInfoAndCarriesTheSameNumbersAsTheTable) {
   auto p = plan("qwen3-32b", "BW1000", 4, r);
   ASSERT_TRUE(p.ok());
   Report report{dcukit::core::collect_run_info("dcukit plan", "dcukit plan --test"), *p};
-  const auto text = render_json(report);
+  const auto text = dcukit::util::json_document(to_json(report));
   EXPECT_EQ(text.rfind("{\n  \"run_info\": {", 0), 0u) << text.substr(0, 80);
   const auto j = nlohmann::json::parse(text);
   EXPECT_EQ(j["run_info"]["command"], "dcukit plan --test");

@@ -10,6 +10,7 @@
 #include "port/render.h"
 #include "tempdir.h"
 #include "test_port_helpers.h"
+#include "util/json_text.h"
 
 using dcukit::port::RuleId;
 using dcukit::port::Severity;
@@ -128,7 +129,7 @@ TEST(PortRender, TextHasCompilerStyleLinesAndTables) {
 }
 
 TEST(PortRender, JsonCarriesFindingsStatisticsAndTotals) {
-  const auto j = nlohmann::json::parse(dcukit::port::render_audit_json(audit(kMixed)));
+  const auto j = nlohmann::json::parse(dcukit::util::json_document(dcukit::port::to_json(audit(kMixed))));
   ASSERT_EQ(j["findings"].size(), 3u);
   EXPECT_EQ(j["findings"][0]["rule"], "lib.cublas");
   EXPECT_EQ(j["findings"][1]["rule"], "wave64.full-mask");

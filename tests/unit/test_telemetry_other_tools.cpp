@@ -194,3 +194,20 @@ TEST(TelemetryRvs, DocumentationHoldsNoDeviceState) {
 
 }  // namespace
 }  // namespace dcukit::telemetry
+
+TEST(TelemetryRvs, ALinkWithoutItsDestinationIsReadNotUndefined) {
+  // The fuzzer's find (an rvs JSON tail whose object has "srcgpu" and no "dstgpu"): reading a
+  // missing key of a const object was undefined behaviour; the link now says what is missing.
+  const std::string text =
+      "[RESULT] [  3349.185433] Module name :gm\n"
+      "{\n"
+      "    \"srcgpu\" : \"10985\",\n"
+      "    \"intf\" : \"xGMI\",\n"
+      "    \"pass\" : \"true\"\n"
+      "  }\n";
+  const auto s = dcukit::telemetry::read_capture_text(text, "rvs-fuzzed.txt");
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_EQ(s->topology.links.size(), 1u);
+  EXPECT_EQ(s->topology.links[0].a, "GPU id 10985");
+  EXPECT_EQ(s->topology.links[0].b, "GPU id ? (no \"dstgpu\")");
+}
