@@ -18,7 +18,7 @@ namespace dcukit::cli {
 namespace {
 
 struct ExporterFlags {
-  exporter::Options options;
+  exporter::Request options;
   std::string deadline = "8s", names = "dcukit";
   SourceFlags in{.timeout_s = 2};
 };
@@ -36,14 +36,15 @@ ExitCode run_exporter(ExporterFlags f) {
   if (auto st = exporter::validate(f.options); !st) return fail("exporter", ExitCode::bad_input, st.message());
   f.options.log = [](const std::string& line) { print_note("exporter", line); };
   f.options.log_scrapes = presentation().verbose;
-  auto& stop = util::StopToken::process();
-  const auto st = exporter::run(f.options, stop, [](const std::string& address) {
+  f.options.stop = &util::StopToken::process();
+  f.options.on_listening = [](const std::string& address) {
     print_note("exporter", fmt::format("serving http://{}/metrics", address));
     std::fflush(stderr);
-  });
+  };
+  const auto st = exporter::run(f.options);
   // run's only error is an address that cannot be bound (in use, not this host's, privileged):
   // the input to change, so exit 2 like every other bad flag.
-  if (!st) return fail("exporter", ExitCode::bad_input, st.message());
+  if (!st) return fail("exporter", ExitCode::bad_input, st.error().message);
   return ExitCode::ok;
 }
 

@@ -109,7 +109,7 @@ ExitCode run_load(const LoadArgs& a) {
   print_verbose(kLoad, fmt::format("{} {} ({}), {} level(s)", util::redact(request->url), request->endpoint,
                                    request->model.empty() ? "the first model /v1/models lists" : request->model,
                                    request->rates.empty() ? request->concurrencies.size() : request->rates.size()));
-  const load::Report report = load::run(std::move(*request));
+  const load::Report report = load::run(*request);
   progress().close();
   // The --json result, to stdout for "-": written whole also when the run stopped early.
   const auto write_json = [&] { return emit(kLoad, json_out, util::json_document(load::to_json(report))); };

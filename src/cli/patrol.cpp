@@ -27,7 +27,7 @@ namespace dcukit::cli {
 namespace {
 
 struct PatrolFlags {
-  patrol::Options options;
+  patrol::Request options;
   std::vector<std::string> limits;
   std::string probe_timeout = "5s", canary_timeout = "30s";
   SourceFlags in;
@@ -91,7 +91,9 @@ ExitCode run_patrol(PatrolFlags f) {
   const auto interval = std::chrono::milliseconds(static_cast<long>(f.watch_s * 1000));
   patrol::State last = patrol::State::unknown;
   while (true) {
-    const auto report = patrol::inspect(f.options);
+    const auto inspected = patrol::run(f.options);
+    if (!inspected) return bad(inspected.error().message);
+    const patrol::Report& report = *inspected;
     last = report.state;
     if (!f.json.to_stdout()) print_text(patrol::render_nagios(report, presentation().verbose));  // Nagios' lines: never wrapped
     const std::string json = document(report, f.watch_s > 0);

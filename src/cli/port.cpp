@@ -41,7 +41,7 @@ ExitCode run_audit(const PortOptions& o) {
     return port_fail("audit", ExitCode::bad_input, s.message());
   if (o.sarif == "-" && o.json.to_stdout())
     return port_fail("audit", ExitCode::bad_input, "--sarif - and --json both write to stdout: give one a file");
-  auto report = port::audit({o.paths, o.ignore, o.hip_switches, command_line()});
+  auto report = port::run({o.paths, o.ignore, o.hip_switches, command_line()});
   if (!report) return port_fail("audit", ExitCode::bad_input, report.error().message);
   if (o.sarif == "-") print_text(port::render_audit_sarif(*report));
   if (!sarif_file.path.empty() && !write_output("port audit", sarif_file, port::render_audit_sarif(*report)))
@@ -57,14 +57,14 @@ ExitCode run_audit(const PortOptions& o) {
 ExitCode run_translate(const PortOptions& o) {
   if (o.output.empty() == o.out_dir.empty())
     return port_fail("translate", ExitCode::bad_input, "pass exactly one of -o FILE (one input) and --out-dir DIR");
-  port::TranslateOptions t;
+  port::TranslateRequest t;
   t.inputs = o.paths;
   t.output = o.output;
   t.out_dir = o.out_dir;
   t.ignore = o.ignore;
   t.hip_switches = o.hip_switches;
   t.annotate = !o.no_annotate;
-  auto report = port::translate(t);
+  auto report = port::run(t);
   if (!report) return port_fail("translate", ExitCode::bad_input, report.error().message);
   for (const auto& f : report->files)  // -v: each file written
     print_verbose("port translate", fmt::format("{} -> {}: {} lines, {} names converted, {} left", f.input, f.output,

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "exporter/scraper.h"
 #include "serving/prometheus.h"
@@ -22,7 +23,7 @@ namespace {
 
 /// The reading each scrape asks for: the capture file read again, or the live Collector (kept
 /// between scrapes, so that a library is loaded once; shared with the worker that uses it).
-ReadFn make_reader(const Options& o) {
+ReadFn make_reader(const Request& o) {
   if (!o.from.empty())
     return [path = o.from]() -> Result<telemetry::Snapshot> { return telemetry::read_capture_file(path); };
   auto collector = std::make_shared<telemetry::Collector>(o.collect);
@@ -46,15 +47,15 @@ constexpr const char* kLanding =
 
 }  // namespace
 
-Status validate(const Options& o) {
+Status validate(const Request& o) {
   if (auto listen = util::parse_listen(o.listen, o.listen_any); !listen) return listen.error();
   if (o.deadline.count() <= 0)
     return Error{fmt::format("--deadline {}: give a positive duration, e.g. 8s", util::format_duration(o.deadline))};
   return Status::success();
 }
 
-Status run(const Options& o, const util::StopToken& stop, const std::function<void(const std::string&)>& on_listening) {
-  if (auto st = validate(o); !st) return st;
+Result<Report> run(const Request& o) {
+  if (auto st = validate(o); !st) return st.error();
   const auto listen = *util::parse_listen(o.listen, o.listen_any);
   auto scraper = std::make_shared<Scraper>(make_reader(o), o.deadline, o.from.empty() ? "live" : "capture");
   // What the labels leave out (errors, each source's detail) goes to stderr, once per change.
@@ -94,11 +95,15 @@ Status run(const Options& o, const util::StopToken& stop, const std::function<vo
     return util::HttpServerReply{.content_type = "text/html; charset=utf-8", .body = kLanding};
   });
   if (auto st = server.start(); !st) return Error{"--listen: " + st.message()};
-  if (on_listening) on_listening(format_address(listen.host, server.port()));
-  while (!stop.wait_for(std::chrono::seconds(1))) {
-  }
+  Report report{format_address(listen.host, server.port())};
+  if (o.on_listening) o.on_listening(report.address);
+  if (o.stop)
+    while (!o.stop->wait_for(std::chrono::seconds(1))) {
+    }
+  else
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   server.stop();
-  return Status::success();
+  return report;
 }
 
 }  // namespace dcukit::exporter

@@ -148,7 +148,8 @@ void run_levels(Steps& s, Engine& engine, const std::vector<Prompt>& prompts) {
 
 }  // namespace
 
-Report run(Request q) {
+Report run(const Request& request) {
+  Request q = request;  // the steps fill in what the server says (the model, the endpoint)
   Steps s(q);
   if (!s.check_url()) return s.finish();
   if (!s.wait_ready() || !s.resolve_model()) return s.finish();

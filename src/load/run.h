@@ -74,6 +74,6 @@ struct Request {
 /// run early (bad input, a server that never got ready, a failed trial request, a failed engine)
 /// and Report::interrupted whether the user stopped it. Credentials in URLs are redacted from
 /// everything in it.
-Report run(Request request);
+Report run(const Request& request);
 
 }  // namespace dcukit::load

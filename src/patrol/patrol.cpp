@@ -15,7 +15,7 @@ std::string proc_dir(const std::string& root) {
 }
 
 /// The reading: the capture, or the live host; an UNKNOWN finding when neither gives one.
-std::optional<telemetry::Snapshot> read_devices(const Options& o, Report& r) {
+std::optional<telemetry::Snapshot> read_devices(const Request& o, Report& r) {
   if (!o.from.empty()) {
     auto snap = telemetry::read_capture_file(o.from);
     if (!snap) {
@@ -37,7 +37,7 @@ std::string source_reports(const telemetry::Snapshot& s) {
   return out.empty() ? "the reading lists none" : out;
 }
 
-void check_devices(const Options& o, const std::vector<pid_t>& service, Report& r) {
+void check_devices(const Request& o, const std::vector<pid_t>& service, Report& r) {
   const auto snap = read_devices(o, r);
   if (!snap) return;
   r.devices = static_cast<int>(snap->devices.size());
@@ -56,7 +56,7 @@ void check_devices(const Options& o, const std::vector<pid_t>& service, Report& 
 
 }  // namespace
 
-Report inspect(const Options& o) {
+Result<Report> run(const Request& o) {
   Report r;
   r.timestamp = telemetry::timestamp_now();
   r.source = o.from.empty() ? "live" : o.from;

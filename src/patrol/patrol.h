@@ -8,11 +8,12 @@
 #include "patrol/thresholds.h"
 #include "patrol/types.h"
 #include "telemetry/collector.h"
+#include "util/result.h"
 
 namespace dcukit::patrol {
 
 /// What to inspect.
-struct Options {
+struct Request {
   bool devices = true;                ///< judge the devices (false: only the service)
   std::string from;                   ///< device figures from a captured tool output instead of the host
   telemetry::CollectOptions collect;  ///< the live reading (collect.root also roots /proc)
@@ -21,7 +22,7 @@ struct Options {
   ServiceOptions service;
 };
 
-/// One inspection. Never fails: what cannot be read becomes an UNKNOWN finding.
-Report inspect(const Options& o);
+/// One inspection. What cannot be read becomes an UNKNOWN finding; the Result holds a Report always.
+Result<Report> run(const Request& request);
 
 }  // namespace dcukit::patrol

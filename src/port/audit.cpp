@@ -234,7 +234,7 @@ AuditReport audit_project(const Project& project, const std::set<RuleId>& ignore
   return report;
 }
 
-Result<AuditReport> audit(const AuditOptions& options) {
+Result<AuditReport> run(const AuditRequest& options) {
   auto ignored = parse_rule_names(options.ignore);
   if (!ignored) return Error{"--ignore " + ignored.error().message + "; `dcukit port audit --rules` lists the rules"};
   auto files = expand_paths(options.paths);

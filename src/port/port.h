@@ -16,7 +16,7 @@
 namespace dcukit::port {
 
 /// What `dcukit port audit` was asked.
-struct AuditOptions {
+struct AuditRequest {
   std::vector<std::string> paths;         ///< files (any suffix) and folders (their CUDA/C++ sources)
   std::vector<std::string> ignore;        ///< rule ids to leave out (--ignore)
   std::vector<std::string> hip_switches;  ///< macros a HIP build defines, besides GGML_USE_HIP, USE_ROCM, ...
@@ -49,10 +49,10 @@ struct AuditReport {
 };
 
 /// Audits the files; errors (exit 2 at the CLI) name a missing or unreadable path or an unknown rule.
-Result<AuditReport> audit(const AuditOptions& options);
+Result<AuditReport> run(const AuditRequest& request);
 
 /// What `dcukit port translate` was asked: exactly one of `output` (one input file) and `out_dir`.
-struct TranslateOptions {
+struct TranslateRequest {
   std::vector<std::string> inputs;
   std::string output;   ///< -o: where the one input's translation goes
   std::string out_dir;  ///< --out-dir: each input under it, at its path relative to the inputs' common folder
@@ -101,6 +101,6 @@ struct TranslateReport {
 };
 
 /// Translates and writes the files; errors name the input or output that failed.
-Result<TranslateReport> translate(const TranslateOptions& options);
+Result<TranslateReport> run(const TranslateRequest& request);
 
 }  // namespace dcukit::port

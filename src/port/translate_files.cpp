@@ -30,7 +30,7 @@ fs::path common_folder(const std::vector<std::string>& files) {
   return common;
 }
 
-Result<std::vector<std::string>> outputs_for(const TranslateOptions& o, const std::vector<std::string>& files) {
+Result<std::vector<std::string>> outputs_for(const TranslateRequest& o, const std::vector<std::string>& files) {
   if (o.output.empty() == o.out_dir.empty()) return Error{"pass exactly one of -o FILE and --out-dir DIR"};
   if (!o.output.empty()) {
     if (files.size() != 1 || fs::is_directory(o.inputs.front()))
@@ -47,7 +47,7 @@ Result<std::vector<std::string>> outputs_for(const TranslateOptions& o, const st
 
 }  // namespace
 
-Result<TranslateReport> translate(const TranslateOptions& o) {
+Result<TranslateReport> run(const TranslateRequest& o) {
   auto ignored = parse_rule_names(o.ignore);
   if (!ignored) return Error{"--ignore " + ignored.error().message + "; `dcukit port audit --rules` lists the rules"};
   if (o.inputs.empty()) return Error{"pass one or more CUDA sources or folders to translate"};

@@ -88,7 +88,7 @@ TEST(ExporterScraper, AFailedReadingCarriesItsMessage) {
 // The exporter's default port is its own: 9400 is dcgm-exporter's and 9401 guard's, and an
 // operator runs them side by side (contrib/ and the docs say 9402 too).
 TEST(ExporterOptions, TheDefaultPortIsNotDcgmExportersNorGuards) {
-  const std::string listen = dcukit::exporter::Options{}.listen;
+  const std::string listen = dcukit::exporter::Request{}.listen;
   EXPECT_EQ(listen, "127.0.0.1:9402");
   EXPECT_NE(dcukit::guard::Options{}.listen, listen);
 }

@@ -75,10 +75,10 @@ TEST(PortIgnore, UnknownRuleIsBadInput) {
   auto ids = dcukit::port::parse_rule_names({"wave64.nope"});
   ASSERT_FALSE(ids);
   EXPECT_NE(ids.error().message.find("wave64.nope"), std::string::npos);
-  dcukit::port::AuditOptions o;
+  dcukit::port::AuditRequest o;
   o.paths = {"/nonexistent"};
   o.ignore = {"nope"};
-  auto r = dcukit::port::audit(o);
+  auto r = dcukit::port::run(o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("--ignore"), std::string::npos);
 }
@@ -99,19 +99,19 @@ TEST(PortAudit, StatisticsLikeHipifys) {
 
 TEST(PortAudit, MissingPathsAndEmptyFoldersAreBadInput) {
   testutil::TempDir dir("port_audit");
-  dcukit::port::AuditOptions o;
+  dcukit::port::AuditRequest o;
   o.paths = {dir.file("missing.cu")};
-  auto r = dcukit::port::audit(o);
+  auto r = dcukit::port::run(o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("missing.cu: no such file"), std::string::npos);
   dir.write("docs/readme.txt", "not a source");
   o.paths = {dir.file("docs")};
-  r = dcukit::port::audit(o);
+  r = dcukit::port::run(o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("holds no .cu"), std::string::npos);
   // A file named on the command line is read whatever its suffix.
   o.paths = {dir.write("kernel.txt", "__global__ void k(int* p) { p[threadIdx.x >> 5] = 0; }\n")};
-  r = dcukit::port::audit(o);
+  r = dcukit::port::run(o);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->findings.size(), 1u);
 }
@@ -184,9 +184,9 @@ TEST(PortRender, SarifIsAValid210Log) {
 namespace {
 /// `dcukit port audit PATHS`, findings as "file:line:rule" with the folder taken off.
 std::vector<std::string> audited(const std::vector<std::string>& paths, const std::string& root) {
-  dcukit::port::AuditOptions o;
+  dcukit::port::AuditRequest o;
   o.paths = paths;
-  auto r = dcukit::port::audit(o);
+  auto r = dcukit::port::run(o);
   EXPECT_TRUE(r) << r.error().message;
   std::vector<std::string> out;
   if (r)

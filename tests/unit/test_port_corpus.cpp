@@ -24,9 +24,9 @@ std::map<std::string, Strings> by_file(const dcukit::port::AuditReport& r, const
 }
 
 dcukit::port::AuditReport audit_paths(const std::vector<std::string>& paths) {
-  dcukit::port::AuditOptions o;
+  dcukit::port::AuditRequest o;
   o.paths = paths;
-  auto r = dcukit::port::audit(o);
+  auto r = dcukit::port::run(o);
   EXPECT_TRUE(r) << r.error().message;
   return r ? *r : dcukit::port::AuditReport{};
 }

@@ -68,10 +68,10 @@ TEST(PortHipcc, TranslatedProgramCompiles) {
   const std::string hipcc = find_hipcc();
   if (hipcc.empty()) GTEST_SKIP() << "no hipcc (install Debian's hipcc or set DCUKIT_HIPCC); skipping";
   testutil::TempDir dir("port_hipcc");
-  dcukit::port::TranslateOptions o;
+  dcukit::port::TranslateRequest o;
   o.inputs = {std::string(DCUKIT_FIXTURES) + "/port/reduce.cu"};
   o.output = dir.file("reduce.hip.cu");
-  auto r = dcukit::port::translate(o);
+  auto r = dcukit::port::run(o);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->files[0].untranslated.empty());
   EXPECT_EQ(r->files[0].masks_dropped, 2);
@@ -83,10 +83,10 @@ TEST(PortHipcc, TranslatedBackendKernelsCompileWithoutTheVendorMapping) {
   if (hipcc.empty()) GTEST_SKIP() << "no hipcc (install Debian's hipcc or set DCUKIT_HIPCC); skipping";
   testutil::TempDir dir("port_hipcc");
   const std::string src = std::string(DCUKIT_SOURCE_DIR) + "/src";
-  dcukit::port::TranslateOptions o;
+  dcukit::port::TranslateRequest o;
   o.inputs = {src + "/device/cuda/kernels.cu", src + "/device/cuda/kernels.cuh", src + "/device/cuda/common.cuh"};
   o.out_dir = dir.file("src/device/cuda");
-  auto r = dcukit::port::translate(o);
+  auto r = dcukit::port::run(o);
   ASSERT_TRUE(r) << r.error().message;
   // The names come from the table; the vendor header keeps only its hand-written HIP code
   // (the streaming loads and stores, load_l2_256, DCUKIT_WARP_SIZE).
@@ -125,10 +125,10 @@ void copy(const double* a, double* c, int n) {
   check_error();
 }
 )");
-  dcukit::port::TranslateOptions o;
+  dcukit::port::TranslateRequest o;
   o.inputs = {in};
   o.output = dir.file("stream.hip.cu");
-  auto r = dcukit::port::translate(o);
+  auto r = dcukit::port::run(o);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->files[0].runtime_include_added);
   EXPECT_EQ(compile(hipcc, o.output, "", dir.file("hipcc.log")), 0) << slurp(dir.file("hipcc.log"));

@@ -182,10 +182,10 @@ TEST(PortTranslate, FilesGoToOutputOrUnderOutDir) {
   testutil::TempDir dir("port_translate");
   const std::string a = dir.write("in/a/k.cu", "#include \"common.cuh\"\nvoid f() { cudaDeviceSynchronize(); }\n");
   const std::string b = dir.write("in/common.cuh", "#include <cuda_runtime.h>\n");
-  dcukit::port::TranslateOptions o;
+  dcukit::port::TranslateRequest o;
   o.inputs = {dir.file("in")};
   o.out_dir = dir.file("out");
-  auto r = dcukit::port::translate(o);
+  auto r = dcukit::port::run(o);
   ASSERT_TRUE(r) << r.error().message;
   ASSERT_EQ(r->files.size(), 2u);
   EXPECT_EQ(dir.read("out/a/k.cu"), "#include \"common.cuh\"\nvoid f() { hipDeviceSynchronize(); }\n");
@@ -194,18 +194,18 @@ TEST(PortTranslate, FilesGoToOutputOrUnderOutDir) {
   o = {};
   o.inputs = {a};
   o.output = dir.file("single.hip");
-  r = dcukit::port::translate(o);
+  r = dcukit::port::run(o);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_NE(dir.read("single.hip").find("hipDeviceSynchronize"), std::string::npos);
 
   o.inputs = {a, b};  // -o takes one input
-  r = dcukit::port::translate(o);
+  r = dcukit::port::run(o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("--out-dir"), std::string::npos);
 
   o.inputs = {a};
   o.output = a;  // never over the input
-  r = dcukit::port::translate(o);
+  r = dcukit::port::run(o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("overwrite"), std::string::npos);
 }
