@@ -64,7 +64,7 @@ nlohmann::ordered_json to_json(const Report& report) {
   return j;
 }
 
-Result<Report> parse_report_json(const std::string& text) {
+Result<Report> from_json(const std::string& text) {
   const json j = util::parse_json(text);
   if (j.is_discarded() || !j.is_object() || !j.contains("findings") || !j["findings"].is_array())
     return Error{"not a doctor report (no \"findings\" list)"};

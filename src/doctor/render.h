@@ -18,6 +18,6 @@ std::string render_text(const Report& report, bool verbose = false);
 nlohmann::ordered_json to_json(const Report& report);
 
 /// Reads to_json's output back (a bundle's doctor.json); errors name what is wrong.
-Result<Report> parse_report_json(const std::string& text);
+Result<Report> from_json(const std::string& text);
 
 }  // namespace dcukit::doctor
