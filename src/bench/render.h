@@ -4,10 +4,12 @@
 // benchmark's own TableSpec.
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/report.h"
 #include "core/table.h"
+#include "util/result.h"
 
 namespace dcukit::bench {
 
@@ -28,5 +30,8 @@ std::string render_markdown(const Report& report);
 /// The whole report as JSON with every sample, starting with the run_info object (keys in
 /// the order written, so that run_info comes first).
 nlohmann::ordered_json to_json(const Report& report);
+/// Reads to_json's document back (a result file kept from another run or host); the error says
+/// what is not a bench report. Figures and samples come back as written.
+Result<Report> from_json(std::string_view text);
 
 }  // namespace dcukit::bench

@@ -16,6 +16,10 @@ const char* to_string(Outcome o) {
   return util::name_of(kOutcomeNames, o, "?").data();
 }
 
+std::optional<Outcome> parse_outcome(std::string_view text) {
+  return util::value_of(kOutcomeNames, text);
+}
+
 namespace {
 
 constexpr util::Name<RateUnit> kRateUnitNames[] = {{RateUnit::none, ""},
@@ -28,6 +32,10 @@ constexpr util::Name<RateUnit> kRateUnitNames[] = {{RateUnit::none, ""},
 
 std::string_view to_string(RateUnit u) {
   return util::name_of(kRateUnitNames, u);
+}
+
+std::optional<RateUnit> parse_rate_unit(std::string_view text) {
+  return util::value_of(kRateUnitNames, text);
 }
 
 std::optional<double> Measurement::percent_of_peak() const {

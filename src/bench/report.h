@@ -20,12 +20,14 @@ enum class Outcome { ok, skipped, failed };
 
 /// "ok", "skipped", "failed".
 const char* to_string(Outcome o);
+std::optional<Outcome> parse_outcome(std::string_view text);
 
 /// What a measurement's rate counts.
 enum class RateUnit { none, flop_per_s, op_per_s, byte_per_s, microseconds };
 
 /// The one table between RateUnit and its name in the JSON: "", "FLOP/s", "OP/s", "B/s", "us".
 std::string_view to_string(RateUnit u);
+std::optional<RateUnit> parse_rate_unit(std::string_view text);
 
 /// A parameter's value as the benchmark set it: a count or size, a number, or a name. The
 /// JSON writes numbers as numbers; tables format them where the benchmark says how.

@@ -81,6 +81,35 @@ nlohmann::json to_json(const RunInfo& r) {
           {"environment", env}};
 }
 
+RunInfo run_info_from_json(const nlohmann::json& j) {
+  RunInfo r;
+  if (!j.is_object()) return r;
+  const auto str = [](const nlohmann::json& o, const char* k) {
+    return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
+  };
+  const auto num = [](const nlohmann::json& o, const char* k) -> double {
+    return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0;
+  };
+  r.tool = str(j, "tool");
+  r.version = str(j, "dcukit_version");
+  r.command = str(j, "command");
+  r.started_at = str(j, "started_at");
+  if (j.contains("host") && j["host"].is_object()) {
+    const auto& h = j["host"];
+    r.host.hostname = str(h, "hostname");
+    r.host.os = str(h, "os");
+    r.host.kernel = str(h, "kernel");
+    r.host.cpu = str(h, "cpu");
+    r.host.cpus = static_cast<int>(num(h, "cpus"));
+    r.host.numa_nodes = static_cast<int>(num(h, "numa_nodes"));
+    r.host.memory_bytes = static_cast<std::uint64_t>(num(h, "memory_bytes"));
+  }
+  if (j.contains("environment") && j["environment"].is_object())
+    for (const auto& [k, v] : j["environment"].items())
+      if (v.is_string()) r.environment.emplace_back(k, v.get<std::string>());
+  return r;
+}
+
 nlohmann::ordered_json report_head(const RunInfo& info, int schema_version) {
   nlohmann::ordered_json j;
   j["run_info"] = nlohmann::ordered_json(to_json(info));

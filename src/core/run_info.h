@@ -40,6 +40,8 @@ bool changes_results(const std::string& name);
 
 /// The "run_info" object every JSON report starts with.
 nlohmann::json to_json(const RunInfo& info);
+/// The RunInfo of a report's "run_info" (what to_json wrote); a missing field stays empty.
+RunInfo run_info_from_json(const nlohmann::json& j);
 
 /// The head every JSON report starts with (docs/cli.md): {"run_info": ..., "schema_version": N}.
 nlohmann::ordered_json report_head(const RunInfo& info, int schema_version);

@@ -8,6 +8,7 @@
 #include "bench/benchmark.h"
 #include "bench/render.h"
 #include "core/units.h"
+#include "util/json_text.h"
 
 using namespace dcukit;
 using bench::Measurement;
@@ -167,4 +168,44 @@ TEST(BenchRender, FailuresNameTheCaseAndTheDevice) {
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0], "memory copy fp32 8 TiB on device 0: does not fit: 3 arrays need 24 TiB");
   EXPECT_EQ(f[1], "device 3: gone");
+}
+
+TEST(BenchRender, AResultFileReadsBackAsTheReportItWasWrittenFrom) {
+  const bench::Report r = sample_report();
+  const auto back = bench::from_json(util::json_document(bench::to_json(r)));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->run_info.command, r.run_info.command);
+  EXPECT_EQ(back->run_info.host.hostname, r.run_info.host.hostname);
+  EXPECT_EQ(back->run_info.environment, r.run_info.environment);
+  EXPECT_EQ(back->suite, r.suite);
+  EXPECT_EQ(back->backend, r.backend);
+  EXPECT_EQ(back->versions, r.versions);
+  EXPECT_EQ(back->notes, r.notes);
+  ASSERT_EQ(back->devices.size(), r.devices.size());
+  for (std::size_t d = 0; d < r.devices.size(); ++d) {
+    const auto& a = r.devices[d];
+    const auto& b = back->devices[d];
+    EXPECT_EQ(b.info.name, a.info.name);
+    EXPECT_EQ(b.info.total_memory, a.info.total_memory);
+    EXPECT_EQ(b.spec_key, a.spec_key);
+    ASSERT_EQ(b.results.size(), a.results.size());
+    for (std::size_t i = 0; i < a.results.size(); ++i) {
+      const auto& x = a.results[i];
+      const auto& y = b.results[i];
+      EXPECT_EQ(y.benchmark, x.benchmark);
+      EXPECT_EQ(y.name, x.name);
+      EXPECT_EQ(y.outcome, x.outcome);
+      EXPECT_EQ(y.rate_unit, x.rate_unit);
+      EXPECT_DOUBLE_EQ(y.rate, x.rate);
+      EXPECT_EQ(y.samples_ms, x.samples_ms);
+      EXPECT_EQ(y.peak, x.peak);
+      EXPECT_EQ(y.params.size(), x.params.size());
+      for (const auto& p : x.params) EXPECT_EQ(y.text(p.key), x.text(p.key)) << p.key;
+    }
+  }
+  // Files that are not bench results are refused and say what to write instead.
+  EXPECT_FALSE(bench::from_json("[]"));
+  const auto doctor = bench::from_json(R"({"run_info": {"tool": "dcukit doctor"}, "findings": []})");
+  ASSERT_FALSE(doctor);
+  EXPECT_NE(doctor.error().message.find("dcukit bench --json FILE"), std::string::npos);
 }
