@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/host.h"
+#include "util/json_text.h"
 #include "util/numa.h"
 #include "util/redact.h"
 
@@ -84,12 +85,8 @@ nlohmann::json to_json(const RunInfo& r) {
 RunInfo run_info_from_json(const nlohmann::json& j) {
   RunInfo r;
   if (!j.is_object()) return r;
-  const auto str = [](const nlohmann::json& o, const char* k) {
-    return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
-  };
-  const auto num = [](const nlohmann::json& o, const char* k) -> double {
-    return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0;
-  };
+  const auto& str = util::string_at;
+  const auto& num = util::number_at;
   r.tool = str(j, "tool");
   r.version = str(j, "dcukit_version");
   r.command = str(j, "command");

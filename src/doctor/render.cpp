@@ -70,9 +70,7 @@ Result<Report> from_json(const std::string& text) {
     return Error{"not a doctor report (no \"findings\" list)"};
   Report r;
   r.root = j.value("root", "");
-  auto str = [](const json& o, const char* k) {
-    return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
-  };
+  const auto& str = util::string_at;
   for (const auto& f : j["findings"]) {
     if (!f.is_object()) return Error{"a finding is not an object"};
     Finding x;

@@ -5,6 +5,7 @@
 // text, since a parser builds one node per '[' and a header of nested brackets costs about 80
 // times its size: text nested deeper than a limit is refused as discarded, as malformed JSON is.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,19 @@ std::string json_text(const Json& j, int indent = -1) {
 template <class Json>
 std::string json_document(const Json& j) {
   return json_text(j, 2) + "\n";
+}
+
+/// Fields of a document read back, whatever it holds: the string or number at `key` of `o`, or
+/// "" / 0 / nullopt where `o` is no object, the key is absent or holds another type.
+inline std::string string_at(const nlohmann::json& o, const char* key) {
+  return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+}
+inline std::optional<double> optional_number_at(const nlohmann::json& o, const char* key) {
+  return o.is_object() && o.contains(key) && o[key].is_number() ? std::optional<double>(o[key].get<double>())
+                                                                : std::nullopt;
+}
+inline double number_at(const nlohmann::json& o, const char* key) {
+  return optional_number_at(o, key).value_or(0.0);
 }
 
 /// The deepest nesting of [ and { in `text` outside strings, counted in one pass; stops
