@@ -184,7 +184,8 @@ TEST(GuardCli, VerboseAddsAnEventForEveryPassedProbe) {
   testutil::TempDir dir("guard_verbose");
   GuardRun g(dir, {"-v"}, {});
   ASSERT_TRUE(g.wait_event("ready"));
-  std::this_thread::sleep_for(500ms);  // a few liveness probes
+  const std::size_t at_ready = g.events("probe_passed").size();
+  ASSERT_TRUE(g.wait_event("probe_passed", at_ready + 2)) << "liveness probes after readiness: " << g.event_text();
   g.signal(SIGTERM);
   ASSERT_TRUE(g.wait_exit());
   const auto passed = g.events("probe_passed");
