@@ -5,7 +5,10 @@
 #   core/                              util/ and core/ only
 #   device/ serving/ telemetry/ stack/ util/ and core/; never each other, a capability or cli/
 #   every other folder (a capability: bench plan load port doctor guard patrol exporter ...)
-#                                      the layers below and itself; never another capability
+#                                      the layers below and itself; never another capability,
+#                                      never flows/
+#   flows/                             pipelines across capabilities (report, compare, up, tune):
+#                                      the capabilities and every layer below; never cli/ or app/
 #   cli/ app/                          anything (cli/ parses and renders, app/ holds main)
 # Only quoted includes rooted at src/ ("folder/file.h") are ours; <...> includes are libraries.
 # Usage: scripts/check_layers.sh [SRC_DIR]      (exit 0: clean, 1: violations listed)
@@ -14,6 +17,7 @@
 set -euo pipefail
 
 middle=" device serving telemetry stack "
+flows=" flows "
 top=" cli app "
 
 # Prints "FILE: includes "HEADER": WHY" for every include in FILE that its folder may not use.
@@ -36,6 +40,10 @@ check_file() {
       [[ "$top" == *" $folder "* ]] || why="only app/ and cli/ include cli/ or app/"
     elif [[ "$top" == *" $folder "* ]]; then
       :
+    elif [[ "$flows" == *" $folder "* ]]; then
+      :  # the floor for pipelines: the capabilities and below (cli/ and app/ are refused above)
+    elif [[ "$flows" == *" $to "* ]]; then
+      why="only cli/ and app/ include flows/ (pipelines sit above the capabilities and shared services)"
     elif [[ "$middle" == *" $folder "* ]]; then
       [ "$to" = util ] || [ "$to" = core ] ||
         why="$folder/ includes only util/ and core/ (never another shared service, a capability or cli/)"
@@ -67,14 +75,16 @@ self_test() {
   selftest_dir="$(mktemp -d "${TMPDIR:-/tmp}/check_layers.XXXXXX")"
   trap 'rm -rf "$selftest_dir"' EXIT
   local dir="$selftest_dir"
-  mkdir -p "$dir"/{util,core,device,serving,telemetry,bench,plan,doctor,cli}
+  mkdir -p "$dir"/{util,core,device,serving,telemetry,bench,plan,doctor,flows,cli}
   local f
   for f in util/result.h core/units.h device/backend.h serving/probe.h telemetry/collect.h \
-    bench/run.h plan/run.h doctor/run.h cli/common.h; do
+    bench/run.h plan/run.h doctor/run.h flows/results.h cli/common.h; do
     echo '#pragma once' >"$dir/$f"
   done
   printf '#include "util/result.h"\n#include "core/units.h"\n#include "serving/probe.h"\n' >"$dir/doctor/ok.cpp"
   printf '#include "telemetry/collect.h"\n#include <vector>\n#include "run.h"\n' >>"$dir/doctor/ok.cpp"
+  printf '#include "bench/run.h"\n#include "plan/run.h"\n#include "serving/probe.h"\n#include "core/units.h"\n' >"$dir/flows/ok.cpp"
+  printf '#include "flows/results.h"\n' >"$dir/cli/ok.cpp"
   if ! check_tree "$dir" >/dev/null; then
     echo "check_layers: self-test: a clean tree was reported" >&2
     check_tree "$dir" >&2 || true
@@ -90,6 +100,9 @@ self_test() {
     'bench/bad.cpp|#include "plan/run.h"|(bench/ -> plan/)'
     'doctor/bad.cpp|  #  include "bench/run.h"|(doctor/ -> bench/)'
     'plan/bad.cpp|#include "cli/common.h"|only app/ and cli/'
+    'bench/bad.cpp|#include "flows/results.h"|only cli/ and app/ include flows/'
+    'telemetry/bad.cpp|#include "flows/results.h"|only cli/ and app/ include flows/'
+    'flows/bad.cpp|#include "cli/common.h"|only app/ and cli/'
   )
   local c path text expect got failed=0
   for c in "${cases[@]}"; do

@@ -5,8 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "bench/options.h"
-#include "bench/report.h"
+#include "bench/types.h"
 #include "core/peaks.h"
 #include "device/backend.h"
 #include "device/buffer.h"

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <string>
 
-#include "bench/report.h"
+#include "bench/types.h"
 #include "bench/run.h"
 #include "util/signals.h"
 

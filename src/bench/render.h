@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/report.h"
+#include "bench/types.h"
 #include "core/table.h"
 #include "util/result.h"
 

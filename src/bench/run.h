@@ -3,35 +3,10 @@
 // calling thread keeps watch: SIGINT and SIGTERM (util::StopToken) stop the run at the next case
 // or timed run, and a benchmark stuck in the device runtime past its deadline plus a grace is
 // abandoned. Either way the report holds everything measured before, for the caller to write.
-#include <chrono>
-#include <functional>
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "bench/options.h"
-#include "bench/report.h"
+#include "bench/types.h"
 #include "device/registry.h"
 
 namespace dcukit::bench {
-
-/// What to run, where; empty fields mean the defaults.
-struct Request {
-  /// The backends; null: run() loads them. Shared with the measuring thread, which may outlive
-  /// run() when it is abandoned.
-  std::shared_ptr<device::Registry> registry;
-  std::optional<device::BackendKind> backend;  ///< empty: the first GPU backend with a device, else cpu
-  std::vector<int> devices;                    ///< empty: every device of the backend
-  Options options;
-  std::string command;  ///< the command line as typed, for run_info
-  /// A line of progress for the terminal; called from the measuring thread. May be empty.
-  std::function<void(const std::string&)> progress;
-  /// How long past a benchmark's deadline (--timeout) a call may hang before it is abandoned.
-  std::chrono::milliseconds hang_grace{30000};
-  /// How long after SIGINT/SIGTERM the case running may take to stop before it is abandoned.
-  std::chrono::milliseconds stop_grace{5000};
-};
 
 /// Checks the request against what the registry found: the backend exists and loaded, the
 /// devices exist and are named once, the benchmark keys are known. Errors name the input and

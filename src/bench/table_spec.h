@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/report.h"
+#include "bench/types.h"
 #include "core/table.h"
 
 namespace dcukit::bench {

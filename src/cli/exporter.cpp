@@ -8,10 +8,13 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/output.h"
 #include "cli/presentation.h"
 #include "cli/sources.h"
 #include "exporter/exporter.h"
+#include "exporter/render.h"
 #include "util/duration.h"
+#include "util/json_text.h"
 #include "util/signals.h"
 
 namespace dcukit::cli {
@@ -21,6 +24,7 @@ struct ExporterFlags {
   exporter::Request options;
   std::string deadline = "8s", names = "dcukit";
   SourceFlags in{.timeout_s = 2};
+  Output json{"--json", ""};
 };
 
 
@@ -34,6 +38,8 @@ ExitCode run_exporter(ExporterFlags f) {
   f.options.from = f.in.from;
   f.options.collect = *collect;
   if (auto st = exporter::validate(f.options); !st) return fail("exporter", ExitCode::bad_input, st.message());
+  if (Status s = check_outputs({f.json}); !s) return fail("exporter", ExitCode::bad_input, s.message());
+  f.options.command = command_line();
   f.options.log = [](const std::string& line) { print_note("exporter", line); };
   f.options.log_scrapes = presentation().verbose;
   f.options.stop = &util::StopToken::process();
@@ -45,7 +51,7 @@ ExitCode run_exporter(ExporterFlags f) {
   // run's only error is an address that cannot be bound (in use, not this host's, privileged):
   // the input to change, so exit 2 like every other bad flag.
   if (!st) return fail("exporter", ExitCode::bad_input, st.error().message);
-  return ExitCode::ok;
+  return emit("exporter", f.json, util::json_document(exporter::to_json(*st))) ? ExitCode::ok : ExitCode::failed;
 }
 
 }  // namespace
@@ -71,6 +77,7 @@ void setup_exporter(CLI::App& app, Runner& runner) {
   sub->add_option("--cluster-name", f->options.cluster,
                   "The cluster_name label of --names amd (AMD's dashboards select on it)")
       ->capture_default_str();
+  add_output(sub, f->json, "When the exporter stops: where it served and how many scrapes");
   add_presentation(sub, "A line for every scrape");
   sub->callback([f, &runner] { runner = [f] { return run_exporter(*f); }; });
 }

@@ -9,10 +9,13 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/output.h"
 #include "cli/presentation.h"
 #include "guard/guard.h"
+#include "guard/render.h"
 #include "guard/settings.h"
 #include "telemetry/collector.h"
+#include "util/json_text.h"
 
 namespace dcukit::cli {
 namespace {
@@ -23,6 +26,7 @@ struct GuardCliOptions {
   std::map<std::string, std::string> values;  ///< by setting name, as typed
   std::map<std::string, bool> flags;
   std::map<std::string, CLI::Option*> given;
+  Output json{"--json", ""};
 };
 
 /// Reads one device's memory through telemetry (NVML, rocm_smi, sysfs or the vendor tools), each
@@ -56,20 +60,25 @@ ExitCode run_guard(GuardCliOptions& c) {
     print_error("guard", options.error().message);
     return ExitCode::bad_input;
   }
+  if (c.json.to_stdout() && options->events_file.empty())
+    return fail("guard", ExitCode::bad_input, "--json and the events both write to stdout: give one a file (--events FILE)");
+  if (Status s = check_outputs({c.json}); !s) return fail("guard", ExitCode::bad_input, s.message());
   const auto& shown = presentation();
   guard::Request request{.options = *options,
                          .overrides = overrides,
                          .read_memory = {},
                          .detail = shown.quiet     ? guard::EventDetail::quiet
                                    : shown.verbose ? guard::EventDetail::verbose
-                                                   : guard::EventDetail::normal};
+                                                   : guard::EventDetail::normal,
+                         .command = command_line()};
   if (options->device) request.read_memory = telemetry_memory_reader();
   auto report = guard::run(request);
   if (!report) {
     print_error("guard", report.error().message);
     return ExitCode::bad_input;
   }
-  return report->stop_complete ? ExitCode::ok : ExitCode::failed;
+  const bool written = emit("guard", c.json, util::json_document(guard::to_json(*report)));
+  return report->stop_complete && written ? ExitCode::ok : ExitCode::failed;
 }
 
 }  // namespace
@@ -100,6 +109,7 @@ void setup_guard(CLI::App& app, Runner& runner) {
                               ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
   }
+  add_output(sub, opts->json, "When guard stops: the restarts, the last state and whether the stop was complete");
   add_presentation(sub, "Also a probe_passed event for every probe that passed (-q: no probe_failed events)");
   sub->add_option("command", opts->command, "The service's command and its arguments (after --)");
   sub->callback([&runner, opts] { runner = [opts] { return run_guard(*opts); }; });

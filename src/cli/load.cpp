@@ -79,8 +79,7 @@ std::string failure_summary(const load::Report& r) {
   for (const auto& l : r.levels) {
     total += l.num_prompts;
     for (const auto& [c, n] : l.errors_by_class) by_class[c] += n;
-    for (const auto& q : l.records.requests)
-      if (!q.ok() && first.empty()) first = q.error_message;
+    if (l.first_error && first.empty()) first = *l.first_error;
   }
   std::string classes;
   for (const auto& [c, n] : by_class)
@@ -109,31 +108,31 @@ ExitCode run_load(const LoadArgs& a) {
   print_verbose(kLoad, fmt::format("{} {} ({}), {} level(s)", util::redact(request->url), request->endpoint,
                                    request->model.empty() ? "the first model /v1/models lists" : request->model,
                                    request->rates.empty() ? request->concurrencies.size() : request->rates.size()));
-  const load::Report report = load::run(*request);
+  const auto result = load::run(*request);
   progress().close();
+  if (!result) {
+    print_error(kLoad, result.error().message);
+    return ExitCode::bad_input;
+  }
+  const load::Report& report = *result;
   // The --json result, to stdout for "-": written whole also when the run stopped early.
   const auto write_json = [&] { return emit(kLoad, json_out, util::json_document(load::to_json(report))); };
   if (report.levels.empty()) {
     // Stopped before any level (no server, a failed trial, a stop): a program that asked for
-    // --json still gets the file, with run_info, no runs, and the problem. Bad input writes none.
-    const bool bad_input = report.problem && report.problem->kind == load::ProblemKind::bad_input;
-    if (!bad_input) (void)write_json();
+    // --json still gets the file, with run_info, no runs, and the problem.
+    (void)write_json();
     if (report.problem) print_error(kLoad, report.problem->message);
     if (report.interrupted) {
       print_error(kLoad, "stopped (Ctrl-C or SIGTERM) before anything was measured");
       return ExitCode::interrupted;
     }
-    return bad_input ? ExitCode::bad_input : ExitCode::failed;
+    return report.problem && report.problem->kind == load::ProblemKind::bad_input ? ExitCode::bad_input
+                                                                                   : ExitCode::failed;
   }
-  const auto tables = load::report_tables(report);
   if (!json_out.to_stdout() && !csv_out.to_stdout() && !md_out.to_stdout())
-    print_report([&] {
-      std::string text;
-      for (const auto& t : tables) text += core::render_text(t) + "\n";
-      return text;
-    });
+    print_report([&] { return load::render_text(report); });
   bool written = write_json();
-  written = emit(kLoad, md_out, markdown_of(tables)) && written;
+  written = emit(kLoad, md_out, md_out.asked() ? load::render_markdown(report) : std::string()) && written;
   written = emit(kLoad, csv_out, load::report_csv(report)) && written;
   if (a.save_result) {
     // As vLLM: --result-dir is made when it is not there.

@@ -37,12 +37,9 @@ struct PatrolFlags {
   Output json{"--json", ""};
 };
 
-/// The report's JSON: run_info first, then schema_version, as every dcukit report.
+/// The report's JSON: one line an inspection with --watch (JSON Lines), else indented.
 std::string document(const patrol::Report& r, bool one_line) {
-  static const core::RunInfo info = core::collect_run_info("dcukit patrol", command_line());
-  nlohmann::ordered_json out = core::report_head(info, 1);
-  const nlohmann::json report = patrol::to_json(r);  // named: items() must not outlive it
-  for (const auto& [k, v] : report.items()) out[k] = v;
+  const auto out = patrol::to_json(r);
   return (one_line ? util::json_text(out) : util::json_text(out, 2)) + "\n";
 }
 
@@ -73,6 +70,7 @@ std::string finish(PatrolFlags& f) {
   if (f.max_canary_ms > 0) f.options.service.max_canary = std::chrono::milliseconds(static_cast<long>(f.max_canary_ms));
   if (f.expect_devices > 0) f.options.expect_devices = f.expect_devices;
   f.options.devices = !f.no_devices;
+  f.options.command = command_line();
   f.options.service.canary = !f.no_canary;
   if (!f.options.service.url.empty())
     if (auto hp = util::url_host_port(f.options.service.url); !hp) return "--url " + hp.error().message;

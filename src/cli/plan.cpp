@@ -93,15 +93,15 @@ ExitCode run_plan(PlanOptions& o) {
     o.request.gpu_memory_text = o.gpu_memory;
   }
   o.request.command = command_line();
-  // The text on stdout unless --json or --markdown take it; the Markdown where --markdown says.
-  const auto show = [&o](const std::function<std::string(bool markdown)>& render) {
-    if (!o.json.to_stdout() && !o.markdown.to_stdout()) print_report([&] { return render(false); });
-    return emit(kPlan, o.markdown, o.markdown.asked() ? render(true) : std::string());
-  };
   auto report = plan::run(o.request);
   if (!report) return fail(kPlan, ExitCode::bad_input, report.error().message);
+  // The text on stdout unless --json or --markdown take it; the Markdown where --markdown says.
+  const auto show = [&o, &report] {
+    if (!o.json.to_stdout() && !o.markdown.to_stdout()) print_report([&] { return plan::render_text(*report); });
+    return emit(kPlan, o.markdown, o.markdown.asked() ? plan::render_markdown(*report) : std::string());
+  };
   if (report->check) {
-    bool written = show([&](bool md) { return plan::render_check_text(*report->check, md); });
+    bool written = show();
     written = emit(kPlan, o.json, util::json_document(plan::to_json(*report))) && written;
     return report->check->all_within() && written ? ExitCode::ok : ExitCode::failed;
   }
@@ -119,12 +119,12 @@ ExitCode run_plan(PlanOptions& o) {
     namespace fs = std::filesystem;
     fs::permissions(script_file.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add, ec);
-    bool written = show([&](bool md) { return plan::render_text(p, md); });
+    bool written = show();
     written = emit(kPlan, o.json, util::json_document(plan::to_json(*report))) && written;
     print_note(kPlan, "wrote " + script_file.path);
     return written ? ExitCode::ok : ExitCode::failed;
   }
-  bool written = show([&](bool md) { return plan::render_text(p, md); });
+  bool written = show();
   written = emit(kPlan, o.json, util::json_document(plan::to_json(*report))) && written;
   if ((o.json.to_stdout() || o.markdown.to_stdout()) && !p.chosen())
     print_error(kPlan, fmt::format("{}. Nearest that works: {}", p.reason, p.nearest));

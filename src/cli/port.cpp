@@ -18,7 +18,7 @@ namespace {
 
 struct PortOptions {
   std::vector<std::string> paths, ignore, hip_switches;
-  Output json{"--json", ""};
+  Output json{"--json", ""}, markdown{"--markdown", ""};
   bool rules = false, no_annotate = false;
   std::string sarif, output, out_dir;
 };
@@ -37,8 +37,8 @@ ExitCode run_audit(const PortOptions& o) {
     return port_fail("audit", ExitCode::bad_input,
                 "pass one or more CUDA sources or folders (or --rules to list the rules)");
   const OutputFile sarif_file{"--sarif", o.sarif == "-" ? "" : o.sarif};
-  if (Status s = check_outputs({sarif_file, o.json.file()}); !s)
-    return port_fail("audit", ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({sarif_file}); !s) return port_fail("audit", ExitCode::bad_input, s.message());
+  if (Status s = check_outputs({o.json, o.markdown}); !s) return port_fail("audit", ExitCode::bad_input, s.message());
   if (o.sarif == "-" && o.json.to_stdout())
     return port_fail("audit", ExitCode::bad_input, "--sarif - and --json both write to stdout: give one a file");
   auto report = port::run({o.paths, o.ignore, o.hip_switches, command_line()});
@@ -49,8 +49,11 @@ ExitCode run_audit(const PortOptions& o) {
   for (const auto& f : report->files)  // -v: each file read
     print_verbose("port audit", fmt::format("{}: {} lines, {} kernels, {} launches, {} CUDA API references", f.path,
                                             f.lines, f.kernels, f.launches, f.cuda_api_refs));
-  if (o.sarif != "-" && !o.json.to_stdout()) print_report([&] { return port::render_audit_text(*report); });
+  if (o.sarif != "-" && !o.json.to_stdout() && !o.markdown.to_stdout())
+    print_report([&] { return port::render_text(*report); });
   if (!emit("port audit", o.json, util::json_document(port::to_json(*report)))) return ExitCode::failed;
+  if (!emit("port audit", o.markdown, o.markdown.asked() ? port::render_markdown(*report) : std::string()))
+    return ExitCode::failed;
   return report->count(port::Severity::error) > 0 ? ExitCode::failed : ExitCode::ok;
 }
 
@@ -64,12 +67,15 @@ ExitCode run_translate(const PortOptions& o) {
   t.ignore = o.ignore;
   t.hip_switches = o.hip_switches;
   t.annotate = !o.no_annotate;
+  t.command = command_line();
+  if (Status s = check_outputs({o.json}); !s) return port_fail("translate", ExitCode::bad_input, s.message());
   auto report = port::run(t);
   if (!report) return port_fail("translate", ExitCode::bad_input, report.error().message);
   for (const auto& f : report->files)  // -v: each file written
     print_verbose("port translate", fmt::format("{} -> {}: {} lines, {} names converted, {} left", f.input, f.output,
                                                 f.lines, f.converted.size(), f.untranslated.size()));
-  print_report([&] { return port::render_translate_text(*report); });
+  if (!o.json.to_stdout()) print_report([&] { return port::render_text(*report); });
+  if (!emit("port translate", o.json, util::json_document(port::to_json(*report)))) return ExitCode::failed;
   for (const auto& f : report->files)
     if (!f.untranslated.empty()) return ExitCode::failed;
   return ExitCode::ok;
@@ -89,6 +95,7 @@ void setup_port(CLI::App& app, Runner& runner) {
                                     "__CUDA_ARCH__, APIs and libraries (exit 1 on an error finding)");
   audit->add_option("paths", o.paths, "CUDA sources (.cu .cuh .cpp .h .hpp) and folders holding them");
   add_output(audit, o.json, "The findings and statistics as JSON");
+  add_output(audit, o.markdown, "The findings and statistics as Markdown tables");
   audit->add_option("--sarif", o.sarif, "Also write a SARIF 2.1.0 log to this file (- for standard output only)");
   audit->add_flag("--rules", o.rules, "List every rule with its explanation and fix");
   // One value an occurrence (or RULE,RULE), so that paths after these options stay paths.
@@ -110,6 +117,7 @@ void setup_port(CLI::App& app, Runner& runner) {
   tr->add_option("-o,--output", o.output, "Where the translation of the one input goes");
   tr->add_option("--out-dir", o.out_dir, "Write each input under this folder, at its path relative to the inputs");
   tr->add_flag("--no-annotate", o.no_annotate, "Do not mark the lines audit rules flag");
+  add_output(tr, o.json, "What was converted and left, per file, as JSON");
   tr->add_option("--ignore", o.ignore, "Do not mark this rule (repeatable)")->allow_extra_args(false)->delimiter(',');
   tr->add_option("--hip-define", o.hip_switches, "As for audit")->allow_extra_args(false)->delimiter(',');
   add_presentation(tr, "Say each file written");

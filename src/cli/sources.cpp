@@ -35,7 +35,7 @@ Result<telemetry::CollectOptions> collect_options(const SourceFlags& f) {
                              f.source)};
   telemetry::CollectOptions o;
   o.choice = telemetry::parse_source_choice(f.source).value_or(telemetry::SourceChoice::all);  // CLI11 checked it
-  o.root = f.root;
+  o.root = util::Root(f.root);
   o.timeout = std::chrono::milliseconds(std::llround(f.timeout_s * 1000));
   return o;
 }

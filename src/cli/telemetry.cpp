@@ -37,10 +37,7 @@ struct TelemetryOptions {
 /// The JSON of one reading: run_info first, as every JSON report of dcukit starts.
 nlohmann::ordered_json document(const telemetry::Snapshot& s) {
   static const core::RunInfo info = core::collect_run_info("dcukit telemetry", command_line());
-  nlohmann::ordered_json out = core::report_head(info, 1);
-  const nlohmann::ordered_json reading = telemetry::to_json(s);  // named: items() must not outlive it
-  for (const auto& [key, value] : reading.items()) out[key] = value;
-  return out;
+  return telemetry::to_json(info, s);
 }
 
 /// Where the readings go: the text table on stdout unless --json or --csv takes stdout; each of

@@ -163,7 +163,8 @@ GpuScan scan_gpus(const util::Root& root, bool live, std::chrono::milliseconds t
   if (live) {
     telemetry::CollectOptions o;
     o.timeout = timeout;
-    o.record = root.log();  // a bundle's: the /sys files telemetry read go into it
+    o.root = util::Root();  // live: this host, recording into the bundle's log where there is one
+    o.root.record_to(root.log());
     snap = telemetry::collect(o);
     std::vector<std::string> parts;
     for (const auto& s : snap.sources) parts.push_back(fmt::format("{} {}", s.name, telemetry::to_string(s.state)));

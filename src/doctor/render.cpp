@@ -44,6 +44,21 @@ std::string render_text(const Report& report, bool verbose) {
   return out;
 }
 
+std::string render_markdown(const Report& report) {
+  core::Table t;
+  t.title = fmt::format("dcukit doctor: {} ({})", report.run_info.host.hostname, report.run_info.started_at);
+  t.columns = {{"status", core::Align::left}, {"check", core::Align::left}, {"finding", core::Align::left},
+               {"evidence", core::Align::left}, {"fix", core::Align::left}};
+  for (const auto& f : report.findings) {
+    std::string evidence;
+    for (const auto& e : f.evidence) evidence += (evidence.empty() ? "" : "; ") + e;
+    t.add_row({std::string(to_string(f.status)), label(f), f.summary, evidence, f.fix});
+  }
+  const auto s = report.summary();
+  t.notes.push_back(fmt::format("{} ok, {} warn, {} fail, {} skipped", s.ok, s.warn, s.fail, s.skip));
+  return core::render_markdown(t);
+}
+
 nlohmann::ordered_json to_json(const Report& report) {
   json findings = json::array();
   for (const auto& f : report.findings)
@@ -64,7 +79,7 @@ nlohmann::ordered_json to_json(const Report& report) {
   return j;
 }
 
-Result<Report> from_json(const std::string& text) {
+Result<Report> from_json(std::string_view text) {
   const json j = util::parse_json(text);
   if (j.is_discarded() || !j.is_object() || !j.contains("findings") || !j["findings"].is_array())
     return Error{"not a doctor report (no \"findings\" list)"};

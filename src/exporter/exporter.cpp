@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "exporter/scraper.h"
+#include "telemetry/collector.h"
 #include "serving/prometheus.h"
 #include "telemetry/capture.h"
 #include "util/duration.h"
@@ -95,7 +96,9 @@ Result<Report> run(const Request& o) {
     return util::HttpServerReply{.content_type = "text/html; charset=utf-8", .body = kLanding};
   });
   if (auto st = server.start(); !st) return Error{"--listen: " + st.message()};
-  Report report{format_address(listen.host, server.port())};
+  Report report;
+  report.run_info = core::collect_run_info("dcukit exporter", o.command);
+  report.address = format_address(listen.host, server.port());
   if (o.on_listening) o.on_listening(report.address);
   if (o.stop)
     while (!o.stop->wait_for(std::chrono::seconds(1))) {
@@ -103,6 +106,8 @@ Result<Report> run(const Request& o) {
   else
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   server.stop();
+  report.scrapes = scraper->scrapes();
+  report.collect_errors = scraper->collect_errors();
   return report;
 }
 

@@ -30,6 +30,8 @@ public:
   /// Thread-safe: concurrent scrapes share one reading.
   Scrape scrape();
 
+  /// Scrapes answered so far.
+  std::uint64_t scrapes() const { return m_scrapes.load(); }
   /// Collects that failed or missed the deadline so far.
   std::uint64_t collect_errors() const { return m_errors.load(); }
 

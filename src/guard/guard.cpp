@@ -73,6 +73,7 @@ Result<Report> run(const Request& request) {
 
   Supervisor supervisor(o, request.overrides, {events, board, logs, stop, request.read_memory});
   Report report;
+  report.run_info = core::collect_run_info("dcukit guard", request.command);
   report.stop_complete = supervisor.run();
   server.stop();
   const auto view = board.view();

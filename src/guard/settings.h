@@ -36,8 +36,6 @@ const std::vector<Setting>& settings();
 /// Sets `name` to `value` in `options`; the error names the setting and the value.
 Status apply_setting(Options& options, std::string_view name, std::string_view value);
 
-/// name=value pairs, in the order given.
-using Pairs = std::vector<std::pair<std::string, std::string>>;
 
 /// Reads an options file: a JSON object ({"probe-timeout": "5s", "failures": 3}) or lines of
 /// NAME=VALUE with # comments. The error names the file, the line and the unknown key.

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/run_info.h"
 #include "util/result.h"
 
 namespace dcukit::guard {
@@ -100,6 +101,26 @@ struct Options {
   std::optional<int> device;                        ///< the device whose memory must be released after a stop
   std::uint64_t device_slack_bytes = 512ull << 20;  ///< used memory above the baseline still "released"
   std::string config_file;
+};
+
+/// name=value pairs, in the order given.
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+/// What to guard and how.
+struct Request {
+  Options options;                 ///< resolved (settings.h: resolve_options)
+  Pairs overrides;                 ///< the command line's settings, applied again on each SIGHUP reload
+  DeviceMemoryReader read_memory;  ///< reads --device's memory; empty when no reader is available
+  EventDetail detail = EventDetail::normal;  ///< -q, -v
+  std::string command;                       ///< dcukit's command line as typed, for run_info
+};
+
+/// How guard ended.
+struct Report {
+  core::RunInfo run_info;
+  std::uint64_t restarts = 0;
+  State final_state = State::stopping;
+  bool stop_complete = true;  ///< the last stop left nothing of the service behind
 };
 
 }  // namespace dcukit::guard

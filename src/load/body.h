@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "load/types.h"
+#include "load/records.h"
 
 namespace dcukit::load {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "load/body.h"
-#include "load/types.h"
+#include "load/records.h"
 #include "util/http.h"
 #include "util/result.h"
 

@@ -7,7 +7,7 @@
 
 #include "load/chunk.h"
 #include "load/sse.h"
-#include "load/types.h"
+#include "load/records.h"
 #include "util/http.h"
 
 namespace dcukit::load {

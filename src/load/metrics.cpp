@@ -3,7 +3,7 @@
 #include <numeric>
 #include <optional>
 
-#include "load/report.h"
+#include "load/metrics.h"
 
 namespace dcukit::load {
 
@@ -58,6 +58,7 @@ LevelReport summarize_level(RunRecords records, const Slo& slo, const std::vecto
   for (const RequestRecord& r : records.requests) {
     lag.push_back(r.sent_ms - r.scheduled_ms);
     if (!r.ok()) {
+      if (out.failed == 0) out.first_error = r.error_message;
       ++out.failed;
       ++out.errors_by_class[r.error];
       if (r.error == ErrorClass::http_status) ++out.http_status_counts[r.http_status];
@@ -102,6 +103,7 @@ LevelReport summarize_level(RunRecords records, const Slo& slo, const std::vecto
   out.duration_s = records.duration_ms / 1000.0;
   out.max_concurrent_requests = records.peak_in_flight;
   out.cancelled = records.cancelled;
+  out.event_loops = records.event_loops;
   for (const auto& [sec, n] : tokens_by_second) out.max_output_tokens_per_s = std::max(out.max_output_tokens_per_s, n);
   if (out.duration_s > 0) {
     out.request_throughput = out.completed / out.duration_s;

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "core/table.h"
-#include "load/report.h"
+#include "load/types.h"
+#include "util/result.h"
 
 namespace dcukit::load {
 
@@ -56,6 +57,15 @@ std::string report_csv(const Report& report);
 /// The tables a person reads: a summary (one row a level) and, for each level, the latency
 /// percentiles, each with its notes.
 std::vector<core::Table> report_tables(const Report& report);
+
+/// report_tables as terminal text.
+std::string render_text(const Report& report);
+/// report_tables as Markdown, for a ticket or a post.
+std::string render_markdown(const Report& report);
+
+/// Reads to_json's document back (a run kept from another host or version): the run's settings
+/// and every level's figures; the error says what is not a load report.
+Result<Report> from_json(std::string_view text);
 
 /// The JSON keys a --metadata key may not take (the result's own fields).
 std::vector<std::string> reserved_keys();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "load/metrics.h"
 #include "load/render.h"
 #include "util/json_text.h"
 
@@ -161,7 +162,7 @@ ojson level_summary_json(const Report& report, const LevelReport& l) {
   j["total_token_throughput"] = l.total_token_throughput;
   j["max_output_tokens_per_s"] = l.max_output_tokens_per_s;
   j["max_concurrent_requests"] = l.max_concurrent_requests;
-  j["client_event_loops"] = l.records.event_loops;
+  j["client_event_loops"] = l.event_loops;
   for (const auto& key : report.percentile_metrics)
     if (const NamedMetric* m = find_metric(key)) add_metric(j, report, *m, l.lat.*(m->member));
   j["usage_missing"] = l.usage_missing;
@@ -171,9 +172,7 @@ ojson level_summary_json(const Report& report, const LevelReport& l) {
     const auto it = l.errors_by_class.find(c);
     j["errors_" + std::string(to_string(c))] = it == l.errors_by_class.end() ? 0 : it->second;
   }
-  const auto first = std::find_if(l.records.requests.begin(), l.records.requests.end(),
-                                  [](const RequestRecord& r) { return !r.ok(); });
-  j["first_error"] = first == l.records.requests.end() ? ojson(nullptr) : ojson(first->error_message);
+  j["first_error"] = l.first_error ? ojson(*l.first_error) : ojson(nullptr);
   if (report.slo.any()) {
     j["slo_ttft_ms"] = report.slo.ttft_ms;
     j["slo_tpot_ms"] = report.slo.tpot_ms;

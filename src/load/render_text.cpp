@@ -113,6 +113,18 @@ void add_level_notes(core::Table& t, const LevelReport& l) {
 
 }  // namespace
 
+std::string render_text(const Report& report) {
+  std::string out;
+  for (const auto& t : report_tables(report)) out += core::render_text(t) + "\n";
+  return out;
+}
+
+std::string render_markdown(const Report& report) {
+  std::string out;
+  for (const auto& t : report_tables(report)) out += core::render_markdown(t) + "\n";
+  return out;
+}
+
 std::vector<core::Table> report_tables(const Report& report) {
   std::vector<core::Table> tables;
   tables.push_back(summary_table(report));
@@ -122,7 +134,7 @@ std::vector<core::Table> report_tables(const Report& report) {
         "{}: {} ok, {} failed in {:.2f} s; {} input and {} output tokens; at most {} in flight, "
         "{} client event loop{}",
         l.label, l.completed, l.failed, l.duration_s, l.total_input_tokens, l.total_output_tokens,
-        l.max_concurrent_requests, l.records.event_loops, l.records.event_loops == 1 ? "" : "s");
+        l.max_concurrent_requests, l.event_loops, l.event_loops == 1 ? "" : "s");
     t.columns = {{"metric (ms)", core::Align::left}, {"mean"}, {"median"}, {"std"}};
     for (double p : report.metric_percentiles) t.columns.push_back({"p" + percentile_word(p)});
     for (const auto& key : report.percentile_metrics) {

@@ -1,4 +1,5 @@
 #include "load/run.h"
+#include "load/metrics.h"
 
 #include <fmt/format.h>
 
@@ -146,9 +147,8 @@ void run_levels(Steps& s, Engine& engine, const std::vector<Prompt>& prompts) {
   }
 }
 
-}  // namespace
-
-Report run(const Request& request) {
+/// The run, whatever ended it: every level measured before is in the Report.
+Report measure(const Request& request) {
   Request q = request;  // the steps fill in what the server says (the model, the endpoint)
   Steps s(q);
   if (!s.check_url()) return s.finish();
@@ -162,6 +162,16 @@ Report run(const Request& request) {
   run_levels(s, *engine, prompts);
   add_level_notes(s);
   return s.finish();
+}
+
+}  // namespace
+
+Result<Report> run(const Request& request) {
+  Report report = measure(request);
+  if (report.levels.empty() && !report.interrupted && report.problem &&
+      report.problem->kind == ProblemKind::bad_input)
+    return Error{report.problem->message};  // nothing was sent: the input was wrong
+  return report;
 }
 
 }  // namespace dcukit::load

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "load/report.h"
+#include "load/types.h"
 #include "serving/watcher.h"
 
 namespace dcukit::load {

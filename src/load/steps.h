@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "load/engine.h"
-#include "load/report.h"
+#include "load/types.h"
 #include "load/run.h"
 #include "load/tokenizer.h"
 #include "serving/probe.h"

@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "load/report.h"
 #include "load/tokenizer.h"
-#include "load/types.h"
+#include "load/records.h"
 
 namespace dcukit::load {
 

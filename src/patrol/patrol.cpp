@@ -4,15 +4,10 @@
 
 #include "patrol/residue.h"
 #include "telemetry/capture.h"
+#include "telemetry/collector.h"
 
 namespace dcukit::patrol {
 namespace {
-
-std::string proc_dir(const std::string& root) {
-  std::string r = root;
-  while (!r.empty() && r.back() == '/') r.pop_back();
-  return r + "/proc";
-}
 
 /// The reading: the capture, or the live host; an UNKNOWN finding when neither gives one.
 std::optional<telemetry::Snapshot> read_devices(const Request& o, Report& r) {
@@ -48,7 +43,7 @@ void check_devices(const Request& o, const std::vector<pid_t>& service, Report& 
     add(r, {"devices", "count", State::unknown, "no GPU found: " + source_reports(*snap)});
   for (const auto& d : snap->devices) check_device(d, o.thresholds, r);
   ResidueOptions ro;
-  ro.proc = proc_dir(o.collect.root);
+  ro.root = o.collect.root;
   ro.live = o.from.empty();
   ro.service = service;
   check_residue(snap->devices, o.thresholds, ro, r);
@@ -58,9 +53,10 @@ void check_devices(const Request& o, const std::vector<pid_t>& service, Report& 
 
 Result<Report> run(const Request& o) {
   Report r;
+  r.run_info = core::collect_run_info("dcukit patrol", o.command);
   r.timestamp = telemetry::timestamp_now();
   r.source = o.from.empty() ? "live" : o.from;
-  const auto service = check_service(o.service, r, proc_dir(o.collect.root));
+  const auto service = check_service(o.service, r, o.collect.root);
   if (o.devices) check_devices(o, service, r);
   return r;
 }

@@ -1,4 +1,6 @@
 #include "patrol/render.h"
+#include "core/run_info.h"
+#include "core/table.h"
 #include "util/redact.h"
 
 #include <fmt/format.h>
@@ -67,7 +69,20 @@ std::string render_nagios(const Report& r, bool verbose) {
   return util::redact(out);
 }
 
-nlohmann::json to_json(const Report& r) {
+std::string render_text(const Report& r) {
+  return render_nagios(r, true);
+}
+
+std::string render_markdown(const Report& r) {
+  core::Table t;
+  t.title = fmt::format("PATROL {}: {}", to_string(r.state), summary(r));
+  t.columns = {{"subject", core::Align::left}, {"check", core::Align::left}, {"state", core::Align::left},
+               {"what was seen", core::Align::left}};
+  for (const auto& f : r.findings) t.add_row({f.subject, f.check, std::string(to_string(f.state)), f.message});
+  return core::render_markdown(t);
+}
+
+nlohmann::ordered_json to_json(const Report& r) {
   nlohmann::json j;
   j["timestamp"] = r.timestamp;
   j["source"] = r.source;
@@ -91,7 +106,9 @@ nlohmann::json to_json(const Report& r) {
     perf.push_back(std::move(e));
   }
   util::redact_strings(j);
-  return j;
+  nlohmann::ordered_json out = core::report_head(r.run_info, 1);
+  for (const auto& [k, v] : j.items()) out[k] = v;
+  return out;
 }
 
 }  // namespace dcukit::patrol

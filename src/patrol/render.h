@@ -5,6 +5,7 @@
 #include <string>
 
 #include "patrol/types.h"
+#include "util/result.h"
 
 namespace dcukit::patrol {
 
@@ -14,7 +15,14 @@ std::string render_nagios(const Report& r, bool verbose);
 std::string summary(const Report& r);
 /// One perfdata item: 'label'=value[uom];[warn];[crit];[min];[max] (trailing empty fields dropped).
 std::string perf_text(const Perf& p);
-/// {"state": "OK", "exit_code": 0, "summary": ..., "findings": [...], "perfdata": [...]}.
-nlohmann::json to_json(const Report& r);
+/// The Nagios output with a line a finding (render_nagios verbose).
+std::string render_text(const Report& r);
+/// The findings as a Markdown table under the state and summary.
+std::string render_markdown(const Report& r);
+/// run_info, schema_version, then {"state": "OK", "exit_code": 0, "summary": ..., "findings":
+/// [...], "perfdata": [...]}, secrets redacted.
+nlohmann::ordered_json to_json(const Report& r);
+/// Reads to_json's document back; the error says what is not a patrol report.
+Result<Report> from_json(std::string_view text);
 
 }  // namespace dcukit::patrol

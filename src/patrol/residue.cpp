@@ -13,10 +13,10 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
 /// "123 (python), 456 (vllm)".
-std::string describe(const std::vector<pid_t>& pids, const std::string& proc) {
+std::string describe(const std::vector<pid_t>& pids, const util::Root& root) {
   std::string out;
   for (pid_t p : pids) {
-    const auto info = util::read_proc_info(p, proc);
+    const auto info = util::read_proc_info(p, root);
     out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", p, info ? info->comm : "?");
   }
   return out;
@@ -25,7 +25,7 @@ std::string describe(const std::vector<pid_t>& pids, const std::string& proc) {
 /// Device-file holders: judged against the service when one is known. Returns the holders.
 std::vector<pid_t> check_holders(const ResidueOptions& o, Report& r) {
   std::vector<pid_t> holders;
-  for (const auto& h : util::processes_holding(util::is_gpu_device_file, o.proc))
+  for (const auto& h : util::processes_holding(util::is_gpu_device_file, o.root))
     if (h.pid != ::getpid()) holders.push_back(h.pid);
   r.perfdata.push_back({"device_processes", static_cast<double>(holders.size()), "", {}, {}, 0, {}});
   std::vector<pid_t> outside;
@@ -35,12 +35,12 @@ std::vector<pid_t> check_holders(const ResidueOptions& o, Report& r) {
     add(r, {"residue", "holders", State::ok,
             holders.empty()
                 ? "no process holds a GPU device file"
-                : fmt::format("{} processes hold GPU device files: {}", holders.size(), describe(holders, o.proc))});
+                : fmt::format("{} processes hold GPU device files: {}", holders.size(), describe(holders, o.root))});
   } else {
     add(r, {"residue", "holders", State::warning,
             fmt::format("{} processes outside the service hold GPU device files: {} (left over from an earlier "
                         "run? they keep device memory)",
-                        outside.size(), describe(outside, o.proc))});
+                        outside.size(), describe(outside, o.root))});
   }
   return holders;
 }

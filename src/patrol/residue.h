@@ -10,12 +10,13 @@
 #include "patrol/thresholds.h"
 #include "patrol/types.h"
 #include "telemetry/types.h"
+#include "util/root.h"
 
 namespace dcukit::patrol {
 
 /// Where to look.
 struct ResidueOptions {
-  std::string proc = "/proc";
+  util::Root root = util::Root();  ///< where /proc is read
   /// Read /proc for device-file holders (false for figures from a capture, which is not this host now).
   bool live = true;
   /// The service's processes (check_service); holders outside them are residue. Empty: no

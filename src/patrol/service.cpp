@@ -1,4 +1,5 @@
 #include "patrol/service.h"
+#include "patrol/types.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -27,13 +28,13 @@ Result<pid_t> read_pid(const std::string& path) {
   return static_cast<pid_t>(pid);
 }
 
-std::vector<pid_t> check_pid_file(const std::string& path, Report& r, const std::string& proc) {
+std::vector<pid_t> check_pid_file(const std::string& path, Report& r, const util::Root& root) {
   auto pid = read_pid(path);
   if (!pid) {
     add(r, {"service", "process", State::critical, pid.error().message});
     return {};
   }
-  const auto info = util::read_proc_info(*pid, proc);
+  const auto info = util::read_proc_info(*pid, root);
   const bool exists = ::kill(*pid, 0) == 0 || errno == EPERM;
   if (!exists || !info || info->state == 'Z') {
     add(r, {"service", "process", State::critical, fmt::format("process {} from {} is not running", *pid, path)});
@@ -41,7 +42,7 @@ std::vector<pid_t> check_pid_file(const std::string& path, Report& r, const std:
   }
   add(r, {"service", "process", State::ok, fmt::format("process {} ({}) is running", *pid, info->comm)});
   std::vector<pid_t> pids{*pid};
-  for (const auto& d : util::descendants_of(*pid, proc)) pids.push_back(d.pid);
+  for (const auto& d : util::descendants_of(*pid, root)) pids.push_back(d.pid);
   return pids;
 }
 
@@ -91,9 +92,9 @@ void check_url(const ServiceOptions& o, Report& r) {
 
 }  // namespace
 
-std::vector<pid_t> check_service(const ServiceOptions& o, Report& r, const std::string& proc) {
+std::vector<pid_t> check_service(const ServiceOptions& o, Report& r, const util::Root& root) {
   std::vector<pid_t> pids;
-  if (!o.pid_file.empty()) pids = check_pid_file(o.pid_file, r, proc);
+  if (!o.pid_file.empty()) pids = check_pid_file(o.pid_file, r, root);
   if (!o.url.empty()) check_url(o, r);
   return pids;
 }

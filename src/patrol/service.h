@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "patrol/types.h"
+#include "patrol/finding.h"
+#include "util/root.h"
 
 namespace dcukit::patrol {
+
+struct Report;
 
 /// What to check; an empty pid_file or url skips that part.
 struct ServiceOptions {
@@ -27,6 +30,6 @@ struct ServiceOptions {
 
 /// Adds the service's findings and perfdata to `r`; returns the service's processes (the pid in
 /// the pid file and its descendants), empty when there is no pid file or it is not running.
-std::vector<pid_t> check_service(const ServiceOptions& o, Report& r, const std::string& proc = "/proc");
+std::vector<pid_t> check_service(const ServiceOptions& o, Report& r, const util::Root& root = util::Root());
 
 }  // namespace dcukit::patrol

@@ -1,4 +1,5 @@
 #include "patrol/thresholds.h"
+#include "patrol/types.h"
 
 #include <fmt/format.h>
 

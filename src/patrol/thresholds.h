@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "patrol/range.h"
-#include "patrol/types.h"
+#include "patrol/finding.h"
 #include "telemetry/types.h"
 #include "util/result.h"
 
 namespace dcukit::patrol {
+
+struct Report;
 
 /// The figures with limits.
 enum class Metric {

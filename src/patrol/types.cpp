@@ -29,6 +29,10 @@ std::string_view to_string(State s) {
   return util::name_of(kStateNames, s);
 }
 
+std::optional<State> parse_state(std::string_view text) {
+  return util::value_of(kStateNames, text);
+}
+
 State worse(State a, State b) {
   return rank(a) >= rank(b) ? a : b;
 }

@@ -1,41 +1,22 @@
 #pragma once
-// What one patrol inspection found, as plain data: a state per finding (the Nagios plugin
-// states), the figures as perfdata, and the worst state overall. The renderers (render.h) turn
-// it into the one line a monitoring system reads, or JSON.
+// `dcukit patrol`'s Request (what to inspect and the limits) and Report (what one inspection
+// found, as plain data: a state per finding, the figures as perfdata, and the worst state
+// overall). The renderers (render.h) turn it into the one line a monitoring system reads, or JSON.
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "core/run_info.h"
+#include "patrol/finding.h"
+#include "patrol/service.h"
+#include "patrol/thresholds.h"
+#include "telemetry/types.h"
 
 namespace dcukit::patrol {
 
-/// Nagios plugin states; the value is the exit code.
-enum class State { ok = 0, warning = 1, critical = 2, unknown = 3 };
-/// "OK", "WARNING", "CRITICAL", "UNKNOWN".
-std::string_view to_string(State s);
-/// The worse of two states: CRITICAL > WARNING > UNKNOWN > OK (a check that could not judge
-/// never hides a problem another check found).
-State worse(State a, State b);
-
-/// One thing patrol judged: "gpu1 temperature 97 C (critical at 95)".
-struct Finding {
-  std::string subject;  ///< "gpu1", "service", "residue", "devices"
-  std::string check;    ///< "temperature", "health", "canary", "holders", ...
-  State state = State::ok;
-  std::string message;  ///< what was seen, and the limit it crossed
-};
-
-/// One Nagios perfdata item: 'label'=value[uom];[warn];[crit];[min];[max].
-struct Perf {
-  std::string label;  ///< "gpu0_temperature"
-  double value = 0;
-  std::string uom;  ///< "", "%", "B", "s" (the units Nagios knows)
-  std::string warn, crit;  ///< Nagios ranges ("83", "~:99"); empty: none
-  std::optional<double> min, max;
-};
-
 /// One inspection.
 struct Report {
+  core::RunInfo run_info;  ///< the header of the JSON
   std::string timestamp;  ///< UTC, ISO 8601
   std::string source;     ///< "live" or the --from path
   State state = State::ok;
@@ -46,5 +27,16 @@ struct Report {
 
 /// Adds `f` to `r` and folds its state into r.state.
 void add(Report& r, Finding f);
+
+/// What to inspect.
+struct Request {
+  bool devices = true;                ///< judge the devices (false: only the service)
+  std::string from;                   ///< device figures from a captured tool output instead of the host
+  telemetry::CollectOptions collect;  ///< the live reading (collect.root also roots /proc)
+  std::optional<int> expect_devices;  ///< fewer devices than this is CRITICAL
+  Thresholds thresholds;
+  ServiceOptions service;
+  std::string command;  ///< the command line as typed, for run_info
+};
 
 }  // namespace dcukit::patrol

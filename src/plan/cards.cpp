@@ -77,6 +77,10 @@ std::string_view to_string(Decider decider) {
   return util::name_of(kDeciderNames, decider, "nobody");
 }
 
+std::optional<Decider> parse_decider(std::string_view text) {
+  return util::value_of(kDeciderNames, text);
+}
+
 core::Support CardCapability::effective() const {
   if (host) return *host ? core::Support::yes : core::Support::no;
   if (published.value != core::Support::unknown) return published.value;

@@ -30,6 +30,8 @@ enum class Decider {
 
 /// "this host", "published", "offline advice", "nobody".
 std::string_view to_string(Decider decider);
+/// The value to_string spells `text`, or nullopt.
+std::optional<Decider> parse_decider(std::string_view text);
 
 /// One capability of the cards: the published answer and, where asked, this host's own.
 struct CardCapability {

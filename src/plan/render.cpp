@@ -173,11 +173,19 @@ core::Table flags_table(const Plan& p) {
   return t;
 }
 
-std::string render_text(const Plan& p, bool markdown) {
+std::string render_plan(const Plan& p, bool markdown) {
   auto table = [markdown](const core::Table& t) { return markdown ? core::render_markdown(t) : core::render_text(t); };
   std::string out = render_summary(p) + "\n" + table(options_table(p)) + "\n" + table(flags_table(p));
   if (!p.chosen()) out += fmt::format("\n{}.\nNearest that works: {}.\n", p.reason, p.nearest);
   return out;
+}
+
+std::string render_text(const Report& report) {
+  return report.check ? render_check_text(*report.check) : render_plan(report.plan);
+}
+
+std::string render_markdown(const Report& report) {
+  return report.check ? render_check_text(*report.check, true) : render_plan(report.plan, true);
 }
 
 nlohmann::ordered_json to_json(const Report& report) {

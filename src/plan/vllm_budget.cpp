@@ -86,6 +86,10 @@ std::string_view to_string(VllmPlatform platform) {
   return util::name_of(kPlatformNames, platform, "?");
 }
 
+std::optional<VllmPlatform> parse_platform(std::string_view text) {
+  return util::value_of(kPlatformNames, text);
+}
+
 VllmPlatform platform_of(const Cards& cards, bool rocm_hint, bool navi_hint) {
   if (cards.dcu()) return VllmPlatform::dcu;
   if (cards.vendor == core::Vendor::amd || rocm_hint) {

@@ -26,6 +26,8 @@ enum class VllmPlatform {
 };
 
 std::string_view to_string(VllmPlatform platform);
+/// The value to_string spells `text`, or nullopt.
+std::optional<VllmPlatform> parse_platform(std::string_view text);
 
 /// The platform of `cards`; `rocm_hint` (a log naming ROCm) and `navi_hint` refine unknown AMD cards.
 VllmPlatform platform_of(const Cards& cards, bool rocm_hint = false, bool navi_hint = false);

@@ -152,12 +152,24 @@ std::string_view to_string(VllmEngine engine) {
   return util::name_of(kEngineNames, engine, "?");
 }
 
+std::optional<VllmEngine> parse_engine(std::string_view text) {
+  return util::value_of(kEngineNames, text);
+}
+
 std::string_view to_string(ProfileFormula formula) {
   return util::name_of(kFormulaNames, formula, "?");
 }
 
+std::optional<ProfileFormula> parse_formula(std::string_view text) {
+  return util::value_of(kFormulaNames, text);
+}
+
 std::string_view to_string(SamplerKind sampler) {
   return util::name_of(kSamplerNames, sampler, "?");
+}
+
+std::optional<SamplerKind> parse_sampler(std::string_view text) {
+  return util::value_of(kSamplerNames, text);
 }
 
 std::string_view to_string(ConcurrencyRule rule) {

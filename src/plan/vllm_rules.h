@@ -27,8 +27,14 @@ enum class ConcurrencyRule {
 };
 
 std::string_view to_string(VllmEngine engine);
+/// The value to_string spells `text`, or nullopt.
+std::optional<VllmEngine> parse_engine(std::string_view text);
 std::string_view to_string(ProfileFormula formula);
+/// The value to_string spells `text`, or nullopt.
+std::optional<ProfileFormula> parse_formula(std::string_view text);
 std::string_view to_string(SamplerKind sampler);
+/// The value to_string spells `text`, or nullopt.
+std::optional<SamplerKind> parse_sampler(std::string_view text);
 std::string_view to_string(ConcurrencyRule rule);
 
 /// What a rule sets.

@@ -105,6 +105,10 @@ std::string_view to_string(WeightSource source) {
   return util::name_of(kWeightSourceNames, source);
 }
 
+std::optional<WeightSource> parse_weight_source(std::string_view text) {
+  return util::value_of(kWeightSourceNames, text);
+}
+
 WeightBreakdown compute_weights(const ModelConfig& m) {
   WeightBreakdown w;
   const double lin = linear_bytes_per_param(m);

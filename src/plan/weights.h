@@ -3,6 +3,7 @@
 // the shards are present (or the index's total_size), otherwise counted from config.json.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "util/result.h"
@@ -16,6 +17,8 @@ enum class WeightSource { safetensors_headers, index_total_size, computed };
 
 /// "safetensors headers", "index total_size", "computed from config.json".
 std::string_view to_string(WeightSource source);
+/// The value to_string spells `text`, or nullopt.
+std::optional<WeightSource> parse_weight_source(std::string_view text);
 
 /// The weights counted from config.json in the served dtype, split the way tensor and pipeline
 /// parallelism split them. Bytes, not parameters.

@@ -83,6 +83,30 @@ ojson to_json(const AuditReport& r) {
   return j;
 }
 
+ojson to_json(const TranslateReport& r) {
+  ojson j = core::report_head(r.run_info, 1);
+  j["files"] = ojson::array();
+  for (const TranslatedFile& f : r.files) {
+    ojson converted = ojson::array(), untranslated = ojson::array();
+    for (const Conversion& c : f.converted) converted.push_back(ojson{{"cuda", c.cuda}, {"hip", c.hip}, {"count", c.count}});
+    for (const Untranslated& u : f.untranslated)
+      untranslated.push_back(
+          ojson{{"name", u.name}, {"count", u.count}, {"first_line", u.first_line}, {"reason", u.reason}});
+    j["files"].push_back(ojson{{"input", f.input},
+                               {"output", f.output},
+                               {"lines", f.lines},
+                               {"already_hip", f.already_hip},
+                               {"converted_refs", f.converted_refs()},
+                               {"converted", converted},
+                               {"untranslated", untranslated},
+                               {"masks_dropped", f.masks_dropped},
+                               {"annotated_lines", f.annotated_lines},
+                               {"runtime_include_added", f.runtime_include_added},
+                               {"hip_branch_refs", f.hip_branch_refs}});
+  }
+  return j;
+}
+
 std::string render_audit_sarif(const AuditReport& r) {
   ojson rules = ojson::array();
   std::map<RuleId, std::size_t> index;

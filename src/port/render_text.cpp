@@ -31,15 +31,11 @@ std::string also_lines(const Finding& f) {
                      f.also.size() + 1);
 }
 
-std::string render_audit_text(const AuditReport& r) {
-  std::string out;
-  for (const Finding& f : r.findings) {
-    const std::string also = also_lines(f);
-    out += fmt::format("{}:{}:{}: {}: [{}] {}{}{}\n    {}\n    fix: {}\n", f.file, f.line, f.column,
-                       to_string(f.severity), to_string(f.rule), f.why, also.empty() ? "" : " ", also, f.code, f.fix);
-  }
-  if (!r.findings.empty()) out += "\n";
+namespace {
 
+/// The findings per rule and the per-file statistics, for text and Markdown alike.
+std::vector<core::Table> summary_tables(const AuditReport& r) {
+  std::vector<core::Table> out;
   std::map<RuleId, std::map<Severity, int>> per_rule;
   for (const Finding& f : r.findings) ++per_rule[f.rule][f.severity];
   if (!per_rule.empty()) {
@@ -51,7 +47,7 @@ std::string render_audit_text(const AuditReport& r) {
       t.add_row({std::string(to_string(rule)), get(Severity::error), get(Severity::warning), get(Severity::note),
                  std::string(rule_info(rule).summary)});
     }
-    out += core::render_text(t) + "\n";
+    out.push_back(std::move(t));
   }
 
   core::Table files;
@@ -74,9 +70,14 @@ std::string render_audit_text(const AuditReport& r) {
   if (r.files.size() > 1)
     files.add_row({fmt::format("{} files", r.files.size()), std::to_string(lines), std::to_string(refs), "",
                    std::to_string(kernels), std::to_string(launches), "", std::to_string(r.findings.size())});
-  out += core::render_text(files);
-  out += fmt::format("\n{} errors, {} warnings, {} notes", r.count(Severity::error), r.count(Severity::warning),
-                     r.count(Severity::note));
+  out.push_back(std::move(files));
+  return out;
+}
+
+/// "3 errors, 2 warnings, 1 notes; 1 suppressed ..." and the run's notes.
+std::string totals_text(const AuditReport& r) {
+  std::string out = fmt::format("{} errors, {} warnings, {} notes", r.count(Severity::error), r.count(Severity::warning),
+                                r.count(Severity::note));
   if (r.suppressed > 0) out += fmt::format("; {} suppressed by dcukit-port comments", r.suppressed);
   if (!r.ignored.empty()) {
     std::string names;
@@ -86,6 +87,36 @@ std::string render_audit_text(const AuditReport& r) {
   out += "\n";
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   return out;
+}
+
+}  // namespace
+
+std::string render_text(const AuditReport& r) {
+  std::string out;
+  for (const Finding& f : r.findings) {
+    const std::string also = also_lines(f);
+    out += fmt::format("{}:{}:{}: {}: [{}] {}{}{}\n    {}\n    fix: {}\n", f.file, f.line, f.column,
+                       to_string(f.severity), to_string(f.rule), f.why, also.empty() ? "" : " ", also, f.code, f.fix);
+  }
+  if (!r.findings.empty()) out += "\n";
+  const auto tables = summary_tables(r);
+  for (std::size_t i = 0; i < tables.size(); ++i) out += core::render_text(tables[i]) + (i + 1 < tables.size() ? "\n" : "");
+  return out + "\n" + totals_text(r);
+}
+
+std::string render_markdown(const AuditReport& r) {
+  core::Table findings;
+  findings.title = "Findings";
+  findings.columns = {{"place", core::Align::left}, {"severity", core::Align::left}, {"rule", core::Align::left},
+                      {"why", core::Align::left}, {"fix", core::Align::left}};
+  for (const Finding& f : r.findings) {
+    const std::string also = also_lines(f);
+    findings.add_row({fmt::format("{}:{}", f.file, f.line), std::string(to_string(f.severity)),
+                      std::string(to_string(f.rule)), f.why + (also.empty() ? "" : " " + also), f.fix});
+  }
+  std::string out = core::render_markdown(findings) + "\n";
+  for (const auto& t : summary_tables(r)) out += core::render_markdown(t) + "\n";
+  return out + totals_text(r);
 }
 
 std::string render_rules_text() {
@@ -99,7 +130,7 @@ std::string render_rules_text() {
   return out;
 }
 
-std::string render_translate_text(const TranslateReport& r) {
+std::string render_text(const TranslateReport& r) {
   std::string out;
   for (const TranslatedFile& f : r.files) {
     if (f.already_hip) {
@@ -119,6 +150,21 @@ std::string render_translate_text(const TranslateReport& r) {
                          u.reason);
   }
   return out;
+}
+
+std::string render_markdown(const TranslateReport& r) {
+  core::Table files;
+  files.title = "Translated files";
+  files.columns = {{"input", core::Align::left}, {"output", core::Align::left}, {"converted"},
+                   {"masks made mask-free"}, {"untranslated", core::Align::left}};
+  for (const TranslatedFile& f : r.files) {
+    std::string left;
+    for (const Untranslated& u : f.untranslated)
+      left += fmt::format("{}{} (line {}: {})", left.empty() ? "" : "; ", u.name, u.first_line, u.reason);
+    files.add_row({f.input, f.output, f.already_hip ? "HIP already" : std::to_string(f.converted_refs()),
+                   std::to_string(f.masks_dropped), left.empty() ? "-" : left});
+  }
+  return core::render_markdown(files);
 }
 
 }  // namespace dcukit::port

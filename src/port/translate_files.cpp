@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/run_info.h"
 #include "port/audit.h"
 #include "port/translate.h"
 #include "util/files.h"
@@ -68,6 +69,7 @@ Result<TranslateReport> run(const TranslateRequest& o) {
   for (const Finding& f : audit.findings) by_file[f.file].push_back(f);
 
   TranslateReport report;
+  report.run_info = core::collect_run_info("dcukit port translate", o.command);
   for (std::size_t i = 0; i < project->files.size(); ++i) {
     TranslatedFile t;
     t.input = (*files)[i];

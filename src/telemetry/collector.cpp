@@ -34,7 +34,7 @@ std::vector<std::shared_ptr<Source>> make_sources(const CollectOptions& o) {
   std::vector<std::shared_ptr<Source>> out;
   if (want(SourceChoice::nvml)) out.push_back(std::make_shared<NvmlSource>());
   if (want(SourceChoice::rocm_smi_lib)) out.push_back(std::make_shared<RsmiSource>(o.root));
-  if (want(SourceChoice::sysfs)) out.push_back(std::make_shared<SysfsSource>(o.root, o.record));
+  if (want(SourceChoice::sysfs)) out.push_back(std::make_shared<SysfsSource>(o.root));
   // Up to two tool runs fit in the source's deadline.
   if (want(SourceChoice::cli)) out.push_back(std::make_shared<CliSource>(o.timeout * 45 / 100));
   return out;

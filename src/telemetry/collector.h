@@ -12,26 +12,7 @@
 #include "telemetry/source.h"
 #include "telemetry/types.h"
 
-namespace dcukit::util {
-class AccessLog;
-}
-
 namespace dcukit::telemetry {
-
-/// Which sources to ask: all of them in order, or one alone.
-enum class SourceChoice { all, nvml, rocm_smi_lib, sysfs, cli };
-/// "auto", "nvml", "rocm-smi-lib", "sysfs", "cli": the --source spellings.
-std::string_view to_string(SourceChoice c);
-std::optional<SourceChoice> parse_source_choice(std::string_view s);
-
-/// How to read the host.
-struct CollectOptions {
-  SourceChoice choice = SourceChoice::all;
-  std::string root = "/";                   ///< where /sys and /proc are read (tests, bundles)
-  std::chrono::milliseconds timeout{5000};  ///< the most one source may take for one reading
-  /// Where the sysfs source records the /sys files it read (a support bundle's log); null: nowhere.
-  std::shared_ptr<util::AccessLog> record;
-};
 
 /// The sources CollectOptions asks for, in order.
 std::vector<std::shared_ptr<Source>> make_sources(const CollectOptions& options);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/run_info.h"
 #include "core/table.h"
 #include "core/units.h"
 #include "telemetry/render.h"
@@ -58,7 +59,7 @@ core::Table device_table(const Snapshot& s) {
   return t;
 }
 
-std::string processes(const Snapshot& s) {
+core::Table processes(const Snapshot& s) {
   core::Table t;
   t.title = "Processes";
   t.columns = {{"GPU"}, {"PID"}, {"Name", core::Align::left}, {"Memory"}};
@@ -66,22 +67,20 @@ std::string processes(const Snapshot& s) {
     if (d.processes)
       for (const auto& p : *d.processes)
         t.add_row({std::to_string(d.index), std::to_string(p.pid), p.name.value_or(kUnknown), bytes(p.memory_bytes)});
-  return t.rows.empty() ? "" : "\n" + core::render_text(t);
+  return t;
 }
 
-std::string topology(const Snapshot& s) {
-  if (s.topology.links.empty()) return "";
+core::Table topology(const Snapshot& s) {
   core::Table t;
   t.title = "Links";
   t.columns = {
       {"A", core::Align::left}, {"B", core::Align::left}, {"Type", core::Align::left}, {"Hops"}, {"Weight"}, {"GB/s"}};
   for (const auto& l : s.topology.links)
     t.add_row({l.a, l.b, l.type.value_or(kUnknown), num(l.hops), num(l.weight), num(l.bandwidth_gbps, "{:.1f}")});
-  return "\n" + core::render_text(t);
+  return t;
 }
 
-std::string checks(const Snapshot& s) {
-  if (s.checks.empty()) return "";
+core::Table checks(const Snapshot& s) {
   core::Table t;
   t.title = "Checks";
   t.columns = {{"Category", core::Align::left},
@@ -92,7 +91,7 @@ std::string checks(const Snapshot& s) {
     t.add_row({c.category, c.name, std::string(to_string(c.status)), c.result});
     if (!c.detail.empty()) t.notes.push_back(c.name + ": " + c.detail);
   }
-  return "\n" + core::render_text(t);
+  return t;
 }
 
 std::string attribution(const Snapshot& s) {
@@ -108,9 +107,8 @@ std::string attribution(const Snapshot& s) {
   return out.empty() ? "" : "\nFigures by source:\n" + out;
 }
 
-}  // namespace
-
-std::string render_text(const Snapshot& s) {
+/// The report in either form: the title, each table with rows, facts and attribution.
+std::string render(const Snapshot& s, std::string (*table)(const core::Table&)) {
   std::string title = s.source == "file" ? fmt::format("{} ({}), read {}", s.path, s.format, s.timestamp)
                                          : fmt::format("live, {}", s.timestamp);
   if (s.source != "file") {
@@ -120,13 +118,31 @@ std::string render_text(const Snapshot& s) {
     if (!srcs.empty()) title += " (" + srcs + ")";
   }
   std::string out = title + "\n";
-  if (!s.devices.empty()) out += core::render_text(device_table(s));
-  out += processes(s) + topology(s) + checks(s);
+  if (!s.devices.empty()) out += table(device_table(s));
+  for (const core::Table& t : {processes(s), topology(s), checks(s)})
+    if (!t.rows.empty()) out += "\n" + table(t);
   if (!s.facts.empty()) {
     out += "\nFacts:\n";
     for (const auto& f : s.facts) out += fmt::format("  {}: {}\n", f.key, f.value);
   }
   out += attribution(s);
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const Snapshot& s) {
+  return render(s, core::render_text);
+}
+
+std::string render_markdown(const Snapshot& s) {
+  return render(s, [](const core::Table& t) { return core::render_markdown(t); });
+}
+
+nlohmann::ordered_json to_json(const core::RunInfo& run_info, const Snapshot& s) {
+  nlohmann::ordered_json out = core::report_head(run_info, 1);
+  const nlohmann::ordered_json reading = to_json(s);  // named: items() must not outlive it
+  for (const auto& [key, value] : reading.items()) out[key] = value;
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "util/dynlib.h"
 #include "util/result.h"
+#include "util/root.h"
 
 namespace dcukit::telemetry::rsmi {
 
@@ -69,6 +70,6 @@ dcukit::Status load(util::DynLib& lib, Api& api);
 /// Where librocm_smi64 is looked for, in order: /opt/hyhal/lib, $DTK_HOME/lib, /opt/dtk*/lib,
 /// $ROCM_PATH/lib, /opt/rocm*/lib, then the loader's own path; each with the suffixes
 /// .so, .so.1, .so.2 (HyHAL's), .so.5, .so.6 and .so.7.
-std::vector<std::string> library_candidates(const std::string& root = "/");
+std::vector<std::string> library_candidates(const util::Root& root = util::Root());
 
 }  // namespace dcukit::telemetry::rsmi

@@ -44,20 +44,15 @@ dcukit::Status load(util::DynLib& lib, Api& api) {
   return {};
 }
 
-std::vector<std::string> library_candidates(const std::string& root) {
-  namespace fs = std::filesystem;
-  const std::string r = root == "/" ? "" : root;
-  std::vector<std::string> dirs{r + "/opt/hyhal/lib"};
+std::vector<std::string> library_candidates(const util::Root& root) {
+  std::vector<std::string> dirs{"/opt/hyhal/lib"};
   const auto env_dir = [&](const char* name) {
-    if (const char* v = std::getenv(name); v && *v) dirs.push_back(r + v + "/lib");
+    if (const char* v = std::getenv(name); v && *v) dirs.push_back(std::string(v) + "/lib");
   };
   const auto globbed = [&](const std::string& prefix) {
-    std::vector<std::string> found;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(r + "/opt", ec))
-      if (starts_with(e.path().filename().string(), prefix)) found.push_back(e.path().string() + "/lib");
+    auto found = root.glob("/opt", prefix + "*");
     std::sort(found.rbegin(), found.rend());  // newest version first
-    dirs.insert(dirs.end(), found.begin(), found.end());
+    for (const auto& name : found) dirs.push_back("/opt/" + name + "/lib");
   };
   env_dir("DTK_HOME");
   globbed("dtk");
@@ -67,8 +62,7 @@ std::vector<std::string> library_candidates(const std::string& root) {
   for (const auto& d : dirs)
     for (const char* suffix : {".so", ".so.1", ".so.2", ".so.5", ".so.6", ".so.7"}) {
       const std::string p = d + "/librocm_smi64" + suffix;
-      std::error_code ec;
-      if (fs::exists(p, ec)) out.push_back(p);
+      if (root.exists(p)) out.push_back(root.real(p));
     }
   for (const char* suffix : {".so", ".so.1", ".so.2", ".so.5", ".so.6", ".so.7"})
     out.push_back(std::string("librocm_smi64") + suffix);
@@ -204,7 +198,7 @@ void RsmiSource::read_processes(std::vector<DeviceState>& devices) {
       if (gpus[k] >= devices.size()) continue;
       ProcessUse use;
       use.pid = p.process_id;
-      use.name = util::read_first_line(fmt::format("{}/proc/{}/comm", m_root == "/" ? "" : m_root, p.process_id));
+      use.name = m_root.first_line(fmt::format("/proc/{}/comm", p.process_id));
       if (count == 1) use.memory_bytes = p.vram_usage;  // the library sums VRAM over devices
       devices[gpus[k]].processes->push_back(std::move(use));
     }

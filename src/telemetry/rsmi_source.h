@@ -7,13 +7,14 @@
 
 #include "telemetry/rsmi_api.h"
 #include "telemetry/source.h"
+#include "util/root.h"
 
 namespace dcukit::telemetry {
 
 class RsmiSource : public Source {
 public:
   /// Looks for librocm_smi64 (rsmi::library_candidates) on the first sample.
-  explicit RsmiSource(std::string root = "/") : m_root(std::move(root)) {}
+  explicit RsmiSource(util::Root root = util::Root()) : m_root(std::move(root)) {}
   /// Uses `api` as it is, without loading a library (tests pass fakes).
   explicit RsmiSource(const rsmi::Api& api);
   /// Calls rsmi_shut_down when rsmi_init succeeded.
@@ -29,7 +30,7 @@ private:
   DeviceState read_device(std::uint32_t index, std::vector<std::string>& warnings);
   void read_processes(std::vector<DeviceState>& devices);
 
-  std::string m_root;
+  util::Root m_root;
   std::unique_ptr<util::DynLib> m_lib;
   std::string m_path;
   rsmi::Api m_api;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "telemetry/capture.h"
+#include "telemetry/collector.h"
 #include "util/signals.h"
 
 namespace dcukit::telemetry {

@@ -5,39 +5,18 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "telemetry/sysfs_values.h"
 #include "telemetry/text.h"
-#include "util/files.h"
+#include "util/procfs.h"
 #include "util/root.h"
 #include "util/sysfs.h"
 
 namespace dcukit::telemetry {
 namespace {
 
-namespace fs = std::filesystem;
-
-/// A whole sysfs or procfs file (they are small; 1 MiB at most is read), or nullopt.
-std::optional<std::string> read_all(const std::string& path) {
-  auto text = util::read_file(path, util::kKernelFileInput);
-  if (!text) return std::nullopt;
-  return std::move(*text);
-}
-
-/// A folder's names, sorted, read directly (for /proc, whose thousands of entries are not
-/// recorded for a bundle).
-std::vector<std::string> list_dir(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // Display (0x03xx), co-processor (0x0b40) or processing accelerator (0x1200) class.
 bool gpu_class(const std::string& cls) {
@@ -90,32 +69,18 @@ DeviceState read_device(const util::Root& root, const std::string& dir, const st
   return d;
 }
 
-struct ProcessScan {
-  std::map<int, std::vector<ProcessUse>> by_device;
-  int denied = 0;
-};
-
-// Processes with a device's /dev/dri node open; VRAM from fdinfo's drm-memory-vram, counted once a DRM client.
-ProcessScan scan_processes(const std::string& root, const std::map<std::string, int>& node_to_device) {
-  ProcessScan scan;
-  for (const auto& pid : list_dir(root + "/proc")) {
-    if (pid.size() > 18 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string fd_dir = root + "/proc/" + pid + "/fd";
-    std::error_code ec;
-    fs::directory_iterator it(fd_dir, ec);
-    if (ec) {
-      scan.denied += ec.value() == EACCES;
-      continue;
-    }
+// Processes with a device's /dev/dri node open; VRAM from fdinfo's drm-memory-vram, counted once
+// a DRM client (a process may reach one client through several descriptors).
+std::map<int, std::vector<ProcessUse>> processes_by_device(const util::HolderScan& scan, const util::Root& root,
+                                                           const std::map<std::string, int>& node_to_device) {
+  std::map<int, std::vector<ProcessUse>> out;
+  for (const auto& h : scan.holders) {
     std::map<int, std::pair<std::set<std::string>, std::optional<std::uint64_t>>> use;  // device -> clients, vram
-    for (const auto& e : it) {
-      std::error_code lec;
-      const std::string target = fs::read_symlink(e.path(), lec).string();
-      if (lec || !starts_with(target, "/dev/dri/")) continue;
-      const auto dev = node_to_device.find(target.substr(9));
+    for (std::size_t k = 0; k < h.targets.size(); ++k) {
+      const auto dev = node_to_device.find(h.targets[k].substr(9));  // after "/dev/dri/"
       if (dev == node_to_device.end()) continue;
       auto& u = use[dev->second];
-      const auto info = read_all(root + "/proc/" + pid + "/fdinfo/" + e.path().filename().string()).value_or("");
+      const auto info = root.read(fmt::format("/proc/{}/fdinfo/{}", h.pid, h.fds[k])).value_or("");
       std::string client;
       std::optional<std::uint64_t> vram;
       for (const auto& line : split(info, '\n')) {
@@ -130,13 +95,13 @@ ProcessScan scan_processes(const std::string& root, const std::map<std::string, 
     }
     for (const auto& [dev, u] : use) {
       ProcessUse p;
-      p.pid = std::stoll(pid);
-      p.name = util::read_first_line(root + "/proc/" + pid + "/comm");
+      p.pid = h.pid;
+      p.name = root.first_line(fmt::format("/proc/{}/comm", h.pid));
       p.memory_bytes = u.second;
-      scan.by_device[dev].push_back(std::move(p));
+      out[dev].push_back(std::move(p));
     }
   }
-  return scan;
+  return out;
 }
 
 }  // namespace
@@ -157,41 +122,37 @@ Snapshot read_sysfs(const util::Root& root) {
     stamp_sources(d, SourceKind::sysfs);
     s.devices.push_back(std::move(d));
   }
-  // /proc is read directly: its fds are thousands of entries, none of which a bundle needs.
-  const std::string proc_root = root.is_host() ? "" : root.dir();
-  std::error_code ec;
-  if (node_to_device.empty() || !fs::is_directory(proc_root + "/proc", ec)) return s;  // no /proc: processes unknown
-  const ProcessScan scan = scan_processes(proc_root, node_to_device);
+  if (node_to_device.empty() || !root.is_dir("/proc")) return s;  // no /proc: processes unknown
+  const auto scan = util::scan_holders(
+      [&](const std::string& target) {
+        return target.rfind("/dev/dri/", 0) == 0 && node_to_device.count(target.substr(9)) > 0;
+      },
+      root);
+  const auto by_device = processes_by_device(scan, root, node_to_device);
   for (auto& d : s.devices) {
     if (d.vendor == Vendor::nvidia) continue;
-    auto it = scan.by_device.find(d.index);
-    if (it == scan.by_device.end() && scan.denied > 0) continue;  // others' processes unseen: unknown, not none
-    d.processes = it == scan.by_device.end() ? std::vector<ProcessUse>{} : it->second;
+    auto it = by_device.find(d.index);
+    if (it == by_device.end() && scan.unreadable > 0) continue;  // others' processes unseen: unknown, not none
+    d.processes = it == by_device.end() ? std::vector<ProcessUse>{} : it->second;
     d.sources[Field::processes] = SourceKind::sysfs;
   }
-  if (scan.denied > 0)
+  if (scan.unreadable > 0)
     s.warnings.push_back(
         fmt::format("sysfs: the open files of {} processes are not readable by this user; processes "
                     "of other users are not listed (run as root to see them)",
-                    scan.denied));
+                    scan.unreadable));
   return s;
-}
-
-Snapshot read_sysfs(const std::string& root) {
-  return read_sysfs(util::Root(root));
 }
 
 SourceSample SysfsSource::sample(const Snapshot&) {
   SourceSample out;
-  const std::string pci = (m_root == "/" ? "" : m_root) + "/sys/bus/pci/devices";
-  if (!util::Root(m_root).is_dir("/sys/bus/pci/devices")) {
+  const std::string pci = (m_root.is_host() ? "" : m_root.dir()) + "/sys/bus/pci/devices";
+  if (!m_root.is_dir("/sys/bus/pci/devices")) {
     out.state = SourceState::unavailable;
     out.detail = pci + " is absent (a container or VM without sysfs?)";
     return out;
   }
-  util::Root root(m_root);
-  if (m_record) root.record_to(m_record);
-  out.snapshot = read_sysfs(root);
+  out.snapshot = read_sysfs(m_root);
   const auto n = out.snapshot.devices.size();
   out.detail = n == 0 ? "no NVIDIA, AMD or Hygon GPU under " + pci : fmt::format("{} device{}", n, n == 1 ? "" : "s");
   return out;

@@ -100,8 +100,14 @@ std::optional<Field> parse_field(std::string_view s) {
 std::string_view to_string(CheckStatus s) {
   return util::name_of(kCheckStatuses, s);
 }
+std::optional<CheckStatus> parse_check_status(std::string_view s) {
+  return util::value_of(kCheckStatuses, s);
+}
 std::string_view to_string(SourceState s) {
   return util::name_of(kSourceStates, s);
+}
+std::optional<SourceState> parse_source_state(std::string_view s) {
+  return util::value_of(kSourceStates, s);
 }
 
 void stamp_sources(DeviceState& d, SourceKind source) {

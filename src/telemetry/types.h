@@ -4,7 +4,9 @@
 // the JSON), and each device records which source gave each figure. The live sources (NVML,
 // rocm_smi, sysfs, the vendor tools) and the --from parsers all produce these; the renderers,
 // the merge and `dcukit doctor` read them.
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +15,11 @@
 #include <vector>
 
 #include "core/vendor.h"
+#include "util/root.h"
+
+namespace dcukit::util {
+class StopToken;
+}
 
 namespace dcukit::telemetry {
 
@@ -175,6 +182,7 @@ struct Topology {
 /// The outcome of a health check a captured tool ran (dcgmi diag, RVS).
 enum class CheckStatus { pass, warn, fail, skip };
 std::string_view to_string(CheckStatus s);
+std::optional<CheckStatus> parse_check_status(std::string_view s);
 
 /// One check with the tool's words for its result.
 struct Check {
@@ -194,6 +202,7 @@ struct Fact {
 /// How a live source fared in a reading.
 enum class SourceState { ok, unavailable, failed, skipped };
 std::string_view to_string(SourceState s);
+std::optional<SourceState> parse_source_state(std::string_view s);
 
 /// One source's outcome: "nvml ok", "rocm_smi_lib unavailable: librocm_smi64.so: not found".
 struct SourceReport {
@@ -221,5 +230,38 @@ std::optional<std::string> normalize_bus_id(std::string_view s);
 
 /// Now, UTC, "2026-07-14T08:12:38.696Z".
 std::string timestamp_now();
+
+/// Which sources to ask: all of them in order, or one alone.
+enum class SourceChoice { all, nvml, rocm_smi_lib, sysfs, cli };
+/// "auto", "nvml", "rocm-smi-lib", "sysfs", "cli": the --source spellings.
+std::string_view to_string(SourceChoice c);
+std::optional<SourceChoice> parse_source_choice(std::string_view s);
+
+/// How to read the host.
+struct CollectOptions {
+  SourceChoice choice = SourceChoice::all;
+  /// Where /sys, /proc and /opt are read (tests, bundles). A Root that records (a support
+  /// bundle's) records every file the sources read through it.
+  util::Root root = util::Root();
+  std::chrono::milliseconds timeout{5000};  ///< the most one source may take for one reading
+};
+
+/// What `dcukit telemetry` is asked: the live sources or a capture, once or watched.
+struct Request {
+  CollectOptions collect;               ///< the live sources
+  std::string from;                     ///< a captured tool output read once instead ("" none)
+  std::chrono::milliseconds every{0};   ///< 0: one reading; else the interval of a watch
+  int count = 0;                        ///< readings to take (0: one, or until stopped when watching)
+  const util::StopToken* stop = nullptr;  ///< ends a watch between readings
+  /// Called with each reading as it is taken; `first` for the first. False: stop (a write failed).
+  std::function<bool(const Snapshot&, bool first)> on_reading;
+};
+
+/// How the readings went (each reading went to Request::on_reading as it was taken).
+struct Report {
+  int readings = 0;
+  bool any_device = false;  ///< some reading found a device
+  bool written = true;      ///< every on_reading returned true
+};
 
 }  // namespace dcukit::telemetry

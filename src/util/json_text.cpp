@@ -28,4 +28,9 @@ nlohmann::json parse_json(std::string_view text, int max_depth) {
   return nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
 }
 
+nlohmann::ordered_json parse_ordered_json(std::string_view text, int max_depth) {
+  if (json_depth(text, max_depth) > max_depth) return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
+  return nlohmann::ordered_json::parse(text.begin(), text.end(), nullptr, false);
+}
+
 }  // namespace dcukit::util

@@ -2,15 +2,13 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 namespace dcukit::util {
-namespace fs = std::filesystem;
 namespace {
 
 std::optional<pid_t> as_pid(const std::string& name) {
@@ -20,18 +18,21 @@ std::optional<pid_t> as_pid(const std::string& name) {
   return pid;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string proc_path(pid_t pid, std::string_view file) {
+  return "/proc/" + std::to_string(pid) + "/" + std::string(file);
+}
+
+/// The same tree, not recorded: for listings of every process and descriptor.
+Root quiet(const Root& root) {
+  Root out = root;
+  out.record_to(nullptr);
+  return out;
 }
 
 }  // namespace
 
-std::optional<ProcInfo> read_proc_info(pid_t pid, const std::string& proc) {
-  const fs::path dir = fs::path(proc) / std::to_string(pid);
-  const std::string stat = slurp(dir / "stat");
+std::optional<ProcInfo> read_proc_info(pid_t pid, const Root& root) {
+  const std::string stat = root.read(proc_path(pid, "stat")).value_or("");
   const auto open = stat.find('(');
   const auto close = stat.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
@@ -43,7 +44,7 @@ std::optional<ProcInfo> read_proc_info(pid_t pid, const std::string& proc) {
   info.ppid = ppid;
   info.pgid = pgid;
   info.sid = sid;
-  std::string cmd = slurp(dir / "cmdline");
+  std::string cmd = root.read(proc_path(pid, "cmdline")).value_or("");
   while (!cmd.empty() && cmd.back() == '\0') cmd.pop_back();
   for (char& c : cmd)
     if (c == '\0') c = ' ';
@@ -51,18 +52,17 @@ std::optional<ProcInfo> read_proc_info(pid_t pid, const std::string& proc) {
   return info;
 }
 
-std::vector<pid_t> list_pids(const std::string& proc) {
+std::vector<pid_t> list_pids(const Root& root) {
   std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(proc, ec))
-    if (auto pid = as_pid(entry.path().filename().string())) out.push_back(*pid);
+  for (const auto& name : quiet(root).list("/proc"))
+    if (auto pid = as_pid(name)) out.push_back(*pid);
   return out;
 }
 
-std::vector<ProcInfo> descendants_of(pid_t ancestor, const std::string& proc) {
+std::vector<ProcInfo> descendants_of(pid_t ancestor, const Root& root) {
   std::vector<ProcInfo> all;
-  for (pid_t pid : list_pids(proc))
-    if (auto info = read_proc_info(pid, proc)) all.push_back(std::move(*info));
+  for (pid_t pid : list_pids(root))
+    if (auto info = read_proc_info(pid, root)) all.push_back(std::move(*info));
   std::set<pid_t> family{ancestor};
   std::vector<ProcInfo> out;
   // Parents before children is not guaranteed by pid order (pids wrap): repeat until stable.
@@ -78,10 +78,10 @@ std::vector<ProcInfo> descendants_of(pid_t ancestor, const std::string& proc) {
   return out;
 }
 
-std::vector<std::uint64_t> listening_socket_inodes(int port, const std::string& proc) {
+std::vector<std::uint64_t> listening_socket_inodes(int port, const Root& root) {
   std::vector<std::uint64_t> inodes;
-  for (const char* table : {"net/tcp", "net/tcp6"}) {
-    std::ifstream in(fs::path(proc) / table);
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::istringstream in(root.read(table, std::size_t{64} << 20).value_or(""));
     std::string line;
     std::getline(in, line);  // the header
     while (std::getline(in, line)) {
@@ -101,28 +101,40 @@ std::vector<std::uint64_t> listening_socket_inodes(int port, const std::string& 
   return inodes;
 }
 
-std::vector<Holder> processes_holding(const std::function<bool(const std::string&)>& match, const std::string& proc) {
-  std::vector<Holder> out;
-  for (pid_t pid : list_pids(proc)) {
-    Holder h{pid, {}};
-    std::error_code ec;
-    for (const auto& fd : fs::directory_iterator(fs::path(proc) / std::to_string(pid) / "fd", ec)) {
-      std::error_code link_ec;
-      const auto target = fs::read_symlink(fd.path(), link_ec);
-      if (!link_ec && match(target.string())) h.targets.push_back(target.string());
+HolderScan scan_holders(const std::function<bool(const std::string&)>& match, const Root& root) {
+  HolderScan out;
+  const Root listing = quiet(root);
+  for (pid_t pid : list_pids(root)) {
+    Holder h{pid, {}, {}};
+    const std::string dir = proc_path(pid, "fd");
+    const auto fds = listing.list(dir);
+    if (fds.empty() && ::access(root.real(dir).c_str(), R_OK | X_OK) != 0 && errno == EACCES) {
+      ++out.unreadable;
+      continue;
     }
-    if (!h.targets.empty()) out.push_back(std::move(h));
+    for (const auto& fd : fds) {
+      const auto target = listing.read_link(dir + "/" + fd);
+      if (!target || !match(*target)) continue;
+      if (root.log()) root.log()->add(AccessLog::Kind::link, dir + "/" + fd, *target);
+      h.targets.push_back(*target);
+      h.fds.push_back(fd);
+    }
+    if (!h.targets.empty()) out.holders.push_back(std::move(h));
   }
   return out;
 }
 
-std::vector<pid_t> port_listeners(int port, const std::string& proc) {
-  const auto inodes = listening_socket_inodes(port, proc);
+std::vector<Holder> processes_holding(const std::function<bool(const std::string&)>& match, const Root& root) {
+  return scan_holders(match, root).holders;
+}
+
+std::vector<pid_t> port_listeners(int port, const Root& root) {
+  const auto inodes = listening_socket_inodes(port, root);
   if (inodes.empty()) return {};
   std::set<std::string> wanted;
   for (auto inode : inodes) wanted.insert("socket:[" + std::to_string(inode) + "]");
   std::vector<pid_t> out;
-  for (const auto& h : processes_holding([&](const std::string& t) { return wanted.count(t) > 0; }, proc))
+  for (const auto& h : processes_holding([&](const std::string& t) { return wanted.count(t) > 0; }, root))
     out.push_back(h.pid);
   return out;
 }
@@ -132,14 +144,11 @@ bool is_gpu_device_file(const std::string& path) {
          path.rfind("/dev/nvidia", 0) == 0;
 }
 
-SelfUsage self_usage(const std::string& proc) {
+SelfUsage self_usage(const Root& root) {
   SelfUsage u;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(fs::path(proc) / "self" / "fd", ec); !ec && it != fs::directory_iterator();
-       it.increment(ec))
-    ++u.open_fds;
-  if (proc == "/proc" && u.open_fds > 0) --u.open_fds;  // the descriptor the listing itself held
-  std::ifstream in(fs::path(proc) / "self" / "status");
+  u.open_fds = static_cast<int>(quiet(root).list("/proc/self/fd").size());
+  if (root.is_host() && u.open_fds > 0) --u.open_fds;  // the descriptor the listing itself held
+  std::istringstream in(root.read("/proc/self/status").value_or(""));
   std::string key;
   while (in >> key) {
     if (key == "VmRSS:") {

@@ -35,16 +35,16 @@ std::optional<std::string> read_first_line(const std::string& path) {
   return line;
 }
 
-PciLink read_pci_link(const std::string& bus_id, const std::string& root) {
+PciLink read_pci_link(const std::string& bus_id, const Root& root) {
   PciLink link;
   if (bus_id.empty()) return link;
-  const std::string dir = root + "/bus/pci/devices/" + bus_id + "/";
-  link.numa_node = to_int(read_first_line(dir + "numa_node"), -1);
-  link.current_speed = read_first_line(dir + "current_link_speed").value_or("");
-  link.current_width = to_int(read_first_line(dir + "current_link_width"), 0);
-  link.max_speed = read_first_line(dir + "max_link_speed").value_or("");
-  link.max_width = to_int(read_first_line(dir + "max_link_width"), 0);
-  const std::string v = hex4(read_first_line(dir + "vendor")), d = hex4(read_first_line(dir + "device"));
+  const std::string dir = "/sys/bus/pci/devices/" + bus_id + "/";
+  link.numa_node = to_int(root.first_line(dir + "numa_node"), -1);
+  link.current_speed = root.first_line(dir + "current_link_speed").value_or("");
+  link.current_width = to_int(root.first_line(dir + "current_link_width"), 0);
+  link.max_speed = root.first_line(dir + "max_link_speed").value_or("");
+  link.max_width = to_int(root.first_line(dir + "max_link_width"), 0);
+  const std::string v = hex4(root.first_line(dir + "vendor")), d = hex4(root.first_line(dir + "device"));
   if (!v.empty() && !d.empty()) link.vendor_device = v + ":" + d;
   return link;
 }

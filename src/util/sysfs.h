@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "util/root.h"
+
 namespace dcukit::util {
 
 /// The first line of a text file, or nullopt when it cannot be read.
@@ -20,7 +22,7 @@ struct PciLink {
   std::string vendor_device;   ///< "10de:2335"
 };
 
-/// Reads /sys/bus/pci/devices/<bus_id>/; root overrides "/sys" for tests.
-PciLink read_pci_link(const std::string& bus_id, const std::string& root = "/sys");
+/// Reads /sys/bus/pci/devices/<bus_id>/ under `root` (this host's by default).
+PciLink read_pci_link(const std::string& bus_id, const Root& root = Root());
 
 } // namespace dcukit::util

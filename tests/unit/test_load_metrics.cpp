@@ -4,7 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "load/report.h"
+#include "load/metrics.h"
+#include "load/types.h"
 #include "load/schedule.h"
 #include "load/server_metrics.h"
 #include "serving/prometheus.h"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "load/metrics.h"
 #include "load/compare.h"
 #include "load/render.h"
 #include "tempdir.h"

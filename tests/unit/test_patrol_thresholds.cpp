@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "patrol/thresholds.h"
+#include "patrol/types.h"
 #include "test_telemetry_helpers.h"
 
 namespace dcukit::patrol {

@@ -290,7 +290,7 @@ TEST(PlanPlanner, JsonStartsWithRunInfoAndCarriesTheSameNumbersAsTheTable) {
   EXPECT_EQ(j["why"]["dtype"].get<std::string>(), p->settings.why.dtype);
   EXPECT_EQ(j["cards"]["capabilities"]["bf16"]["decided_by"], "offline advice");
   EXPECT_EQ(j["cards"]["capabilities"]["fp8"]["value"], "no");
-  const auto rendered = render_text(*p);
+  const auto rendered = render_plan(*p);
   EXPECT_NE(rendered.find("* recommended"), std::string::npos);
   EXPECT_NE(rendered.find("TP 2"), std::string::npos);
 }

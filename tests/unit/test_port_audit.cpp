@@ -118,7 +118,7 @@ TEST(PortAudit, MissingPathsAndEmptyFoldersAreBadInput) {
 
 TEST(PortRender, TextHasCompilerStyleLinesAndTables) {
   const auto r = audit(kMixed);
-  const std::string t = dcukit::port::render_audit_text(r);
+  const std::string t = dcukit::port::render_text(r);
   EXPECT_NE(t.find("t.cu:6:24: error: [wave64.full-mask]"), std::string::npos) << t;
   EXPECT_NE(t.find("    fix: "), std::string::npos);
   EXPECT_NE(t.find("Findings by rule"), std::string::npos);

@@ -203,7 +203,7 @@ __device__ float g(__half x) { return __half2float(x); }
   EXPECT_EQ(hits(r), (Strings{"dcu.fp8:1"}));
   EXPECT_EQ(r.findings[0].also, (std::vector<int>{2, 3}));
   EXPECT_EQ(r.findings[0].severity, Severity::error);
-  EXPECT_NE(dcukit::port::render_audit_text(r).find("The same at lines 2, 3 (3 places in this file)."),
+  EXPECT_NE(dcukit::port::render_text(r).find("The same at lines 2, 3 (3 places in this file)."),
             std::string::npos);
 }
 

@@ -285,7 +285,7 @@ TEST(TelemetryRsmi, ReadsEveryFigureWithItsUnits) {
 }
 
 TEST(TelemetryRsmi, UnderARootWithoutLibrariesOnlyTheLoadersSearchIsLeft) {
-  const auto candidates = rsmi::library_candidates("/nonexistent-root");
+  const auto candidates = rsmi::library_candidates(dcukit::util::Root("/nonexistent-root"));
   ASSERT_FALSE(candidates.empty());
   EXPECT_EQ(candidates.front(), "librocm_smi64.so");  // only the loader's own search is left
 }

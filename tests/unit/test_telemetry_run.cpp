@@ -9,7 +9,7 @@ using namespace dcukit;
 TEST(TelemetryRun, ACountedWatchHandsEachReadingOverAsItIsTaken) {
   telemetry::Request r;
   r.collect.choice = telemetry::SourceChoice::sysfs;
-  r.collect.root = testutil::telemetry_fixture("sysfs-dcu-host");
+  r.collect.root = dcukit::util::Root(testutil::telemetry_fixture("sysfs-dcu-host"));
   r.every = std::chrono::milliseconds(10);
   r.count = 3;
   std::vector<bool> firsts;

@@ -21,7 +21,7 @@ constexpr std::uint64_t kMiB = 1024 * 1024;
 const std::string kHost = testutil::telemetry_fixture("sysfs-dcu-host");
 
 TEST(TelemetrySysfs, FindsTheGpusAndNotTheBmcVga) {
-  const Snapshot s = read_sysfs(kHost);
+  const Snapshot s = read_sysfs(util::Root(kHost));
   ASSERT_EQ(s.devices.size(), 3u);
   EXPECT_EQ(s.devices[0].bus_id, "0000:05:00.0");
   EXPECT_EQ(s.devices[1].bus_id, "0000:0a:00.0");
@@ -31,7 +31,8 @@ TEST(TelemetrySysfs, FindsTheGpusAndNotTheBmcVga) {
 }
 
 TEST(TelemetrySysfs, EverySysFileReadGoesThroughTheRootAndIsRecorded) {
-  // A bundle's Root records what was read: telemetry's /sys reads now among them, /proc not.
+  // A bundle's Root records what was read: telemetry's /sys reads among them; of /proc, only the
+  // descriptors of a GPU's nodes, never the listings of every process and descriptor.
   util::Root root(kHost);
   auto log = std::make_shared<util::AccessLog>();
   root.record_to(log);
@@ -40,22 +41,28 @@ TEST(TelemetrySysfs, EverySysFileReadGoesThroughTheRootAndIsRecorded) {
   std::set<std::string> paths;
   for (const auto& e : log->entries()) paths.insert(e.path);
   EXPECT_TRUE(paths.count("/sys/bus/pci/devices")) << "the PCI listing";
-  bool class_file = false, proc = false;
-  for (const auto& p : paths) {
+  bool class_file = false;
+  for (const auto& e : log->entries()) {
+    const auto& p = e.path;
     class_file = class_file || (p.find("/sys/") == 0 && p.size() > 6 && p.substr(p.size() - 6) == "/class");
-    proc = proc || p.find("/proc") == 0;
+    if (p.find("/proc") != 0) continue;
+    EXPECT_NE(e.kind, util::AccessLog::Kind::directory) << "/proc's listings are not recorded: " << p;
+    if (e.kind == util::AccessLog::Kind::link) {
+      EXPECT_EQ(e.target.rfind("/dev/dri/", 0), 0u) << p << " -> " << e.target;
+    }
   }
   EXPECT_TRUE(class_file) << "each device's class file";
-  EXPECT_FALSE(proc) << "/proc's thousands of fds are not recorded";
-  // The live source records into CollectOptions::record the same way.
+  // The live source records through its Root the same way.
   auto live_log = std::make_shared<util::AccessLog>();
-  SysfsSource source(kHost, live_log);
+  util::Root live(kHost);
+  live.record_to(live_log);
+  SysfsSource source(live);
   EXPECT_EQ(source.sample(Snapshot{}).snapshot.devices.size(), 3u);
   EXPECT_FALSE(live_log->entries().empty());
 }
 
 TEST(TelemetrySysfs, ReadsTheDcuFigures) {
-  const Snapshot s = read_sysfs(kHost);
+  const Snapshot s = read_sysfs(util::Root(kHost));
   ASSERT_GE(s.devices.size(), 1u);
   const auto& d = s.devices[0];
   EXPECT_EQ(d.vendor, Vendor::hygon);
@@ -82,7 +89,7 @@ TEST(TelemetrySysfs, ReadsTheDcuFigures) {
 }
 
 TEST(TelemetrySysfs, UnlabelledHwmonAndPowerInput) {
-  const Snapshot s = read_sysfs(kHost);
+  const Snapshot s = read_sysfs(util::Root(kHost));
   ASSERT_GE(s.devices.size(), 2u);
   const auto& d = s.devices[1];
   EXPECT_EQ(d.numa_node, 1);
@@ -93,7 +100,7 @@ TEST(TelemetrySysfs, UnlabelledHwmonAndPowerInput) {
 }
 
 TEST(TelemetrySysfs, NvidiaGpuGivesLinkAndNumaOnly) {
-  const Snapshot s = read_sysfs(kHost);
+  const Snapshot s = read_sysfs(util::Root(kHost));
   ASSERT_EQ(s.devices.size(), 3u);
   const auto& d = s.devices[2];
   EXPECT_EQ(d.vendor, Vendor::nvidia);
@@ -124,7 +131,7 @@ TEST(TelemetrySysfs, ProcessesHoldingRenderNodes) {
   fs::create_directories(tmp.file("proc/1500/fd"));
   fs::create_symlink("/dev/null", tmp.file("proc/1500/fd/0"));
 
-  const Snapshot s = read_sysfs(tmp.path());
+  const Snapshot s = read_sysfs(util::Root(tmp.path()));
   ASSERT_EQ(s.devices.size(), 3u);
   ASSERT_TRUE(s.devices[0].processes);
   ASSERT_EQ(s.devices[0].processes->size(), 1u);
@@ -142,7 +149,7 @@ TEST(TelemetrySysfs, ProcessesHoldingRenderNodes) {
 
 TEST(TelemetrySysfs, SourceWithoutSysfsIsUnavailable) {
   testutil::TempDir tmp("telemetry_sysfs_none");
-  SysfsSource source(tmp.path());
+  SysfsSource source{util::Root(tmp.path())};
   const auto r = source.sample(Snapshot{});
   EXPECT_EQ(r.state, SourceState::unavailable);
   EXPECT_NE(r.detail.find("/sys/bus/pci/devices"), std::string::npos);

@@ -13,7 +13,7 @@ using namespace dcukit::util;
 
 TEST(UtilSysfs, ReadsAPciFunctionUnderARoot) {
   testutil::TempDir root("sysfs");
-  const std::string dev = "bus/pci/devices/0000:55:00.0/";
+  const std::string dev = "sys/bus/pci/devices/0000:55:00.0/";
   std::filesystem::create_directories(root.file(dev));
   root.write(dev + "numa_node", "1\n");
   root.write(dev + "current_link_speed", "32.0 GT/s PCIe\n");
@@ -22,7 +22,7 @@ TEST(UtilSysfs, ReadsAPciFunctionUnderARoot) {
   root.write(dev + "max_link_width", "16\n");
   root.write(dev + "vendor", "0x10de\n");
   root.write(dev + "device", "0x2335\n");
-  const PciLink link = read_pci_link("0000:55:00.0", root.path());
+  const PciLink link = read_pci_link("0000:55:00.0", Root(root.path()));
   EXPECT_EQ(link.numa_node, 1);
   EXPECT_EQ(link.current_speed, "32.0 GT/s PCIe");
   EXPECT_EQ(link.current_width, 16);
@@ -32,15 +32,15 @@ TEST(UtilSysfs, ReadsAPciFunctionUnderARoot) {
 
 TEST(UtilSysfs, WhatIsAbsentOrGarbledReadsAsUnknown) {
   testutil::TempDir root("sysfs");
-  const std::string dev = "bus/pci/devices/0000:01:00.0/";
+  const std::string dev = "sys/bus/pci/devices/0000:01:00.0/";
   std::filesystem::create_directories(root.file(dev));
   root.write(dev + "numa_node", "99999999999999999999\n");  // past an int: unknown, not a throw
   root.write(dev + "current_link_width", "wide\n");
-  const PciLink link = read_pci_link("0000:01:00.0", root.path());
+  const PciLink link = read_pci_link("0000:01:00.0", Root(root.path()));
   EXPECT_EQ(link.numa_node, -1);
   EXPECT_EQ(link.current_width, 0);
   EXPECT_TRUE(link.vendor_device.empty());
-  const PciLink none = read_pci_link("0000:02:00.0", root.path());
+  const PciLink none = read_pci_link("0000:02:00.0", Root(root.path()));
   EXPECT_EQ(none.numa_node, -1);
   EXPECT_FALSE(read_first_line(root.file("absent")).has_value());
 }

@@ -1,4 +1,4 @@
-#include "bench/report.h"
+#include "bench/types.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "load/types.h"
+#include "load/records.h"
 
 #include "util/names.h"
 

@@ -1,8 +1,13 @@
 #pragma once
-// What `dcukit bench` measured, as plain data: every renderer (text, Markdown, JSON) reads
-// these structs and nothing else (TransferBench's TestResults, nvbandwidth's Output).
+// `dcukit bench`'s Request (what a user chose, already parsed and range-checked by the CLI) and
+// Report (what was measured, as plain data: every renderer, text, Markdown and JSON, reads these
+// structs and nothing else, as TransferBench's TestResults and nvbandwidth's Output).
+#include <chrono>
 #include <concepts>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,9 +17,59 @@
 
 #include "core/run_info.h"
 #include "core/stats.h"
+#include "device/registry.h"
 #include "device/types.h"
+#include "util/names.h"
 
 namespace dcukit::bench {
+
+/// quick: about two minutes on a GPU; full: more sizes and types.
+enum class Suite { quick, full };
+
+/// The one table between Suite and its name.
+inline constexpr util::Name<Suite> kSuiteNames[] = {{Suite::quick, "quick"}, {Suite::full, "full"}};
+
+/// "quick", "full".
+constexpr std::string_view to_string(Suite s) {
+  return util::name_of(kSuiteNames, s);
+}
+
+/// The suite named `name`, or nullopt.
+constexpr std::optional<Suite> parse_suite(std::string_view name) {
+  return util::value_of(kSuiteNames, name);
+}
+
+/// Empty vectors mean "the suite's default for this backend".
+struct Options {
+  Suite suite = Suite::quick;
+  std::vector<std::string> only;  ///< benchmark keys to run; empty = all
+  std::vector<int> gemm_sizes;
+  std::vector<device::Precision> precisions;
+  std::vector<std::uint64_t> memory_sizes;      ///< bytes per array
+  std::vector<device::Precision> stream_types;  ///< fp32 and/or fp64
+  std::vector<std::uint64_t> transfer_sizes;    ///< bytes per host/device copy
+  int iterations = 0;                           ///< 0 = the benchmark's default
+  int warmup = 0;
+  std::chrono::milliseconds timeout{600000};     ///< per benchmark and device
+  std::map<std::string, double> peak_overrides;  ///< --peak
+};
+
+/// What to run, where; empty fields mean the defaults.
+struct Request {
+  /// The backends; null: run() loads them. Shared with the measuring thread, which may outlive
+  /// run() when it is abandoned.
+  std::shared_ptr<device::Registry> registry;
+  std::optional<device::BackendKind> backend;  ///< empty: the first GPU backend with a device, else cpu
+  std::vector<int> devices;                    ///< empty: every device of the backend
+  Options options;
+  std::string command;  ///< the command line as typed, for run_info
+  /// A line of progress for the terminal; called from the measuring thread. May be empty.
+  std::function<void(const std::string&)> progress;
+  /// How long past a benchmark's deadline (--timeout) a call may hang before it is abandoned.
+  std::chrono::milliseconds hang_grace{30000};
+  /// How long after SIGINT/SIGTERM the case running may take to stop before it is abandoned.
+  std::chrono::milliseconds stop_grace{5000};
+};
 
 enum class Outcome { ok, skipped, failed };
 
