@@ -201,15 +201,16 @@ TEST(CliBench, SigtermAndSigintBothStopWriteWhatWasMeasuredAndExit130) {
     testutil::TempDir dir("cli_bench");
     const std::string json = dir.file("stopped.json");
     // 64 MiB arrays and 100000 rounds: hours of work, ended by the signal once the memory case
-    // runs: its three arrays resident and 2 s of its own CPU time spent, however loaded the
-    // machine is.
+    // runs: the two arrays its first case (d2d memcpy) writes resident and 2 s of its own CPU
+    // time spent, however loaded the machine is. (The third array is touched only by the STREAM
+    // kernels after it; a build that loads no GPU runtime has nothing else that large resident.)
     dcukit::util::SpawnOptions o;
     o.argv = {DCUKIT_BINARY, "bench",      "-q",         "--backend", "cpu",  "--only", "memory,latency",
               "--memory-sizes", "64MiB", "--iterations", "100000",   "--json", json};
     o.stdout_path = o.stderr_path = dir.file("out");
     auto p = dcukit::util::Process::spawn(o);
     ASSERT_TRUE(p) << p.error().message;
-    ASSERT_TRUE(worked_that_far(p->pid(), 3 * 64, 2.0)) << name << ": the memory case never ran\n" << dir.read("out");
+    ASSERT_TRUE(worked_that_far(p->pid(), 2 * 64, 2.0)) << name << ": the memory case never ran\n" << dir.read("out");
     ASSERT_TRUE(p->signal_group(sig));
     const auto st = p->wait_for(testutil::kNoHang);
     ASSERT_TRUE(st) << name << ": did not stop after the signal";
