@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "cli/output.h"
 #include "cli/presentation.h"
+#include "cli/settings.h"
 #include "guard/guard.h"
 #include "guard/render.h"
 #include "guard/settings.h"
@@ -22,10 +23,7 @@ namespace {
 
 struct GuardCliOptions {
   std::vector<std::string> command;
-  std::string config;
-  std::map<std::string, std::string> values;  ///< by setting name, as typed
-  std::map<std::string, bool> flags;
-  std::map<std::string, CLI::Option*> given;
+  SettingFlags settings;
   Output json{"--json", ""};
 };
 
@@ -48,14 +46,8 @@ guard::DeviceMemoryReader telemetry_memory_reader() {
 }
 
 ExitCode run_guard(GuardCliOptions& c) {
-  guard::Pairs overrides;
-  for (const auto& s : guard::settings()) {
-    const std::string name(s.name);
-    const CLI::Option* opt = c.given.at(name);
-    if (opt->count() == 0) continue;
-    overrides.emplace_back(name, s.kind.empty() ? (c.flags[name] ? "true" : "false") : c.values[name]);
-  }
-  auto options = guard::resolve_options(c.command, c.config, overrides);
+  const guard::Pairs overrides = given_settings(guard::settings(), c.settings);
+  auto options = guard::resolve_options(c.command, c.settings.config, overrides);
   if (!options) {
     print_error("guard", options.error().message);
     return ExitCode::bad_input;
@@ -94,21 +86,8 @@ void setup_guard(CLI::App& app, Runner& runner) {
       "  dcukit guard --model Qwen2-7B-Instruct -- bash ./launch_vllm.sh\n"
       "Options given here override those of --config FILE (NAME=VALUE lines or a JSON object, keys as the flags\n"
       "without --), which SIGHUP reads again. Events are JSON lines on standard output (or --events FILE).");
-  sub->add_option("--config", opts->config, "An options file (NAME=VALUE lines or JSON), read again on SIGHUP")
-      ->check(CLI::ExistingFile);
-  for (const auto& s : guard::settings()) {
-    const std::string name(s.name);
-    const std::string shown = s.show(guard::Options{});
-    const std::string help = std::string(s.help) + (shown.empty() ? "" : " (default " + shown + ")");
-    if (s.kind.empty()) {
-      opts->given[name] = sub->add_flag("--" + name, opts->flags[name], help);
-    } else {
-      // The last of a repeated option wins, so that a wrapper can append to a base command line.
-      opts->given[name] = sub->add_option("--" + name, opts->values[name], help)
-                              ->type_name(std::string(s.kind))
-                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    }
-  }
+  add_settings(sub, guard::settings(), opts->settings, guard::Options{},
+               "An options file (NAME=VALUE lines or JSON), read again on SIGHUP");
   add_output(sub, opts->json, "When guard stops: the restarts, the last state and whether the stop was complete");
   add_presentation(sub, "Also a probe_passed event for every probe that passed (-q: no probe_failed events)");
   sub->add_option("command", opts->command, "The service's command and its arguments (after --)");

@@ -10,6 +10,7 @@
 
 #include "guard/types.h"
 #include "util/result.h"
+#include "util/settings.h"
 
 namespace dcukit::guard {
 
@@ -20,15 +21,13 @@ enum class Reload {
   guard_restart,  ///< only when guard itself is restarted (where it listens, where events go)
 };
 
-/// One option.
-struct Setting {
-  std::string_view name;  ///< "probe-timeout": the flag --probe-timeout and the file key
-  std::string_view kind;  ///< what the value is: "DURATION", "N", "PATH", "URL", "" for a flag
-  std::string_view help;
-  Reload reload;
-  Status (*apply)(Options&, std::string_view value);  ///< parses and sets; the error names the value
-  std::string (*show)(const Options&);                ///< the current value, as the file would write it
-};
+/// One option (util/settings.h); its tag is its Reload.
+using Setting = util::Setting<Options>;
+
+/// When a change to `s` takes effect after a reload.
+inline Reload reload_of(const Setting& s) {
+  return static_cast<Reload>(s.tag);
+}
 
 /// Every option, in the order help lists them.
 const std::vector<Setting>& settings();
@@ -36,10 +35,6 @@ const std::vector<Setting>& settings();
 /// Sets `name` to `value` in `options`; the error names the setting and the value.
 Status apply_setting(Options& options, std::string_view name, std::string_view value);
 
-
-/// Reads an options file: a JSON object ({"probe-timeout": "5s", "failures": 3}) or lines of
-/// NAME=VALUE with # comments. The error names the file, the line and the unknown key.
-Result<Pairs> read_options_file(const std::string& path);
 
 /// The options: defaults, then the options file (if `config_file` is set), then `overrides`
 /// (the command line's), then the checks across fields (command given, listen on loopback

@@ -104,9 +104,9 @@ void Supervisor::reload() {
   json now = json::array(), next_start = json::array(), guard_restart = json::array();
   for (const Setting* s : changed_settings(m_o, *fresh)) {
     const std::string name(s->name);
-    if (s->reload == Reload::live) now.push_back(name);
-    if (s->reload == Reload::next_start) next_start.push_back(name);
-    if (s->reload == Reload::guard_restart) guard_restart.push_back(name);
+    if (reload_of(*s) == Reload::live) now.push_back(name);
+    if (reload_of(*s) == Reload::next_start) next_start.push_back(name);
+    if (reload_of(*s) == Reload::guard_restart) guard_restart.push_back(name);
   }
   Options kept = *fresh;
   // Where guard listens, logs and writes events stays as it was until guard is restarted.

@@ -13,6 +13,7 @@
 
 #include "core/run_info.h"
 #include "util/result.h"
+#include "util/settings.h"
 
 namespace dcukit::guard {
 
@@ -103,8 +104,8 @@ struct Options {
   std::string config_file;
 };
 
-/// name=value pairs, in the order given.
-using Pairs = std::vector<std::pair<std::string, std::string>>;
+/// name=value pairs, in the order given (the command line's settings).
+using Pairs = util::Pairs;
 
 /// What to guard and how.
 struct Request {
