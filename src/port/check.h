@@ -53,6 +53,10 @@ void check_macros(Sink& sink);
 std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const ProjectFacts& facts);
 /// The library an #include names (<cublas_v2.h>, <cub/cub.cuh>), if any.
 std::optional<RuleId> library_header(std::string_view header);
+/// The libraries some file of the project includes where a HIP build reads it (an angle-bracket
+/// or quoted library header, never a project header named after one): their uses in the other
+/// files are that include's finding. Needs normal_paths in the project's facts.
+std::set<RuleId> libraries_included(const Project& project);
 
 /// "file.cu:12" for messages that point at another place.
 std::string where(const Project& p, const Place& place);

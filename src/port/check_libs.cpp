@@ -100,6 +100,8 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
 std::optional<RuleId> library_header(std::string_view h) {
   if (h.size() < 3) return std::nullopt;
   h = h.substr(1, h.size() - 2);
+  if (starts_with(h, "nvtx3/") || starts_with(h, "nvToolsExt")) return RuleId::lib_nvtx;
+  if (starts_with(h, "cuda/")) return RuleId::lib_libcudacxx;
   if (starts_with(h, "cublasLt")) return RuleId::lib_cublaslt;
   if (starts_with(h, "cublas")) return RuleId::lib_cublas;
   if (starts_with(h, "cudnn")) return RuleId::lib_cudnn;
@@ -116,6 +118,33 @@ std::optional<RuleId> library_header(std::string_view h) {
   return std::nullopt;
 }
 
+namespace {
+
+/// The library a directive includes, where a HIP build reads it: an angle-bracket or quoted
+/// name of the library's headers, never a project's own header named after it (cublas_common.h).
+std::optional<RuleId> included_library(const Project& p, const SourceFile& f, std::size_t d) {
+  const Directive& dir = f.lexed.directives[d];
+  if (dir.name != "include" || f.reach(dir.hash) != Reach::shared) return std::nullopt;
+  const auto toks = directive_tokens(f, d);
+  if (toks.empty() || toks[0]->text.size() < 3) return std::nullopt;
+  const std::string& name = toks[0]->text;
+  const auto self = static_cast<std::size_t>(&f - p.files.data());
+  if (name.front() == '"' &&
+      resolve_include(p.facts.normal_paths, self, name.substr(1, name.size() - 2)) != std::string::npos)
+    return std::nullopt;
+  return library_header(name);
+}
+
+}  // namespace
+
+std::set<RuleId> libraries_included(const Project& p) {
+  std::set<RuleId> out;
+  for (const SourceFile& f : p.files)
+    for (std::size_t d = 0; d < f.lexed.directives.size(); ++d)
+      if (auto lib = included_library(p, f, d)) out.insert(*lib);
+  return out;
+}
+
 void check_libs(Sink& sink) {
   const SourceFile& f = sink.file();
   const Project& p = sink.project();
@@ -124,6 +153,7 @@ void check_libs(Sink& sink) {
     int count = 0;
     Names names;
     int vendor_mapped = 0;
+    std::set<int> include_lines;  ///< every #include of the library in this file
   };
   std::map<RuleId, Use> uses;
   auto hit = [&](RuleId r, std::size_t token, const std::string& name, bool mapped) {
@@ -148,6 +178,7 @@ void check_libs(Sink& sink) {
       if (auto lib = library_use(v, k, p.facts)) hit(*lib, v.index(k), t.text, p.facts.vendor_map.count(t.text) > 0);
     }
   }
+  std::set<RuleId> included_here;
   for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
     const Directive& dir = f.lexed.directives[d];
     if (dir.name != "include" || f.reach(dir.hash) == Reach::skipped) continue;
@@ -158,11 +189,19 @@ void check_libs(Sink& sink) {
                                 fmt::format("{} declares NVIDIA's FP8 types, whose encoding DCU does not share.",
                                             toks[0]->text)))
         x->same = "fp8";
-    if (f.reach(dir.hash) != Reach::shared) continue;
-    if (auto lib = library_header(toks[0]->text)) hit(*lib, dir.hash, toks[0]->text, false);
+    if (auto lib = included_library(p, f, d)) {
+      hit(*lib, dir.hash, toks[0]->text, false);
+      uses[*lib].include_lines.insert(dir.line);
+      included_here.insert(*lib);
+    }
   }
+  // A library is one finding where it is included; a file that only uses it, through a header
+  // of the project that includes it, adds nothing a port has to find. Used with no include in
+  // the files audited, it is reported at the first use.
+  const std::set<RuleId>& included = p.facts.included_libraries;
   for (const auto& [rule, u] : uses) {
     if (inside_library(f.path, rule)) continue;
+    if (!included_here.count(rule) && included.count(rule)) continue;
     std::string list;
     int shown = 0;
     for (const auto& n : u.names)
@@ -172,9 +211,14 @@ void check_libs(Sink& sink) {
     if (u.vendor_mapped > 0)
       mapped =
           fmt::format(" {} of these names are mapped by a HIP vendor header in the files audited.", u.vendor_mapped);
-    sink.add(rule, u.first,
-             fmt::format("{} {} in this file ({}). {}{}", u.count, u.count == 1 ? "reference" : "references", list,
-                         rule_info(rule).why, mapped));
+    Finding* x = sink.add(rule, u.first,
+                          fmt::format("{} {} in this file ({}). {}{}", u.count, u.count == 1 ? "reference" : "references",
+                                      list, rule_info(rule).why, mapped));
+    // The file's other includes of the library (nvToolsExt.h beside nvToolsExtCudaRt.h) are the
+    // same thing to port: listed as its lines.
+    if (x)
+      for (int line : u.include_lines)
+        if (line != x->line) x->also.push_back(line);
   }
 }
 

@@ -16,7 +16,14 @@ bool cuda_only(std::string_view n) {
   static const Names k = {"CUDART_VERSION",       "CUDA_VERSION",         "__CUDACC_VER_MAJOR__",
                           "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__NVCC__",
                           "__CUDA_ARCH_LIST__",   "__DRIVER_TYPES_H__",   "__CUDA_RUNTIME_H__",
-                          "__CUDA_RUNTIME_API_H__", "__cuda_cuda_h__"};
+                          "__CUDA_RUNTIME_API_H__", "__cuda_cuda_h__",    "CUDNN_MAJOR",
+                          "CUDNN_MINOR",          "CUDNN_VERSION"};
+  // NVIDIA libraries' version macros, which their HIP counterparts do not define (RCCL does keep
+  // NCCL's, so those are not here).
+  static const std::string_view prefixes[] = {"CUDNN_FRONTEND_", "CUBLAS_VER_", "CUSPARSE_VER_", "CUFFT_VER",
+                                              "CURAND_VER", "CUTLASS_"};
+  for (std::string_view p : prefixes)
+    if (starts_with(n, p)) return true;
   return k.count(n) > 0 || is_cuda_library_guard(n);
 }
 
@@ -108,11 +115,29 @@ void check_macros(Sink& sink) {
     bool depends = false;
     directive_truth(f, d, traced, &depends);
     if (!depends) continue;
-    const Tri on_hip = directive_truth(f, d, [&p](std::string_view n) { return p.pp.hip.lookup(n); });
-    // True on HIP (`#if CUDART_VERSION < 2020`): the branch is HIP's as much as an old CUDA's, and
-    // projects write such branches for HIP on purpose (ggml's __hgt2_mask): not reported.
-    if (on_hip != Tri::no) continue;
+    // On HIP every CUDA-only macro is undefined, whether or not the files audited include the
+    // library header that would define it on CUDA (cudnn_frontend.h).
+    const Tri on_hip = directive_truth(f, d, [&p](std::string_view n) {
+      return cuda_only(n) ? MacroInfo{Tri::no, false, nullptr, false} : p.pp.hip.lookup(n);
+    });
     const auto [end, is_endif] = branch_end(f, d);
+    // True on HIP (`#if CUDART_VERSION < 2020`): the branch is HIP's as much as an old CUDA's, and
+    // projects write such branches for HIP on purpose (ggml's __hgt2_mask): not reported, unless
+    // it stops the build (`#if CUDA_VERSION < 8000` / `#error`).
+    if (on_hip == Tri::yes) {
+      for (std::size_t e = d + 1; e < end; ++e)
+        if (f.lexed.directives[e].name == "error") {
+          sink.add_with(RuleId::pp_cuda_only_macro, Severity::error, static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
+                        fmt::format("`#{}` tests {}, which only CUDA defines: HIP reads it as 0, the condition is "
+                                    "true, and a HIP build stops at the #error on line {}.",
+                                    dir.name, (*macro)->text, f.lexed.directives[e].line),
+                        "Test the toolkit the build really uses (__HIP_PLATFORM_AMD__, HIP_VERSION) before CUDA's "
+                        "version, or define the CUDA macro in the HIP build.");
+          break;
+        }
+      continue;
+    }
+    if (on_hip != Tri::no) continue;
     const int first = dir.last_line + 1, last = f.lexed.directives[end].line - 1;
     const Removed r = removed(f, d, end, first, last);
     if (r.empty()) continue;
@@ -124,12 +149,25 @@ void check_macros(Sink& sink) {
     const std::size_t at = static_cast<std::size_t>(*macro - f.lexed.tokens.data());
     std::string instead;
     if (!is_endif) {
-      // An #else with code is the decision the code made; one that holds only a message (a
-      // pragma, a comment) leaves HIP without the branch as surely as no #else.
+      // An #else that holds only a message (a pragma, a comment) leaves HIP without the branch as
+      // surely as no #else. One with code is what a HIP build compiles instead: the branch for
+      // toolkits older than the test, not HIP's (faiss' pre-CUDA-9 shuffles without masks).
       const auto [else_end, else_endif] = branch_end(f, end);
       (void)else_endif;
       const int e_first = f.lexed.directives[end].last_line + 1, e_last = f.lexed.directives[else_end].line - 1;
-      if (!removed(f, end, else_end, e_first, e_last).empty()) continue;
+      if (!removed(f, end, else_end, e_first, e_last).empty()) {
+        // A project with HIP branches chose what HIP compiles (ggml's #else for toolkits
+        // without __CUDA_ARCH_LIST__); one never built for HIP did not.
+        if (p.facts.hip_branches) continue;
+        sink.add_with(RuleId::pp_cuda_only_macro, Severity::warning, static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
+                      fmt::format("`#{}` tests {}, which only CUDA defines: the condition is false on HIP, so a HIP "
+                                  "build compiles the #{} (lines {}-{}), the branch written for CUDA toolkits older "
+                                  "than the test, and drops {}.",
+                                  dir.name, (*macro)->text, f.lexed.directives[end].name, e_first, e_last, what),
+                      "Choose the branch for HIP explicitly (#if defined(__HIP_PLATFORM_AMD__) || CUDA_VERSION >= N) "
+                      "and check that the code HIP compiles is meant for it.");
+        continue;
+      }
       instead = fmt::format(" The #{} (lines {}-{}) holds no code, only a message.", f.lexed.directives[end].name,
                             e_first, e_last);
     }

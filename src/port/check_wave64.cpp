@@ -433,8 +433,10 @@ private:
   }
 
   /// A warp-size constant fixed at 32 that is never a shuffle width, where warp-synchronous code
-  /// uses it (a constant that only splits work is right at any width). One finding a file, with
-  /// its lines: the definition's where the file holds it.
+  /// uses it (a constant that only splits work is right at any width). One finding for the
+  /// constant: at its definition, with its uses as lines where they are in the same file and
+  /// named in the text where they are in others (check_wave64 below); a file whose constant is
+  /// defined outside the files audited gets one finding with its own uses.
   void warp_constant(const StreamView& v, std::size_t k) {
     const Token& t = v.at(k);
     if (t.kind != TokenKind::identifier) return;
@@ -443,6 +445,7 @@ private:
     const std::size_t fi = static_cast<std::size_t>(&m_file - m_sink.project().files.data());
     if (!it->second.sync_uses.count({fi, v.index(k)})) return;
     const Place& def = it->second.where;
+    if (def.file != fi) return;  // the definition's finding, in its own file, names this use
     if (Finding* f = m_sink.add(RuleId::wave64_warp_size_literal, v.index(k),
                                 fmt::format("{} is fixed at 32 ({}) and used as the warp size by warp-synchronous "
                                             "code (shuffles, votes or lane masks); a DCU wavefront has 64 lanes.{}",
@@ -517,11 +520,20 @@ void check_wave64(Sink& sink) {
   const Project& p = sink.project();
   for (const auto& [name, c] : p.facts.warp32) {
     if (c.used_as_width || c.sync_uses.empty() || &p.files[c.where.file] != &sink.file()) continue;
+    // The uses by file: "layernorm.cuh lines 23, 24, 35; attention.cuh line 91".
+    std::map<std::size_t, std::set<int>> by_file;
+    for (const auto& [file, token] : c.sync_uses) by_file[file].insert(p.files[file].lexed.tokens[token].line);
     std::string uses;
-    int shown = 0;
-    for (const auto& [file, token] : c.sync_uses)
-      if (shown++ < 4) uses += (uses.empty() ? "" : ", ") + where(p, Place{file, token});
-    if (c.sync_uses.size() > 4) uses += ", ...";
+    for (const auto& [file, lines] : by_file) {
+      std::string list;
+      int shown = 0;
+      for (int line : lines)
+        if (shown++ < 8) list += fmt::format("{}{}", list.empty() ? "" : ", ", line);
+      if (lines.size() > 8) list += fmt::format(" and {} more", lines.size() - 8);
+      const std::string& path = p.files[file].path;
+      uses += fmt::format("{}{} {} {}", uses.empty() ? "" : "; ", path.substr(path.find_last_of('/') + 1),
+                          lines.size() == 1 ? "line" : "lines", list);
+    }
     if (Finding* f = sink.add(
             RuleId::wave64_warp_size_literal, c.where.token,
             fmt::format("{} fixes the warp size at 32, no shuffle receives it as its width, and warp-synchronous code "

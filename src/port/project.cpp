@@ -6,6 +6,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "port/check.h"
 #include "port/syntax.h"
 #include "port/warp_sync.h"
 #include "util/files.h"
@@ -175,6 +176,11 @@ void compute_facts(Project& p) {
     it = F.hardware_width.count(it->first) ? F.warp32.erase(it) : std::next(it);
   mark_widths(p);
   find_warp_synchronous_code(p);
+  for (const SourceFile& f : p.files) F.normal_paths.push_back(normal_path(f.path));
+  F.included_libraries = libraries_included(p);
+  for (const SourceFile& f : p.files)
+    for (std::size_t i = 0; i < f.lexed.tokens.size() && !F.hip_branches; ++i)
+      F.hip_branches = f.reach(i) == Reach::hip_only;
 }
 
 }  // namespace

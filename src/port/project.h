@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "port/preprocess.h"
+#include "port/rules.h"
 #include "port/source.h"
 #include "util/result.h"
 
@@ -40,6 +41,11 @@ struct ProjectFacts {
   std::map<std::string, std::string, std::less<>> typedefs;  ///< alias -> the type it names (one level)
   std::set<std::string, std::less<>> warp_sync_names;        ///< functions and macros holding warp-synchronous code
   std::set<std::string, std::less<>> namespaces;             ///< namespaces the files open in code both builds compile
+  std::vector<std::string> normal_paths;                     ///< each file's normal_path(), for resolve_include
+  std::set<RuleId> included_libraries;  ///< libraries some file includes where a HIP build reads it
+  /// Some code only a HIP build compiles (a HIP branch, a vendor header): the project has been
+  /// built for HIP, so the branches a HIP build takes are its authors' choice.
+  bool hip_branches = false;
 };
 
 /// Files audited (or translated) together.

@@ -134,6 +134,15 @@ const std::vector<RuleInfo>& all_rules() {
        "Triton compiles for AMD, but DCU needs DTK's Triton build and kernels tuned for 64-lane wavefronts "
        "(num_warps counts wavefronts).",
        "Use DTK's Triton; set TRITON_HIP_LLD_PATH as the toolkit says; re-tune block sizes."},
+      {R::lib_nvtx, "lib.nvtx", S::note, "NVTX (nvToolsExt, nvtx3)",
+       "NVTX ranges map to roctx (roctracer's roctxRangePush/Pop, or rocprofiler-sdk's); the CUDA-runtime "
+       "extension (nvtxNameCudaStreamA and the like) has no counterpart.",
+       "Include <roctracer/roctx.h> and call roctxRangePushA/roctxRangePop, or keep NVTX behind a build switch."},
+      {R::lib_libcudacxx, "lib.libcudacxx", S::warning, "libcu++ (<cuda/barrier>, <cuda/pipeline>, <cuda/std/...>)",
+       "NVIDIA's libcu++ headers (cuda::barrier, cuda::pipeline, cuda::memcpy_async) are not part of HIP; "
+       "libhipcxx covers part of them, and the asynchronous copies they wrap are Ampere's cp.async.",
+       "Use libhipcxx where it has the facility, else __syncthreads and plain loads in place of barriers and "
+       "pipelines."},
       {R::dcu_fp8, "dcu.fp8", S::error, "NVIDIA FP8 types and conversions (__nv_fp8_e4m3, __nv_fp8_e5m2, cuda_fp8.h)",
        "NVIDIA's E4M3/E5M2 layouts are not DCU's: FP8 data quantized on CUDA cannot be reused as is, and BW1000's "
        "datasheet lists no FP8 units (FP8 there is storage, converted in software).",

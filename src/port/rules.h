@@ -44,6 +44,8 @@ enum class RuleId {
   lib_cutlass,
   lib_flash_attn,
   lib_triton,
+  lib_nvtx,
+  lib_libcudacxx,
   dcu_fp8,
   pp_cuda_only_macro,
 };

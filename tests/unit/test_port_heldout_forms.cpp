@@ -1,0 +1,103 @@
+// The forms the third CUDA corpus (llm.c, SGEMM_CUDA, faiss v1.8.0; docs/port.md) showed the
+// audit missing or miscounting, each in a few lines of the same shape.
+#include <gtest/gtest.h>
+
+#include "port/render.h"
+#include "test_port_helpers.h"
+
+using namespace porttest;
+using dcukit::port::RuleId;
+using dcukit::port::Severity;
+using Strings = std::vector<std::string>;
+
+namespace {
+
+const dcukit::port::Finding* first(const dcukit::port::AuditReport& r, RuleId rule, const std::string& file) {
+  for (const auto& f : r.findings)
+    if (f.rule == rule && f.file == file) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(PortHeldoutForms, ALibraryIsOneFindingWhereItIsIncludedNotInEveryFileThatUsesIt) {
+  // llm.c: cublas_common.h includes <cublas_v2.h> and <cublasLt.h>; matmul.cuh includes the
+  // project's header and calls cuBLASLt. Only the include is the port's work.
+  const auto r = audit(Sources{{"cublas_common.h", "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n#include <cublasLt.h>\n"
+                                                   "cublasHandle_t handle;\n"},
+                               {"matmul.cuh", "#include \"cublas_common.h\"\nvoid mm() { cublasLtMatmulDesc_t d; }\n"}});
+  EXPECT_TRUE(first(r, RuleId::lib_cublas, "cublas_common.h"));
+  EXPECT_TRUE(first(r, RuleId::lib_cublaslt, "cublas_common.h"));
+  EXPECT_FALSE(first(r, RuleId::lib_cublas, "matmul.cuh")) << "a project header named after cuBLAS is not cuBLAS";
+  EXPECT_FALSE(first(r, RuleId::lib_cublaslt, "matmul.cuh")) << "its uses are the include's finding";
+  // Used with no include among the files audited (it comes from elsewhere): at the first use.
+  const auto alone = audit(Sources{{"train.cu", "#include <cuda_runtime.h>\n#include \"zero.cuh\"\n"
+                                                "void f() { ncclAllReduce(0, 0, 0, 0, 0, 0, 0); }\n"}});
+  EXPECT_EQ(hits(alone), (Strings{"lib.nccl:3"}));
+}
+
+TEST(PortHeldoutForms, NvtxAndLibcuxxHeadersAreLibrariesAndRepeatedIncludesAreOneFinding) {
+  const auto r = audit(Sources{{"common.h", "#include <cuda_runtime.h>\n#include <nvtx3/nvToolsExt.h>\n"
+                                            "#include <nvtx3/nvToolsExtCudaRt.h>\n#include <cuda/barrier>\n"}});
+  EXPECT_EQ(hits(r), (Strings{"lib.nvtx:2", "lib.libcudacxx:4"}));
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].also, std::vector<int>{3}) << "the second NVTX header is the same library";
+  EXPECT_EQ(r.findings[1].severity, Severity::warning);
+}
+
+TEST(PortHeldoutForms, AnElseHipTakesInAProjectNeverBuiltForHipIsSaid) {
+  // faiss v1.8.0: CUDA >= 9 shuffles with masks, the pre-9 ones in the #else, which HIP compiles.
+  const std::string src = R"(#include <cuda_runtime.h>
+__device__ int shfl(int v, int lane) {
+#if CUDA_VERSION >= 9000
+  return __shfl_sync(0xffffffff, v, lane);
+#else
+  return __shfl(v, lane);
+#endif
+}
+)";
+  const auto r = audit(Sources{{"WarpShuffles.cuh", src}});
+  const auto* f = first(r, RuleId::pp_cuda_only_macro, "WarpShuffles.cuh");
+  ASSERT_TRUE(f) << "the #else HIP compiles is reported";
+  EXPECT_EQ(f->line, 3);
+  EXPECT_EQ(f->severity, Severity::warning);
+  EXPECT_NE(f->why.find("compiles the #else (lines 6-6)"), std::string::npos) << f->why;
+  // The same file in a project with a HIP branch: the #else is its authors' choice for HIP.
+  const auto hip = audit(Sources{{"WarpShuffles.cuh", "#ifdef __HIP_PLATFORM_AMD__\n#include <hip/hip_runtime.h>\n#endif\n" + src}});
+  EXPECT_FALSE(first(hip, RuleId::pp_cuda_only_macro, "WarpShuffles.cuh"));
+}
+
+TEST(PortHeldoutForms, ATrueOnHipBranchThatStopsTheBuildIsAnError) {
+  // faiss DeviceDefs.cuh: HIP reads CUDA_VERSION as 0, so the check for CUDA 8 fails the build.
+  const auto r = audit("#if CUDA_VERSION < 8000\n#error \"CUDA >= 8.0 is required\"\n#endif\n"
+                       "#if CUDART_VERSION < 2020\nint old_runtime_shim;\n#endif\n");
+  EXPECT_EQ(hits(r), (Strings{"pp.cuda-only-macro:1"})) << "a true branch with code stays unreported (ggml)";
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].severity, Severity::error);
+  EXPECT_NE(r.findings[0].why.find("stops at the #error on line 2"), std::string::npos) << r.findings[0].why;
+}
+
+TEST(PortHeldoutForms, LibraryVersionMacrosAreCudaOnlyEvenWithoutTheirHeader) {
+  // llm.c's cudnn_att.cpp: cudnn_frontend.h is not among the files audited.
+  const auto r = audit("void f(Options o) {\n  o.set_name(1)\n#if CUDNN_FRONTEND_MAJOR_VERSION > 1 || "
+                       "CUDNN_FRONTEND_MINOR_VERSION >= 5\n    .set_deterministic_algorithm(true)\n#endif\n    ;\n}\n");
+  EXPECT_EQ(hits(r), (Strings{"pp.cuda-only-macro:3"}));
+}
+
+TEST(PortHeldoutForms, AWarpConstantIsOneFindingAtItsDefinitionNamingItsUsesInEveryFile) {
+  // llm.c: WARP_SIZE is defined in cuda_common.h and used by layernorm.cuh and attention.cuh.
+  const auto r = audit(Sources{
+      {"cuda_common.h", "#include <cuda_runtime.h>\n#define WARP_SIZE 32U\n"},
+      {"layernorm.cuh", "#include \"cuda_common.h\"\n__global__ void k(float* x) {\n"
+                        "  int lane = threadIdx.x % WARP_SIZE;\n  float v = x[lane];\n"
+                        "  for (int o = 1; o < WARP_SIZE; o *= 2) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
+                        "  x[lane] = v;\n}\n"}});
+  int constant = 0;
+  for (const auto& f : r.findings)
+    if (f.rule == RuleId::wave64_warp_size_literal) {
+      ++constant;
+      EXPECT_EQ(f.file, "cuda_common.h") << "not one more finding in the file that uses it";
+      EXPECT_NE(f.why.find("layernorm.cuh lines 3, 5"), std::string::npos) << f.why;
+    }
+  EXPECT_EQ(constant, 1);
+}
