@@ -229,6 +229,14 @@ void implicit_runtime(Sink& sink) {
 }
 
 /// cudaGraphicsGLRegisterBuffer, cudaGLSetGLDevice, cudaD3D11GetDevice, cudaEGLStreamConsumerConnect, ...
+bool is_legacy_launch(std::string_view name) {
+  static const std::set<std::string_view> k = {"cuParamSetSize",   "cuParamSeti",         "cuParamSetf",
+                                               "cuParamSetv",      "cuParamSetTexRef",    "cuFuncSetBlockShape",
+                                               "cuFuncSetSharedSize", "cuLaunch",         "cuLaunchGrid",
+                                               "cuLaunchGridAsync"};
+  return k.count(name) > 0;
+}
+
 bool is_graphics_interop(std::string_view name) {
   for (std::string_view prefix : {"cudaGraphics", "cudaGL", "cudaD3D", "cudaEGL", "cudaVDPAU", "cuGraphics"})
     if (name.substr(0, prefix.size()) == prefix && name.size() > prefix.size()) return true;
@@ -345,6 +353,11 @@ void check_code(Sink& sink) {
         sink.add(RuleId::api_warp_matrix, v.index(k),
                  fmt::format("{} is a tensor-core intrinsic with NVIDIA's 32-lane fragment layout.", t.text));
       missing_cooperative_group(sink, v, k, cg_namespaces);
+      if (is_legacy_launch(t.text) && v.is(k + 1, "("))
+        if (Finding* x = sink.add(RuleId::api_legacy_launch, v.index(k),
+                                  "The driver API's legacy launch (cuParamSet*, cuFuncSetBlockShape, cuLaunchGrid): "
+                                  "removed in CUDA 12, never in HIP."))
+          x->same = "legacy-launch";
       if (is_graphics_interop(t.text) && interop_seen.insert(t.text).second)
         sink.add(RuleId::api_graphics_interop, v.index(k),
                  fmt::format("{} is graphics interop: HIP has OpenGL interop on ROCm only (hipGraphics*), none for "

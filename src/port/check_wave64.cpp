@@ -160,6 +160,9 @@ private:
         return;
       }
       const std::string mask = span_text(v, args[0]);
+      // The project's own name for the full mask (FasterTransformer's `#define FINAL_MASK
+      // 0xffffffff`): one finding at its definition, where the fix goes (check_wave64 below).
+      if (args[0].size() == 1 && m_facts.full_masks.count(mask)) return;
       // A mask held in the function's own variable is reported where it is defined, once for all its uses.
       std::size_t at = args[0].begin;
       std::string held;
@@ -513,11 +516,46 @@ private:
 
 }  // namespace
 
+/// Where `name` is the mask of a *_sync call a HIP build compiles, by file: "reduce_kernel_utils.cuh
+/// lines 78, 110; normalize_kernels.cu line 131".
+std::string mask_uses(const Project& p, const std::string& name) {
+  std::string out;
+  for (const SourceFile& f : p.files) {
+    std::set<int> lines;
+    const auto& toks = f.lexed.tokens;
+    for (std::size_t i = 2; i < toks.size(); ++i)
+      if (toks[i].text == name && toks[i - 1].text == "(" && is_sync_intrinsic(toks[i - 2].text) &&
+          !p.facts.shimmed_sync.count(toks[i - 2].text) && f.reach(i) != Reach::skipped)
+        lines.insert(toks[i].line);
+    if (lines.empty()) continue;
+    std::string list;
+    int shown = 0;
+    for (int line : lines)
+      if (shown++ < 8) list += fmt::format("{}{}", list.empty() ? "" : ", ", line);
+    if (lines.size() > 8) list += fmt::format(" and {} more", lines.size() - 8);
+    out += fmt::format("{}{} {} {}", out.empty() ? "" : "; ", f.path.substr(f.path.find_last_of('/') + 1),
+                       lines.size() == 1 ? "line" : "lines", list);
+  }
+  return out;
+}
+
 void check_wave64(Sink& sink) {
   Wave64(sink).run();
+  // The project's names for a 32-bit full mask that *_sync calls receive, at their definition.
+  const Project& p = sink.project();
+  for (const auto& [name, def] : p.facts.full_masks) {
+    if (&p.files[def.file] != &sink.file()) continue;
+    const std::string uses = mask_uses(p, name);
+    if (uses.empty()) continue;
+    sink.add(RuleId::wave64_full_mask, def.token,
+             fmt::format("{} is a 32-bit all-ones mask (lanes 0-31), passed to *_sync calls ({}); a 64-lane "
+                         "wavefront has lanes 32-63 too: HIP 6.2+ rejects a 32-bit mask.",
+                         name, uses),
+             "Define it as 0xffffffffffffffffull (or __activemask()) for a 64-lane wavefront, or drop the mask with "
+             "the non-sync forms where every lane takes part.");
+  }
   // Warp-size constants fixed at 32 that warp-synchronous code uses, reported at their definition
   // (with the file's uses as its lines).
-  const Project& p = sink.project();
   for (const auto& [name, c] : p.facts.warp32) {
     if (c.used_as_width || c.sync_uses.empty() || &p.files[c.where.file] != &sink.file()) continue;
     // The uses by file: "layernorm.cuh lines 23, 24, 35; attention.cuh line 91".

@@ -146,7 +146,26 @@ void mark_widths(Project& p) {
     }
 }
 
-void compute_facts(Project& p) {
+/// Whether a conditional of the project names HIP (its platform macros or a HIP switch), or a
+/// file includes a header under hip/: positive evidence that it is built for HIP. (Code that only
+/// a HIP build compiles is not: `#ifndef CUDART_VERSION #error` is such code in a CUDA project.)
+bool tests_hip(const Project& p, const std::vector<std::string>& switches) {
+  for (const SourceFile& f : p.files)
+    for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
+      const std::string& name = f.lexed.directives[d].name;
+      const bool conditional = name == "if" || name == "ifdef" || name == "ifndef" || name == "elif";
+      if (!conditional && name != "include") continue;
+      for (const Token* t : directive_tokens(f, d)) {
+        if (name == "include" && (starts_with(t->text, "<hip/") || starts_with(t->text, "\"hip/"))) return true;
+        if (conditional && (starts_with(t->text, "__HIP") ||
+                            std::find(switches.begin(), switches.end(), t->text) != switches.end()))
+          return true;
+      }
+    }
+  return false;
+}
+
+void compute_facts(Project& p, const std::vector<std::string>& hip_switches) {
   auto& F = p.facts;
   F.hardware_width = {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"};
   for (const auto& [name, def] : p.pp.definitions) {
@@ -178,9 +197,7 @@ void compute_facts(Project& p) {
   find_warp_synchronous_code(p);
   for (const SourceFile& f : p.files) F.normal_paths.push_back(normal_path(f.path));
   F.included_libraries = libraries_included(p);
-  for (const SourceFile& f : p.files)
-    for (std::size_t i = 0; i < f.lexed.tokens.size() && !F.hip_branches; ++i)
-      F.hip_branches = f.reach(i) == Reach::hip_only;
+  F.hip_branches = tests_hip(p, hip_switches);
 }
 
 }  // namespace
@@ -264,7 +281,7 @@ Project make_project(std::vector<std::pair<std::string, std::string>> sources,
     build_streams(f);
   }
   p.pp = preprocess(p.files, hip_switches);
-  compute_facts(p);
+  compute_facts(p, hip_switches);
   return p;
 }
 

@@ -43,8 +43,9 @@ struct ProjectFacts {
   std::set<std::string, std::less<>> namespaces;             ///< namespaces the files open in code both builds compile
   std::vector<std::string> normal_paths;                     ///< each file's normal_path(), for resolve_include
   std::set<RuleId> included_libraries;  ///< libraries some file includes where a HIP build reads it
-  /// Some code only a HIP build compiles (a HIP branch, a vendor header): the project has been
-  /// built for HIP, so the branches a HIP build takes are its authors' choice.
+  /// Some conditional tests HIP itself (__HIP_PLATFORM_AMD__, __HIPCC__, a HIP switch such as
+  /// USE_ROCM) or some file includes HIP's headers: the project has been built for HIP, so the
+  /// branches a HIP build takes are its authors' choice.
   bool hip_branches = false;
 };
 

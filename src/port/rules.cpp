@@ -97,6 +97,13 @@ const std::vector<RuleInfo>& all_rules() {
        "cudaGraphics* and cudaGL*/cudaD3D*/cudaEGL* share buffers with a display stack. HIP has OpenGL interop "
        "(hip/hip_gl_interop.h) on ROCm only, nothing for Direct3D, EGL or VDPAU, and DCU servers run headless.",
        "Keep the interop behind a build switch with a copy-through-host path, or render off the device."},
+      {R::api_legacy_launch, "api.legacy-launch", S::error,
+       "The driver API's legacy launch (cuParamSet*, cuFuncSetBlockShape, cuLaunchGrid)",
+       "The launch calls CUDA deprecated in 4.0 and removed in 12 (cuParamSetSize, cuParamSetv, "
+       "cuFuncSetBlockShape, cuLaunch, cuLaunchGrid) have no HIP counterpart: hipify leaves them, and hipcc "
+       "stops at them.",
+       "Launch with hipModuleLaunchKernel (cuLaunchKernel's form): the grid and block in the call, the arguments "
+       "as an array of pointers."},
       {R::lib_cublas, "lib.cublas", S::note, "cuBLAS", "cuBLAS maps to hipBLAS (hipify renames it) over rocBLAS.",
        "hipBLAS covers BLAS 1-3 and the Ex GEMMs; check compute types (HIPBLAS_R_16F), math modes (no TF32) and "
        "cublasSetMathMode, which has no counterpart."},

@@ -32,6 +32,7 @@ enum class RuleId {
   api_graph,
   api_graphics_interop,
   api_implicit_runtime,
+  api_legacy_launch,
   lib_cublas,
   lib_cublaslt,
   lib_cudnn,

@@ -101,3 +101,27 @@ TEST(PortHeldoutForms, AWarpConstantIsOneFindingAtItsDefinitionNamingItsUsesInEv
     }
   EXPECT_EQ(constant, 1);
 }
+
+TEST(PortHeldoutForms, TheLegacyDriverLaunchIsOneErrorAFile) {
+  // gpu-burn's compare kernel: cuParamSetSize/cuParamSetv/cuFuncSetBlockShape, then cuLaunchGridAsync.
+  const auto r = audit("void launch(CUfunction f, void* p) {\n  cuParamSetSize(f, 8);\n  cuParamSetv(f, 0, &p, 8);\n"
+                       "  cuFuncSetBlockShape(f, 16, 16, 1);\n  cuLaunchGridAsync(f, 64, 64, 0);\n}\n");
+  EXPECT_EQ(hits(r), (Strings{"api.legacy-launch:2"}));
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].also, (std::vector<int>{3, 4, 5}));
+  EXPECT_EQ(r.findings[0].severity, Severity::error);
+}
+
+TEST(PortHeldoutForms, AFullMaskMacroIsReportedWhereItIsDefinedNamingItsUses) {
+  // FasterTransformer: `#define FINAL_MASK 0xffffffff` in reduce_kernel_utils.cuh, used by every
+  // reduction there and in normalize_kernels.cu.
+  const auto r = audit(Sources{{"reduce.cuh", "#include <cuda_runtime.h>\n#define FINAL_MASK 0xffffffff\n"
+                                              "__device__ float sum(float v) { return v + __shfl_xor_sync(FINAL_MASK, v, 1, 32); }\n"},
+                               {"norm.cu", "#include \"reduce.cuh\"\n__global__ void k(float* p) {\n"
+                                           "  p[0] = __shfl_xor_sync(FINAL_MASK, p[0], 2, 32);\n}\n"}});
+  const auto* f = first(r, RuleId::wave64_full_mask, "reduce.cuh");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->line, 2);
+  EXPECT_NE(f->why.find("reduce.cuh line 3; norm.cu line 3"), std::string::npos) << f->why;
+  EXPECT_FALSE(first(r, RuleId::wave64_full_mask, "norm.cu")) << "the use is the definition's finding";
+}

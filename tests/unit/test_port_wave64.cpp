@@ -37,8 +37,10 @@ __global__ void k(float* p) {
   v += __shfl_xor_sync(kAll, v, 1, 64);
   REDUCE(v);
 })");
-  // The macro's hazard is reported at its definition (line 3), not where it is used (line 8).
-  EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:3", "wave64.full-mask:6", "wave64.full-mask:7"}));
+  // Each hazard is reported where the fix goes: the named masks at their definitions (lines 1 and
+  // 2, naming their uses), the macro's at its definition (line 3), not where it is used (line 8).
+  EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:1", "wave64.full-mask:2", "wave64.full-mask:3"}));
+  EXPECT_NE(r.findings[0].why.find("t.cu line 6"), std::string::npos) << r.findings[0].why;
 }
 
 TEST(PortFullMask, CorrectFormsAreLeftAlone) {
