@@ -43,6 +43,9 @@ struct LogCase {
   Expect expect = Expect::within;
   std::optional<double> utilization;       ///< --gpu-memory-utilization of a command the lines do not show
   std::optional<std::int64_t> max_model_len;  ///< --max-model-len, likewise
+  /// The ranks print different token counts (expert parallel): the rules reproduce the blocks and
+  /// concurrency of the rank whose KV is printed, not every rank's tokens.
+  bool ranks_differ = false;
 };
 
 // Card totals as torch.cuda.mem_get_info reports them, for cards the peak data lacks: A100 40GB 39.39 GiB
@@ -121,6 +124,39 @@ const std::map<std::string, LogCase>& collected_cases() {
   return k;
 }
 
+// The third collection (tests/fixtures/vllm-logs/heldout3, INDEX.md there): gathered after every
+// rule above by a reader who did not read plan's rules, and checked once as they stood
+// (docs/plan.md gives the figure). Card totals as each log's header gives them.
+const std::map<std::string, LogCase>& heldout3_cases() {
+  static const std::map<std::string, LogCase> k = {
+      {"surajssd-2x4xa100-40g-llama33-70b-tp4pp2-v083-v0-run1.txt",
+       {"llama-3.1-70b-instruct", {}, 39.49, {}, {}, false, Expect::known_miss}},
+      {"surajssd-2x4xa100-40g-llama33-70b-tp4pp2-v083-v0-run2.txt",
+       {"llama-3.1-70b-instruct", {}, 39.49, {}, {}, false, Expect::known_miss}},
+      {"surajssd-2x8xa100-40g-deepseek-v25-tp8pp2-eager-v083-v0-mla-ib.txt",
+       {"deepseek-v2.5", {}, 39.49, {}, {}, false, Expect::known_miss}},
+      {"surajssd-2x8xa100-40g-deepseek-v25-tp8pp2-eager-v083-v0-mla-noib.txt",
+       {"deepseek-v2.5", {}, 39.49, {}, {}, false, Expect::known_miss}},
+      {"note-8xl40s-qwen3-235b-a22b-fp8-tp8-ep-v0102.txt",
+       {"qwen3-235b-a22b-instruct-2507", {}, 44.42, {}, {}, true, Expect::within, {}, {}, true}},
+      {"kubesimplify-4xrtxpro6000-qwen3-235b-a22b-fp8-tp4-v0271.txt",
+       {"qwen3-235b-a22b-instruct-2507", {}, 95.01, {}, {}, true, Expect::within}},
+      {"sipeed-4x3090-qwen3-vl-30b-a3b-tp4-v0110.txt",
+       {"qwen3-vl-30b-a3b-instruct", {}, 23.58, {}, {}, false, Expect::known_miss}},
+      {"autoscientists-a100-80g-qwen3-coder-30b-a3b-tp1-v0261rc1.txt",
+       {"qwen3-coder-30b-a3b-instruct", {}, 79.25, {}, {}, false, Expect::within}},
+      {"daxdelvira-2xa100-40g-qwen25-14b-tp2-v072-v0.txt",
+       {"qwen2.5-14b", {}, 39.50, {}, {}, false, Expect::known_miss, {}, 32768}},
+      {"daxdelvira-80g-qwen25-14b-tp1-v072-v0.txt", {"qwen2.5-14b", {}, 79.26, {}, {}, false, Expect::within, {}, 32768}},
+      {"shanghaoli-autodl-24g-qwen25-3b-tp1-v0102-run0929.txt", {"qwen2.5-3b", {}, 23.65, {}, {}, false, Expect::within}},
+      {"shanghaoli-autodl-24g-qwen25-3b-tp1-v0102-run0926.txt", {"qwen2.5-3b", {}, 23.65, {}, {}, false, Expect::within}},
+      {"grpocredit-h200-rho-1b-tp1-v064post1-v0.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vlmvllm-80g-llava-v16-mistral-7b-tp1-v0102.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"structrag-4x24g-qwen25-32b-tp4-v063post1-v0.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+  };
+  return k;
+}
+
 CheckLogOptions options(const LogCase& c) {
   CheckLogOptions o;
   o.model = std::string(DCUKIT_FIXTURES) + "/models/" + c.model;
@@ -155,12 +191,16 @@ void check_one(const std::string& dir, const std::string& name,
   auto check = check_log(dir + "/" + name, options(c));
   ASSERT_TRUE(check.ok()) << check.error().message;
   ASSERT_GT(check->checked(), 0);
+  bool missed = false;
   for (const auto& r : check->runs) {
     SCOPED_TRACE(render_check_text(*check));
     if (!r.checked) continue;
     if (c.expect == Expect::known_miss) {
-      EXPECT_FALSE(r.within);
-      EXPECT_FALSE(r.uncertain.empty());  // the plan names the term it is unsure of
+      // A run outside tolerance names the term plan is unsure of; a file may hold runs within too.
+      if (!r.within) {
+        EXPECT_FALSE(r.uncertain.empty());
+      }
+      missed = missed || !r.within;
       EXPECT_NE(docs_plan().find(name), std::string::npos) << "docs/plan.md does not explain " << name;
       continue;
     }
@@ -168,7 +208,7 @@ void check_one(const std::string& dir, const std::string& name,
                           << r.kv_tolerance / kGiB;
     EXPECT_LE(std::abs(r.kv_difference), std::max(0.05 * std::abs(r.plan.budget.kv_budget - r.kv_difference), 0.35 * kGiB));
     // From vLLM's own available KV, plan's rules give the blocks, tokens and concurrency vLLM printed.
-    if (r.rules_detail.rfind("from", 0) == 0) {
+    if (r.rules_detail.rfind("from", 0) == 0 && !c.ranks_differ) {
       EXPECT_TRUE(r.rules_reproduce) << r.rules_detail;
     }
     // Plan's tokens and concurrency follow from its KV: off by the same fraction as the KV, to a block.
@@ -178,6 +218,9 @@ void check_one(const std::string& dir, const std::string& name,
         EXPECT_NEAR(*line.plan / *line.vllm, ratio, 0.01 + 64.0 / *line.vllm) << line.name;
       }
     }
+  }
+  if (c.expect == Expect::known_miss) {
+    EXPECT_TRUE(missed) << name << " is within now: make it Expect::within";
   }
 }
 }  // namespace
@@ -202,6 +245,17 @@ TEST(PlanVllmCheck, EveryCollectedLogHeldOut) {
       ++seen;
     }
   EXPECT_EQ(seen, static_cast<int>(collected_cases().size()));
+}
+
+TEST(PlanVllmCheck, EveryThirdBatchLogHeldOut) {
+  const std::string dir = std::string(DCUKIT_FIXTURES) + "/vllm-logs/heldout3";
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".txt") {
+      check_one(dir, e.path().filename().string(), heldout3_cases());
+      ++seen;
+    }
+  EXPECT_EQ(seen, static_cast<int>(heldout3_cases().size()));
 }
 
 TEST(PlanVllmCheck, EveryLogInSharedVllmLogs) {
