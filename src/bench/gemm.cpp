@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "bench/benchmark.h"
-#include "bench/data.h"
-#include "bench/gemm_check.h"
+#include "device/gemm_data.h"
+#include "device/gemm_check.h"
 #include "core/units.h"
 
 namespace dcukit::bench {
@@ -84,7 +84,7 @@ private:
     std::vector<Buffer> a(static_cast<std::size_t>(sets)), bm(static_cast<std::size_t>(sets));
     std::vector<char> host(std::max(in_bytes, out_bytes));
     auto upload = [&](Buffer& dst, std::uint64_t seed) -> Status {
-      generate(p, seed, elems, host.data());
+      device::generate(p, seed, elems, host.data());
       if (auto st = b.copy(dst.get(), host.data(), in_bytes, ctx.stream); !st) return st;
       return b.synchronize(ctx.deadline.remaining());
     };
@@ -116,7 +116,7 @@ private:
     const int last = (call - 1) % sets;
     if (auto st = b.copy(host.data(), c->get(), out_bytes, ctx.stream); !st) return mark_failed(m, st.message());
     if (auto st = b.synchronize(ctx.deadline.remaining()); !st) return mark_failed(m, st.message());
-    const GemmCheck check = check_gemm(p, n, seed_a(last), seed_b(last), host.data());
+    const device::GemmCheck check = device::check_gemm(p, n, seed_a(last), seed_b(last), host.data());
     m.check = check.summary;
     m.work = 2.0 * static_cast<double>(n) * n * n;
     m.rate_unit = p == Precision::int8 ? RateUnit::op_per_s : RateUnit::flop_per_s;

@@ -6,7 +6,7 @@
 
 #include "device/types.h"
 
-namespace dcukit::bench {
+namespace dcukit::device {
 
 /// The value element `index` of a matrix with `seed` holds in precision p, exactly as stored
 /// (already rounded to p). Floats are uniform in [-1, 1); int8 is an integer in [-8, 8].
@@ -18,4 +18,4 @@ void generate(device::Precision p, std::uint64_t seed, std::size_t count, void* 
 /// Reads element `index` of a GEMM output buffer (output format of p) as double.
 double output_value(device::Precision p, const void* data, std::size_t index);
 
-}  // namespace dcukit::bench
+}  // namespace dcukit::device

@@ -1,16 +1,15 @@
-#include "bench/gemm_check.h"
+#include "device/gemm_check.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <vector>
 
-#include "bench/data.h"
+#include "device/gemm_data.h"
 #include "core/numeric.h"
 
-namespace dcukit::bench {
+namespace dcukit::device {
 
-using device::Precision;
 
 double gemm_tolerance(Precision p) {
   switch (p) {
@@ -69,4 +68,4 @@ GemmCheck check_gemm(Precision p, int n, std::uint64_t seed_a, std::uint64_t see
   return r;
 }
 
-}  // namespace dcukit::bench
+}  // namespace dcukit::device

@@ -6,7 +6,7 @@
 
 #include "device/types.h"
 
-namespace dcukit::bench {
+namespace dcukit::device {
 
 struct GemmCheck {
   bool passed = false;
@@ -24,4 +24,4 @@ double gemm_tolerance(device::Precision p);
 /// seeds seed_a and seed_b (see data.h). Never-written elements (still poison) fail.
 GemmCheck check_gemm(device::Precision p, int n, std::uint64_t seed_a, std::uint64_t seed_b, const void* c);
 
-}  // namespace dcukit::bench
+}  // namespace dcukit::device

@@ -1,4 +1,4 @@
-#include "bench/data.h"
+#include "device/gemm_data.h"
 
 #include <cmath>
 #include <cstring>
@@ -6,9 +6,8 @@
 #include "core/numeric.h"
 #include "device/cpu/parallel.h"
 
-namespace dcukit::bench {
+namespace dcukit::device {
 
-using device::Precision;
 
 namespace {
 
@@ -85,4 +84,4 @@ double output_value(Precision p, const void* data, std::size_t index) {
   }
 }
 
-}  // namespace dcukit::bench
+}  // namespace dcukit::device
