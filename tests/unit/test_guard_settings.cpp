@@ -88,7 +88,7 @@ TEST(GuardSettings, EverySettingShowsWhatItParsedAndChangesAreListed) {
   auto changed = changed_settings(a, b);
   ASSERT_EQ(changed.size(), 2u);
   EXPECT_EQ(changed[0]->name, "url");
-  EXPECT_EQ(changed[0]->reload, Reload::next_start);
+  EXPECT_EQ(reload_of(*changed[0]), Reload::next_start);
   EXPECT_EQ(changed[1]->name, "canary-interval");
-  EXPECT_EQ(changed[1]->reload, Reload::live);
+  EXPECT_EQ(reload_of(*changed[1]), Reload::live);
 }
