@@ -1,7 +1,6 @@
 #include "bench/context.h"
 
 #include <fmt/format.h>
-#include <signal.h>
 
 namespace dcukit::bench {
 
@@ -24,13 +23,8 @@ double Context::peak(const std::string& key, std::string* why) const {
   return f->value;
 }
 
-std::string describe_stop(const util::StopToken& stop) {
-  const int sig = stop.stop_signal();
-  return sig == SIGINT ? "interrupted by SIGINT" : sig == SIGTERM ? "interrupted by SIGTERM" : "interrupted";
-}
-
 std::string Context::stop_reason() const {
-  return stop ? describe_stop(*stop) : "interrupted";
+  return stop ? stop->describe() : "interrupted";
 }
 
 namespace {

@@ -51,9 +51,6 @@ struct Context {
   bool on_cpu() const { return backend == device::BackendKind::cpu; }
 };
 
-/// "interrupted by SIGINT", "interrupted by SIGTERM", or "interrupted" (a stop asked by the program).
-std::string describe_stop(const util::StopToken& stop);
-
 using device::allocate;
 using device::Buffer;
 

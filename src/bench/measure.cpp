@@ -113,7 +113,7 @@ void measure(device::Registry& registry, const Request& request, Shared& shared,
   if (stop.stop_requested()) {
     std::lock_guard lock(shared.mutex);
     shared.report.interrupted = true;
-    shared.report.errors.push_back(describe_stop(stop) + ": the results measured so far are kept");
+    shared.report.errors.push_back(std::string(stop.describe()) + ": the results measured so far are kept");
   }
 }
 

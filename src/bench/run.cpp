@@ -32,7 +32,7 @@ std::function<std::string()> watcher(Shared& shared, const Request& request, con
       if (now - *stop_seen > request.stop_grace) {
         std::lock_guard lock(shared.mutex);
         return fmt::format("{}: {} did not stop within {} ms and was abandoned; the results measured before are kept",
-                           describe_stop(stop), shared.current, request.stop_grace.count());
+                           std::string(stop.describe()), shared.current, request.stop_grace.count());
       }
     }
     const std::int64_t deadline = shared.deadline_ns.load();

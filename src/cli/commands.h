@@ -14,7 +14,8 @@
   X(guard)                 \
   X(doctor)                \
   X(exporter)              \
-  X(patrol)
+  X(patrol)                \
+  X(stress)
 // clang-format on
 
 namespace dcukit::cli {

@@ -11,7 +11,7 @@
 namespace dcukit::cli {
 
 void add_source_options(CLI::App* sub, SourceFlags& f, const std::string& from_help) {
-  sub->add_option("--from", f.from, from_help);
+  if (!from_help.empty()) sub->add_option("--from", f.from, from_help);
   sub->add_option("--source", f.source, "Ask one source only: auto (all, in order), nvml, rocm-smi-lib, sysfs, cli")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {

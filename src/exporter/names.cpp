@@ -101,6 +101,12 @@ void write_dcgm(serving::TextWriter& w, const std::vector<DeviceState>& devices,
        [](const D& d) { return scaled(d.ecc_corrected); }},
       {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", MetricType::counter, "Total number of double-bit volatile ECC errors.",
        [](const D& d) { return scaled(d.ecc_uncorrected); }},
+      {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", MetricType::counter, "Total number of PCIe retries.",
+       [](const D& d) { return scaled(d.pcie_replays); }},
+      {"DCGM_FI_DEV_ROW_REMAP_PENDING", MetricType::gauge, "Whether remapping of rows is pending (a reset applies it).",
+       [](const D& d) { return scaled(d.retirement_pending); }},
+      {"DCGM_FI_DEV_ROW_REMAP_FAILURE", MetricType::gauge, "Whether remapping of rows has failed.",
+       [](const D& d) { return scaled(d.retirement_failed); }},
   };
   write_series(w, kSeries, devices, labels);
 }
@@ -163,6 +169,8 @@ void write_amd(serving::TextWriter& w, const std::vector<DeviceState>& devices, 
        [](const D& d) { return scaled(d.ecc_corrected); }},
       {"gpu_ecc_uncorrect_total", MetricType::gauge, "Uncorrectable errors",
        [](const D& d) { return scaled(d.ecc_uncorrected); }},
+      {"pcie_replay_count", MetricType::gauge, "Total number of PCIe replays",
+       [](const D& d) { return scaled(d.pcie_replays); }},
   };
   write_series(w, kSeries, devices, labels);
   if (!devices.empty()) {

@@ -24,6 +24,7 @@ constexpr util::Name<ResultKind> kTools[] = {
     {ResultKind::patrol, "dcukit patrol"},
     {ResultKind::guard, "dcukit guard"},
     {ResultKind::exporter, "dcukit exporter"},
+    {ResultKind::stress, "dcukit stress"},
 };
 
 /// The capability's reader for `kind`.
@@ -53,6 +54,8 @@ Result<AnyReport> read_as(ResultKind kind, std::string_view text) {
       return wrap(guard::from_json(text));
     case ResultKind::exporter:
       return wrap(exporter::from_json(text));
+    case ResultKind::stress:
+      return wrap(stress::from_json(text));
   }
   return Error{"unknown kind"};
 }

@@ -17,13 +17,26 @@
 #include "patrol/render.h"
 #include "plan/render.h"
 #include "port/render.h"
+#include "stress/render.h"
 #include "telemetry/render.h"
 #include "util/result.h"
 
 namespace dcukit::flows {
 
 /// The command that wrote a result.
-enum class ResultKind { bench, plan, load, doctor, port_audit, port_translate, telemetry, patrol, guard, exporter };
+enum class ResultKind {
+  bench,
+  plan,
+  load,
+  doctor,
+  port_audit,
+  port_translate,
+  telemetry,
+  patrol,
+  guard,
+  exporter,
+  stress,
+};
 
 /// "bench", "plan", ..., "port audit": the command as typed after `dcukit`.
 std::string_view to_string(ResultKind kind);
@@ -31,7 +44,7 @@ std::string_view to_string(ResultKind kind);
 /// One capability's report, as its from_json gives it back.
 using AnyReport = std::variant<bench::Report, plan::Report, load::Report, doctor::Report, port::AuditReport,
                                port::TranslateReport, telemetry::Snapshot, patrol::Report, guard::Report,
-                               exporter::Report>;
+                               exporter::Report, stress::Report>;
 
 /// A result file read back.
 struct ResultFile {

@@ -85,7 +85,7 @@ struct Api {
   Return (*enforced_power_limit)(Device, unsigned int*) = nullptr;  // milliwatts
   Return (*utilization)(Device, Utilization*) = nullptr;
   Return (*memory)(Device, Memory*) = nullptr;
-  Return (*memory_v2)(Device, MemoryV2*) = nullptr;  // nvmlDeviceGetMemoryInfo_v2 (drivers from 510)
+  Return (*memory_v2)(Device, MemoryV2*) = nullptr;           // nvmlDeviceGetMemoryInfo_v2 (drivers from 510)
   Return (*clock)(Device, int, unsigned int*) = nullptr;      // MHz
   Return (*max_clock)(Device, int, unsigned int*) = nullptr;  // MHz
   Return (*pcie_gen)(Device, unsigned int*) = nullptr;
@@ -97,7 +97,19 @@ struct Api {
   Return (*compute_capability)(Device, int*, int*) = nullptr;
   Return (*driver_version)(char*, unsigned int) = nullptr;              // nvmlSystemGetDriverVersion
   Return (*process_name)(unsigned int, char*, unsigned int) = nullptr;  // nvmlSystemGetProcessName
+  // nvmlDeviceGetCurrentClocksEventReasons (...ThrottleReasons before driver 535)
+  Return (*clock_reasons)(Device, unsigned long long*) = nullptr;
+  Return (*pcie_replays)(Device, unsigned int*) = nullptr;  // nvmlDeviceGetPcieReplayCounter
+  // nvmlDeviceGetRemappedRows (Ampere and later): corrected, uncorrected, pending, failed
+  Return (*remapped_rows)(Device, unsigned int*, unsigned int*, unsigned int*, unsigned int*) = nullptr;
+  // nvmlDeviceGetRetiredPages (before Ampere): a cause, the count (0 asks it), the addresses
+  Return (*retired_pages)(Device, int, unsigned int*, unsigned long long*) = nullptr;
+  Return (*retired_pending)(Device, int*) = nullptr;  // nvmlDeviceGetRetiredPagesPendingStatus
 };
+
+/// The names of nvmlClocksEventReasons bits that hold the clocks down ("idle" is left out: an
+/// idle GPU is not throttled), joined with ", "; "" for none.
+std::string clock_reason_names(unsigned long long reasons);
 
 /// Fills `api` from an opened libnvidia-ml; the error names the missing required symbol.
 Status load(util::DynLib& lib, Api& api);

@@ -8,6 +8,17 @@
 namespace dcukit::telemetry {
 namespace nvml {
 
+std::string clock_reason_names(unsigned long long reasons) {
+  static constexpr std::pair<unsigned long long, const char*> kReasons[] = {
+      {0x2, "application clocks"}, {0x4, "power cap"},           {0x8, "hardware slowdown"},
+      {0x10, "sync boost"},        {0x20, "thermal (software)"}, {0x40, "thermal (hardware)"},
+      {0x80, "power brake"},       {0x100, "display clocks"}};
+  std::string out;
+  for (const auto& [bit, name] : kReasons)
+    if (reasons & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
 Status load(util::DynLib& lib, Api& api) {
   const auto get = [&](auto& fn, const char* symbol, bool required) -> Status {
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(lib.symbol(symbol));
@@ -41,6 +52,13 @@ Status load(util::DynLib& lib, Api& api) {
   (void)get(api.compute_capability, "nvmlDeviceGetCudaComputeCapability", false);
   (void)get(api.driver_version, "nvmlSystemGetDriverVersion", false);
   (void)get(api.process_name, "nvmlSystemGetProcessName", false);
+  (void)get(api.clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons", false);
+  if (!api.clock_reasons)  // drivers before 535
+    (void)get(api.clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons", false);
+  (void)get(api.pcie_replays, "nvmlDeviceGetPcieReplayCounter", false);
+  (void)get(api.remapped_rows, "nvmlDeviceGetRemappedRows", false);
+  (void)get(api.retired_pages, "nvmlDeviceGetRetiredPages", false);
+  (void)get(api.retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", false);
   return {};
 }
 
@@ -74,6 +92,30 @@ std::optional<std::string> text(nvml::Return (*fn)(nvml::Device, char*, unsigned
 template <class T>
 std::optional<std::int64_t> as_int(const std::optional<T>& v) {
   return v ? std::optional<std::int64_t>(static_cast<std::int64_t>(*v)) : std::nullopt;
+}
+
+/// Memory taken out of use: remapped rows where the GPU has them (Ampere and later), else retired
+/// pages of both causes (multiple single-bit and double-bit errors).
+void read_retirement(const nvml::Api& a, nvml::Device dev, DeviceState& d) {
+  unsigned corrected = 0, uncorrected = 0, pending = 0, failed = 0;
+  if (a.remapped_rows && a.remapped_rows(dev, &corrected, &uncorrected, &pending, &failed) == nvml::kSuccess) {
+    d.retired_pages = corrected + uncorrected;
+    d.retirement_pending = pending ? 1 : 0;
+    d.retirement_failed = failed ? 1 : 0;
+    return;
+  }
+  if (!a.retired_pages) return;
+  std::int64_t pages = 0;
+  for (int cause : {0, 1}) {  // NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, _DOUBLE_BIT_
+    unsigned count = 0;
+    const nvml::Return rc = a.retired_pages(dev, cause, &count, nullptr);
+    if (rc != nvml::kSuccess && rc != nvml::kErrorInsufficientSize) return;
+    pages += count;
+  }
+  d.retired_pages = pages;
+  int pending_state = 0;
+  if (a.retired_pending && a.retired_pending(dev, &pending_state) == nvml::kSuccess)
+    d.retirement_pending = pending_state ? 1 : 0;
 }
 
 }  // namespace
@@ -169,6 +211,10 @@ DeviceState NvmlSource::read_device(unsigned int i, std::vector<std::string>& w)
     int major = 0, minor = 0;
     if (a.compute_capability(dev, &major, &minor) == nvml::kSuccess) d.arch = fmt::format("sm_{}{}", major, minor);
   }
+  if (auto r = query<unsigned long long>(a, a.clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons", i, w, dev))
+    d.throttle_reasons = nvml::clock_reason_names(*r);
+  d.pcie_replays = as_int(query<unsigned>(a, a.pcie_replays, "nvmlDeviceGetPcieReplayCounter", i, w, dev));
+  read_retirement(a, dev, d);
   d.driver_version = m_driver_version;
   if (a.compute_processes) {
     unsigned int count = 0;

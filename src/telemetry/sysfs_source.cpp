@@ -17,7 +17,6 @@
 namespace dcukit::telemetry {
 namespace {
 
-
 // Display (0x03xx), co-processor (0x0b40) or processing accelerator (0x1200) class.
 bool gpu_class(const std::string& cls) {
   auto v = pci_id(cls.size() > 6 ? cls.substr(0, cls.size() - 2) : cls);  // drop the prog-if byte
@@ -61,7 +60,7 @@ DeviceState read_device(const util::Root& root, const std::string& dir, const st
     for (const char* f : {"gpu_busy_percent", "mem_info_vram_total", "mem_info_vram_used", "product_name",
                           "serial_number", "unique_id"})
       if (auto v = root.first_line(dir + "/" + f)) apply_sysfs_value(d, f, *v);
-    for (const char* f : {"pp_dpm_sclk", "pp_dpm_mclk"})
+    for (const char* f : {"pp_dpm_sclk", "pp_dpm_mclk", "ras/umc_err_count", "ras/gpu_vram_bad_pages", "pcie_replay_count"})
       if (auto v = root.read(dir + "/" + f)) apply_sysfs_value(d, f, *v);
     read_hwmon(d, root, dir);
   }

@@ -60,7 +60,28 @@ bool apply_sysfs_value(DeviceState& d, std::string_view file, std::string_view c
     d.pcie_width = parse_whole(v);
   else if (name == "max_link_width")
     d.pcie_width_max = parse_whole(v);
-  else if (name == "numa_node") {
+  else if (name == "pcie_replay_count")
+    d.pcie_replays = parse_whole(v);
+  else if (name == "umc_err_count") {  // ras/umc_err_count: "ue: N" and "ce: M" lines (amdgpu, hydcu)
+    for (const auto& line : split(content, '\n')) {
+      const std::string_view l = trim(line);
+      if (starts_with(l, "ue:")) d.ecc_uncorrected = parse_whole(trim(l.substr(3)));
+      if (starts_with(l, "ce:")) d.ecc_corrected = parse_whole(trim(l.substr(3)));
+    }
+  } else if (name == "gpu_vram_bad_pages") {  // ras/: "0x000001ab : 0x00001000 : R" (reserved, Pending, Failed)
+    std::int64_t reserved = 0, pending = 0, failed = 0;
+    for (const auto& line : split(content, '\n')) {
+      const std::string_view l = trim(line);
+      if (l.empty()) continue;
+      const char flag = l.back();
+      reserved += flag == 'R';
+      pending += flag == 'P';
+      failed += flag == 'F';
+    }
+    d.retired_pages = reserved;
+    d.retirement_pending = pending > 0 ? 1 : 0;
+    d.retirement_failed = failed > 0 ? 1 : 0;
+  } else if (name == "numa_node") {
     const auto n = parse_whole(v);
     d.numa_node = n && *n >= 0 ? n : std::nullopt;  // -1: the kernel has no NUMA placement
   } else if (name == "product_name")

@@ -59,6 +59,11 @@ constexpr util::Name<Field> kFields[] = {
     {Field::serial, "serial"},
     {Field::driver_version, "driver_version"},
     {Field::cpu_affinity, "cpu_affinity"},
+    {Field::throttle_reasons, "throttle_reasons"},
+    {Field::pcie_replays, "pcie_replays"},
+    {Field::retired_pages, "retired_pages"},
+    {Field::retirement_pending, "retirement_pending"},
+    {Field::retirement_failed, "retirement_failed"},
     {Field::processes, "processes"},
 };
 

@@ -79,6 +79,11 @@ enum class Field {
   serial,
   driver_version,
   cpu_affinity,
+  throttle_reasons,
+  pcie_replays,
+  retired_pages,
+  retirement_pending,
+  retirement_failed,
   processes,
 };
 /// The JSON key: "temperature_c", "pcie_gen_max", ...
@@ -117,6 +122,13 @@ struct DeviceState {
   std::optional<std::int64_t> compute_units;
   std::optional<std::string> uuid, serial, driver_version;
   std::optional<std::string> cpu_affinity;  ///< CPUs near the device, "0-47,96-143"
+  /// Why the clocks are held below their maximum now, as the driver says ("power cap, thermal
+  /// (software)"); "" when nothing holds them; nullopt when no source says.
+  std::optional<std::string> throttle_reasons;
+  std::optional<std::int64_t> pcie_replays;  ///< PCIe replays since the driver loaded (link errors retried)
+  /// Memory taken out of use for errors: NVML's remapped rows (retired pages before Ampere),
+  /// amdgpu's reserved bad pages; a retirement that waits for a reset, one that failed (0 or 1).
+  std::optional<std::int64_t> retired_pages, retirement_pending, retirement_failed;
   /// The processes holding the device; empty when the source listed none, nullopt when it cannot list.
   std::optional<std::vector<ProcessUse>> processes;
   /// Which source gave each figure that is set.
@@ -155,6 +167,11 @@ void visit_figures(D& d, F&& f) {
   f(Field::serial, d.serial);
   f(Field::driver_version, d.driver_version);
   f(Field::cpu_affinity, d.cpu_affinity);
+  f(Field::throttle_reasons, d.throttle_reasons);
+  f(Field::pcie_replays, d.pcie_replays);
+  f(Field::retired_pages, d.retired_pages);
+  f(Field::retirement_pending, d.retirement_pending);
+  f(Field::retirement_failed, d.retirement_failed);
   f(Field::processes, d.processes);
 }
 
@@ -248,10 +265,10 @@ struct CollectOptions {
 
 /// What `dcukit telemetry` is asked: the live sources or a capture, once or watched.
 struct Request {
-  CollectOptions collect;               ///< the live sources
-  std::string from;                     ///< a captured tool output read once instead ("" none)
-  std::chrono::milliseconds every{0};   ///< 0: one reading; else the interval of a watch
-  int count = 0;                        ///< readings to take (0: one, or until stopped when watching)
+  CollectOptions collect;                 ///< the live sources
+  std::string from;                       ///< a captured tool output read once instead ("" none)
+  std::chrono::milliseconds every{0};     ///< 0: one reading; else the interval of a watch
+  int count = 0;                          ///< readings to take (0: one, or until stopped when watching)
   const util::StopToken* stop = nullptr;  ///< ends a watch between readings
   /// Called with each reading as it is taken; `first` for the first. False: stop (a write failed).
   std::function<bool(const Snapshot&, bool first)> on_reading;

@@ -106,4 +106,9 @@ void StopToken::reset() {
   install(SIGTERM, on_stop_signal);
 }
 
+const char* StopToken::describe() const {
+  const int sig = stop_signal();
+  return sig == SIGINT ? "interrupted by SIGINT" : sig == SIGTERM ? "interrupted by SIGTERM" : "interrupted";
+}
+
 }  // namespace dcukit::util

@@ -23,6 +23,8 @@ public:
   bool stop_requested() const { return m_signal.load() != 0; }
   /// The signal that asked for the stop (SIGINT, SIGTERM), -1 for request_stop(), 0 if none.
   int stop_signal() const { return m_signal.load(); }
+  /// "interrupted by SIGTERM", "interrupted by SIGINT", or "interrupted" (request_stop()).
+  const char* describe() const;
   /// Asks for a stop from inside the program (a watchdog, a test).
   void request_stop();
   /// Sleeps up to `d`, waking early on a stop; true when a stop was requested.

@@ -173,6 +173,41 @@ TEST(TelemetryNvml, MemoryUsedLeavesOutTheDriversReservationAsNvidiaSmiDoes) {
   EXPECT_EQ(r.snapshot.devices[0].memory_total_bytes, 150ull << 30);
 }
 
+TEST(TelemetryNvml, ClockReasonsReplaysAndRemappedRowsAreRead) {
+  auto a = fake_nvml::api();
+  a.clock_reasons = [](nvml::Device, unsigned long long* r) { return *r = 0x4 | 0x20 | 0x1, nvml::kSuccess; };
+  a.pcie_replays = [](nvml::Device, unsigned* n) { return *n = 3, nvml::kSuccess; };
+  a.remapped_rows = [](nvml::Device d, unsigned* corr, unsigned* unc, unsigned* pending, unsigned* failed) {
+    *corr = 1, *unc = 2, *pending = fake_nvml::index_of(d) == 1, *failed = 0;
+    return nvml::kSuccess;
+  };
+  NvmlSource source(a);
+  const auto r = source.sample(Snapshot{});
+  ASSERT_EQ(r.snapshot.devices.size(), 2u);
+  const auto& d = r.snapshot.devices[0];
+  EXPECT_EQ(d.throttle_reasons, "power cap, thermal (software)") << "idle (0x1) is no throttle";
+  EXPECT_EQ(d.pcie_replays, 3);
+  EXPECT_EQ(d.retired_pages, 3);
+  EXPECT_EQ(d.retirement_pending, 0);
+  EXPECT_EQ(r.snapshot.devices[1].retirement_pending, 1);
+  EXPECT_EQ(d.retirement_failed, 0);
+}
+
+TEST(TelemetryNvml, RetiredPagesOfBothCausesWhereRowsAreNotRemapped) {
+  auto a = fake_nvml::api();
+  a.retired_pages = [](nvml::Device, int cause, unsigned* count, unsigned long long*) {
+    *count = cause == 0 ? 2 : 1;  // asked with a count of 0: NVML says how many, and that it needs room
+    return nvml::kErrorInsufficientSize;
+  };
+  a.retired_pending = [](nvml::Device, int* pending) { return *pending = 1, nvml::kSuccess; };
+  NvmlSource source(a);
+  const auto r = source.sample(Snapshot{});
+  ASSERT_EQ(r.snapshot.devices.size(), 2u);
+  EXPECT_EQ(r.snapshot.devices[0].retired_pages, 3);
+  EXPECT_EQ(r.snapshot.devices[0].retirement_pending, 1);
+  EXPECT_FALSE(r.snapshot.devices[0].retirement_failed);
+}
+
 TEST(TelemetryNvml, InitFailureIsUnavailableWithTheReason) {
   nvml::Api a = fake_nvml::api();
   a.init = [] { return nvml::Return{999}; };

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "device/backend.h"
 
@@ -18,7 +20,12 @@ namespace dcukit::device::cpu {
 /// One opened CPU device: its own stream names and dot result.
 class CpuDevice final : public Device {
 public:
-  explicit CpuDevice(int index) : m_index(index) {}
+  /// Reads the test-only fault switch, DCUKIT_CPU_FAULTS="gemm=N,readback=N": from the Nth GEMM
+  /// on, every output has a bit flipped, each time at another element (a device gone bad
+  /// mid-run, computing silent wrong numbers); every Nth read-back of 1 MiB or more from device
+  /// memory has a byte flipped (a memory cell that reads wrong). For the tests of `dcukit
+  /// stress`, which must catch both; unset, nothing is changed.
+  explicit CpuDevice(int index);
 
   int index() const override { return m_index; }
   Result<MemInfo> memory_info() override;
@@ -54,6 +61,10 @@ private:
   int m_index;
   std::uintptr_t m_streams = 0;  ///< streams created so far; a stream's impl is its number
   double m_dot = 0;
+  int m_gemm_fault = 0, m_readback_fault = 0;  ///< DCUKIT_CPU_FAULTS: every Nth, 0 never
+  long long m_gemms = 0, m_readbacks = 0;
+  std::vector<std::pair<const char*, std::size_t>>
+      m_device_memory;  ///< with faults on: what allocate gave as device memory
 };
 
 class CpuBackend final : public Backend {

@@ -71,19 +71,33 @@ Status CpuDevice::check(Event event) const {
   return {};
 }
 
+CpuDevice::CpuDevice(int index) : m_index(index) {
+  const char* faults = std::getenv("DCUKIT_CPU_FAULTS");
+  if (!faults) return;
+  const std::string_view spec(faults);
+  const auto every = [&](std::string_view key) {
+    const auto at = spec.find(key);
+    return at == std::string_view::npos ? 0 : std::atoi(faults + at + key.size());
+  };
+  m_gemm_fault = every("gemm=");
+  m_readback_fault = every("readback=");
+}
+
 Result<MemInfo> CpuDevice::memory_info() {
   return MemInfo{util::meminfo_bytes("MemAvailable"), util::meminfo_bytes("MemTotal")};
 }
 
-Result<void*> CpuDevice::allocate(MemKind, std::size_t bytes) {
+Result<void*> CpuDevice::allocate(MemKind kind, std::size_t bytes) {
   void* p = nullptr;
   const std::size_t rounded = (bytes + 63) / 64 * 64;
   if (posix_memalign(&p, 64, rounded ? rounded : 64) != 0 || !p)
     return Error{fmt::format("host allocation of {} bytes failed", bytes)};
+  if (m_readback_fault > 0 && kind == MemKind::device) m_device_memory.emplace_back(static_cast<const char*>(p), bytes);
   return p;
 }
 
 void CpuDevice::release(MemKind, void* ptr) noexcept {
+  std::erase_if(m_device_memory, [ptr](const auto& r) { return r.first == ptr; });
   std::free(ptr);
 }
 
@@ -97,6 +111,13 @@ Status CpuDevice::copy(void* dst, const void* src, std::size_t bytes, Stream str
   const auto* s = static_cast<const char*>(src);
   parallel_for(
       bytes, [=](std::size_t b, std::size_t e) { std::memcpy(d + b, s + b, e - b); }, 1 << 20);
+  if (m_readback_fault > 0 && bytes >= (1u << 20)) {  // the test-only fault: a cell that reads wrong
+    const auto in = [&](const char* p) {
+      return std::any_of(m_device_memory.begin(), m_device_memory.end(),
+                         [p](const auto& r) { return p >= r.first && p < r.first + r.second; });
+    };
+    if (in(s) && !in(d) && ++m_readbacks % m_readback_fault == 0) d[bytes / 2] ^= 0x10;
+  }
   return {};
 }
 

@@ -2,6 +2,8 @@
 // no half-precision or integer GEMM, so those precisions are skipped with that reason.
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "device/cpu/cpu_backend.h"
 #include "device/cpu/openblas.h"
 
@@ -25,6 +27,15 @@ Status CpuDevice::gemm(const GemmArgs& g, Stream stream) {
   else
     blas.sgemm(CblasColMajor, CblasTrans, CblasNoTrans, g.m, g.n, g.k, 1.0f, static_cast<const float*>(g.a), g.k,
                static_cast<const float*>(g.b), g.k, 0.0f, static_cast<float*>(g.c), g.m);
+  if (m_gemm_fault > 0 && ++m_gemms >= m_gemm_fault) {  // the test-only fault: a silent wrong number
+    // A different element each time, as a real flip would be: two wrong outputs never agree.
+    const std::size_t elems = static_cast<std::size_t>(g.m) * static_cast<std::size_t>(g.n);
+    const std::size_t mid = (elems / 2 + static_cast<std::size_t>(m_gemms) * 7919u) % elems;
+    if (g.precision == Precision::fp64)
+      reinterpret_cast<std::uint64_t*>(g.c)[mid] ^= 1ull << 62;
+    else
+      reinterpret_cast<std::uint32_t*>(g.c)[mid] ^= 1u << 30;
+  }
   return {};
 }
 
