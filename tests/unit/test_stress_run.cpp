@@ -16,6 +16,7 @@
 #include "stress/levels.h"
 #include "stress/render.h"
 #include "stress/run.h"
+#include "stress/thresholds.h"
 #include "tempdir.h"
 #include "test_telemetry_helpers.h"
 #include "util/json_text.h"
@@ -97,6 +98,22 @@ TEST(StressLevels, EachLevelIsANamedSetScaledToTheDuration) {
   EXPECT_EQ((*power)[1].kind, CheckKind::power);
   EXPECT_FALSE(plan_level(5, std::nullopt, {}).ok());
   EXPECT_GT(level_duration(4), std::chrono::hours(3));
+}
+
+TEST(StressThresholds, EverySkuHasItsFiguresWithSourcesAndIsFoundByPciIdOrKey) {
+  ASSERT_GE(all_skus().size(), 3u);
+  for (const auto& s : all_skus()) {
+    ASSERT_TRUE(s.gemm && s.hbm) << s.key;
+    EXPECT_TRUE(s.gemm_precision) << s.key;
+    EXPECT_GT(s.gemm->expected, s.gemm->floor) << s.key;
+    EXPECT_GT(s.hbm->expected, s.hbm->floor) << s.key;
+    EXPECT_FALSE(s.gemm->source.empty() || s.hbm->source.empty() || s.power_source.empty()) << s.key;
+    EXPECT_TRUE(s.power_min_ratio && *s.power_min_ratio > 0 && *s.power_min_ratio < 1) << s.key;
+  }
+  ASSERT_TRUE(find_sku("10de:2330", ""));
+  EXPECT_EQ(find_sku("10de:2330", "")->key, "h100-sxm");
+  ASSERT_TRUE(find_sku("", "bw1000"));
+  EXPECT_FALSE(find_sku("1d94:ffff", "no-such-card")) << "an unknown SKU has no reference, and no error";
 }
 
 TEST(StressRun, ACleanCpuRunPassesEveryCheckItCanAndSaysNoReference) {
@@ -230,4 +247,16 @@ TEST(StressRun, BadInputIsAnErrorBeforeAnythingRuns) {
   EXPECT_NE(r.error().message.find("--device 7"), std::string::npos) << r.error().message;
   q = cpu_request(9, 5);
   EXPECT_FALSE(stress::run(q).ok());
+}
+
+TEST(StressRun, TheH100RunsInDocsResultsReadBackThroughFlows) {
+  for (const char* name : {"stress-h100-level2.json", "stress-h100-level3.json"}) {
+    auto r = flows::read_result(std::string(DCUKIT_SOURCE_DIR) + "/docs/results/" + name);
+    ASSERT_TRUE(r.ok()) << name << ": " << r.error().message;
+    ASSERT_EQ(r->kind, flows::ResultKind::stress) << name;
+    const auto& report = std::get<Report>(r->report);
+    ASSERT_EQ(report.devices.size(), 1u) << name;
+    EXPECT_EQ(report.devices[0].verdict, Verdict::pass) << name;
+    EXPECT_GT(report.samples.size(), 100u) << name;
+  }
 }
