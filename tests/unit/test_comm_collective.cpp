@@ -1,0 +1,106 @@
+// The collectives' arithmetic: nccl-tests' bus-bandwidth factors for every collective and rank
+// count, the sizes as nccl-tests counts them, and the seeded data checked by a reference that
+// does each collective by hand over every rank's input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "device/comm/collective.h"
+
+using namespace dcukit::device::comm;
+
+TEST(CommCollective, BusBandwidthFactorsAreNcclTests) {
+  // nccl-tests src/*.cu, *GetBw(): allreduce 2(n-1)/n; allgather, reducescatter, alltoall
+  // (n-1)/n; broadcast, reduce, sendrecv 1.
+  for (int n : {1, 2, 3, 4, 8, 16}) {
+    EXPECT_DOUBLE_EQ(busbw_factor(Collective::all_reduce, n), 2.0 * (n - 1) / n) << n;
+    EXPECT_DOUBLE_EQ(busbw_factor(Collective::all_gather, n), 1.0 * (n - 1) / n) << n;
+    EXPECT_DOUBLE_EQ(busbw_factor(Collective::reduce_scatter, n), 1.0 * (n - 1) / n) << n;
+    EXPECT_DOUBLE_EQ(busbw_factor(Collective::all_to_all, n), 1.0 * (n - 1) / n) << n;
+    EXPECT_DOUBLE_EQ(busbw_factor(Collective::broadcast, n), 1.0) << n;
+    EXPECT_DOUBLE_EQ(busbw_factor(Collective::reduce, n), 1.0) << n;
+    EXPECT_DOUBLE_EQ(busbw_factor(Collective::send_recv, n), 1.0) << n;
+  }
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::all_reduce, 8), 1.75);
+}
+
+TEST(CommCollective, SizesAreTheLargestBufferRoundedToTheRanks) {
+  auto s = shape_of(Collective::all_gather, 1024, 3);  // 256 floats -> 255, 85 a rank
+  EXPECT_EQ(s.recv, 255u);
+  EXPECT_EQ(s.send, 85u);
+  EXPECT_EQ(s.size_bytes, 1020u);
+  s = shape_of(Collective::reduce_scatter, 1024, 4);
+  EXPECT_EQ(s.send, 256u);
+  EXPECT_EQ(s.recv, 64u);
+  s = shape_of(Collective::all_reduce, 8, 4);
+  EXPECT_EQ(s.send, 2u);
+  EXPECT_EQ(s.recv, 2u);
+  for (Collective c : kAllCollectives) EXPECT_EQ(parse_collective(to_string(c)), c);
+  EXPECT_FALSE(parse_collective("allreduce"));
+}
+
+namespace {
+
+/// Every rank's output, done by hand from every rank's input.
+std::vector<std::vector<float>> by_hand(Collective c, int ranks, std::size_t size_bytes) {
+  const Shape s = shape_of(c, size_bytes, ranks);
+  std::vector<std::vector<float>> in(static_cast<std::size_t>(ranks), std::vector<float>(s.send));
+  for (int r = 0; r < ranks; ++r) seed_input(c, r, ranks, in[static_cast<std::size_t>(r)]);
+  std::vector<std::vector<float>> out(static_cast<std::size_t>(ranks), std::vector<float>(s.recv, 0.0f));
+  const std::size_t n = static_cast<std::size_t>(ranks);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t i = 0; i < s.recv; ++i) {
+      float& o = out[r][i];
+      switch (c) {
+        case Collective::all_reduce:
+        case Collective::reduce:
+          for (std::size_t q = 0; q < n; ++q) o += in[q][i];
+          break;
+        case Collective::broadcast:
+          o = in[kRoot][i];
+          break;
+        case Collective::all_gather:
+          o = in[i / s.send][i % s.send];
+          break;
+        case Collective::reduce_scatter:
+          for (std::size_t q = 0; q < n; ++q) o += in[q][r * s.recv + i];
+          break;
+        case Collective::all_to_all: {
+          const std::size_t chunk = s.recv / n;
+          o = in[i / chunk][r * chunk + i % chunk];
+          break;
+        }
+        case Collective::send_recv:
+          o = in[(r + n - 1) % n][i];
+          break;
+      }
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST(CommCollective, TheExpectedOutputOfEveryRankIsWhatTheCollectiveComputes) {
+  for (Collective c : kAllCollectives)
+    for (int ranks : {1, 2, 3, 4, 7})
+      for (std::size_t size : {std::size_t{64}, std::size_t{4000}}) {
+        const auto out = by_hand(c, ranks, size);
+        const Shape s = shape_of(c, size, ranks);
+        for (int r = 0; r < ranks; ++r) {
+          std::vector<float> want;
+          expected_output(c, r, ranks, s.recv, want);
+          if (c == Collective::reduce && r != kRoot) {
+            EXPECT_TRUE(want.empty()) << "only the root's reduce output is defined";
+            continue;
+          }
+          EXPECT_EQ(count_wrong(out[static_cast<std::size_t>(r)].data(), want), 0)
+              << to_string(c) << " ranks=" << ranks << " rank=" << r << " size=" << size;
+        }
+      }
+  std::vector<float> want;
+  expected_output(Collective::all_reduce, 0, 4, 16, want);
+  auto got = want;
+  got[5] += 1;
+  got[9] = std::nanf("");
+  EXPECT_EQ(count_wrong(got.data(), want), 2) << "a planted wrong element and a NaN are counted";
+}
