@@ -104,3 +104,56 @@ TEST(CommCollective, TheExpectedOutputOfEveryRankIsWhatTheCollectiveComputes) {
   got[9] = std::nanf("");
   EXPECT_EQ(count_wrong(got.data(), want), 2) << "a planted wrong element and a NaN are counted";
 }
+
+#include <thread>
+
+#include "device/comm/comm.h"
+
+namespace {
+
+/// Runs `c` on every rank of a thread group at once; the #wrong of each rank.
+std::vector<std::int64_t> run_group(Collective c, int ranks, std::size_t size, bool in_place) {
+  auto group = make_thread_group(ranks, std::chrono::seconds(30));
+  const Shape s = shape_of(c, size, ranks);
+  std::vector<std::int64_t> wrong(static_cast<std::size_t>(ranks), -1);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      std::vector<float> send(std::max(s.send, s.recv)), recv(s.recv, -1.0f);
+      send.resize(s.send);
+      seed_input(c, r, ranks, send);
+      float* out = recv.data();
+      if (in_place && s.send == s.recv) out = send.data();
+      auto st = group[static_cast<std::size_t>(r)]->run(c, send.data(), out, s, {});
+      std::vector<float> want;
+      expected_output(c, r, ranks, s.recv, want);
+      wrong[static_cast<std::size_t>(r)] = st ? count_wrong(out, want) : -2;
+    });
+  for (auto& t : threads) t.join();
+  return wrong;
+}
+
+}  // namespace
+
+TEST(CommThreads, EveryCollectiveOutOfPlaceAndInPlaceGivesTheExpectedData) {
+  for (Collective c : kAllCollectives)
+    for (bool in_place : {false, true})
+      for (int ranks : {1, 2, 4})
+        for (std::int64_t w : run_group(c, ranks, 4096, in_place))
+          EXPECT_EQ(w, 0) << to_string(c) << (in_place ? " in place" : "") << " ranks=" << ranks;
+}
+
+TEST(CommThreads, ARankThatNeverArrivesIsNamedWithinTheDeadline) {
+  auto group = make_thread_group(3, std::chrono::milliseconds(200));
+  std::vector<dcukit::Status> got(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)  // rank 2 never calls
+    threads.emplace_back([&, r] {
+      got[static_cast<std::size_t>(r)] = group[static_cast<std::size_t>(r)]->barrier(std::chrono::milliseconds(200));
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& s : got) {
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("rank(s) 2 of 3 did not arrive"), std::string::npos) << s.message();
+  }
+}

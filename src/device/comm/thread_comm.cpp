@@ -1,0 +1,137 @@
+// Collectives between threads of one process over host memory: the CPU backend's "devices"
+// (--cpu-devices N) run the whole multi-device path without a GPU or an MPI launcher. Each
+// rank computes its own output from the other ranks' inputs into a scratch buffer, and copies
+// it into place only once every rank has read what it needs (so in place is safe).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+
+#include "device/comm/comm.h"
+
+namespace dcukit::device::comm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Group {
+  explicit Group(int n)
+      : ranks(n),
+        sends(static_cast<std::size_t>(n)),
+        here(static_cast<std::size_t>(n)),
+        values(static_cast<std::size_t>(n)) {}
+  int ranks;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::uint64_t generation = 0;
+  int arrived = 0;
+  std::vector<const float*> sends;
+  std::vector<bool> here;
+  std::vector<double> values;
+  std::string broken;  ///< why the group can no longer meet (a rank that never came)
+
+  /// Every rank meets here; the error names those that did not come within `timeout`.
+  Status meet(int rank, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex);
+    if (!broken.empty()) return Error{broken};
+    here[static_cast<std::size_t>(rank)] = true;
+    const std::uint64_t gen = generation;
+    if (++arrived == ranks) {
+      arrived = 0;
+      ++generation;
+      std::fill(here.begin(), here.end(), false);
+      changed.notify_all();
+      return {};
+    }
+    if (changed.wait_until(lock, Clock::now() + timeout, [&] { return generation != gen || !broken.empty(); }))
+      return broken.empty() ? Status{} : Status{Error{broken}};
+    std::vector<int> missing;
+    for (int r = 0; r < ranks; ++r)
+      if (!here[static_cast<std::size_t>(r)]) missing.push_back(r);
+    broken =
+        fmt::format("rank(s) {} of {} did not arrive within {} ms", fmt::join(missing, ", "), ranks, timeout.count());
+    changed.notify_all();
+    return Error{broken};
+  }
+};
+
+class ThreadComm final : public Communicator {
+public:
+  ThreadComm(std::shared_ptr<Group> g, int rank, std::chrono::milliseconds wait)
+      : m_group(std::move(g)), m_rank(rank), m_wait(wait) {}
+  int rank() const override { return m_rank; }
+  int size() const override { return m_group->ranks; }
+  std::string name() const override { return "threads"; }
+
+  Status barrier(std::chrono::milliseconds timeout) override { return m_group->meet(m_rank, timeout); }
+
+  Result<double> max_of(double value, std::chrono::milliseconds timeout) override {
+    m_group->values[static_cast<std::size_t>(m_rank)] = value;
+    if (Status s = barrier(timeout); !s) return s.error();
+    const double top = *std::max_element(m_group->values.begin(), m_group->values.end());
+    if (Status s = barrier(timeout); !s) return s.error();  // nobody overwrites a value still read
+    return top;
+  }
+
+  Status run(Collective c, const void* send, void* recv, const Shape& shape, Stream) override {
+    Group& g = *m_group;
+    g.sends[static_cast<std::size_t>(m_rank)] = static_cast<const float*>(send);
+    if (Status s = barrier(m_wait); !s) return s;
+    m_scratch.assign(shape.recv, 0.0f);
+    compute(c, shape);
+    if (Status s = barrier(m_wait); !s) return s;  // every rank has read the inputs
+    if (!(c == Collective::reduce && m_rank != kRoot)) std::memcpy(recv, m_scratch.data(), shape.recv * sizeof(float));
+    return {};
+  }
+
+private:
+  void compute(Collective c, const Shape& shape) {
+    const Group& g = *m_group;
+    const std::size_t n = static_cast<std::size_t>(g.ranks), me = static_cast<std::size_t>(m_rank);
+    float* out = m_scratch.data();
+    switch (c) {
+      case Collective::all_reduce:
+      case Collective::reduce:
+        for (std::size_t q = 0; q < n; ++q)
+          for (std::size_t i = 0; i < shape.recv; ++i) out[i] += g.sends[q][i];
+        break;
+      case Collective::broadcast:
+        std::memcpy(out, g.sends[kRoot], shape.recv * sizeof(float));
+        break;
+      case Collective::all_gather:
+        for (std::size_t q = 0; q < n; ++q) std::memcpy(out + q * shape.send, g.sends[q], shape.send * sizeof(float));
+        break;
+      case Collective::reduce_scatter:
+        for (std::size_t q = 0; q < n; ++q)
+          for (std::size_t i = 0; i < shape.recv; ++i) out[i] += g.sends[q][me * shape.recv + i];
+        break;
+      case Collective::all_to_all: {
+        const std::size_t chunk = shape.recv / n;
+        for (std::size_t q = 0; q < n; ++q)
+          std::memcpy(out + q * chunk, g.sends[q] + me * chunk, chunk * sizeof(float));
+        break;
+      }
+      case Collective::send_recv:
+        std::memcpy(out, g.sends[(me + n - 1) % n], shape.recv * sizeof(float));
+        break;
+    }
+  }
+
+  std::shared_ptr<Group> m_group;
+  int m_rank;
+  std::chrono::milliseconds m_wait;
+  std::vector<float> m_scratch;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Communicator>> make_thread_group(int ranks, std::chrono::milliseconds wait) {
+  auto g = std::make_shared<Group>(ranks);
+  std::vector<std::unique_ptr<Communicator>> out;
+  for (int r = 0; r < ranks; ++r) out.push_back(std::make_unique<ThreadComm>(g, r, wait));
+  return out;
+}
+
+}  // namespace dcukit::device::comm
