@@ -8,6 +8,7 @@
 
 #include "bench/benchmark.h"
 #include "bench/context.h"
+#include "bench/group.h"
 
 namespace dcukit::bench {
 namespace {
@@ -42,6 +43,53 @@ DeviceReport describe(device::Backend& b, int index, device::Device& opened, con
 
 bool chosen(const Options& o, const std::string& key) {
   return o.only.empty() || std::find(o.only.begin(), o.only.end(), key) != o.only.end();
+}
+
+// The group benchmarks, over every chosen device opened together, after the per-device ones.
+void measure_group(device::Backend& backend, device::BackendKind kind, const Request& request, Shared& shared, const util::StopToken& stop) {
+  const auto benchmarks = all_group_benchmarks();
+  if (std::none_of(benchmarks.begin(), benchmarks.end(), [&](const auto& b) { return chosen(request.options, b->key()); }))
+    return;
+  std::vector<std::unique_ptr<device::Device>> opened;
+  std::vector<DeviceReport> reports;
+  std::vector<Member> members;
+  {
+    std::lock_guard lock(shared.mutex);
+    reports = shared.report.devices;
+  }
+  for (const auto& r : reports) {
+    auto d = backend.open(r.info.index);
+    auto s1 = d ? (*d)->create_stream() : Result<device::Stream>(d.error());
+    auto s2 = s1 ? (*d)->create_stream() : s1;
+    if (!s2) {
+      std::lock_guard lock(shared.mutex);
+      shared.report.errors.push_back(fmt::format("device {} for the group benchmarks: {}", r.info.index, s2.error().message));
+      return;
+    }
+    const auto* spec = r.spec_key.empty() ? nullptr : core::PeakTable::builtin().find(r.spec_key);
+    opened.push_back(std::move(*d));
+    members.push_back({opened.back().get(), *s1, *s2, &r, spec});
+  }
+  if (members.empty()) return;
+  for (const auto& bench : benchmarks) {
+    if (!chosen(request.options, bench->key())) continue;
+    if (stop.stop_requested()) break;
+    GroupContext ctx{backend, kind, members, request.options, Deadline(request.options.timeout), request.progress, &stop};
+    std::vector<Measurement> out;
+    if (auto why = bench->applies(ctx); !why.empty()) {
+      out.push_back(failed_case(bench->key(), bench->key(), why, Outcome::skipped));
+    } else {
+      {
+        std::lock_guard lock(shared.mutex);
+        shared.current = fmt::format("{} on {} device(s) of {}", bench->key(), members.size(), device::to_string(kind));
+      }
+      shared.deadline_ns = (std::chrono::steady_clock::now() + request.options.timeout).time_since_epoch().count();
+      bench->run(ctx, out);
+      shared.deadline_ns = 0;
+    }
+    std::lock_guard lock(shared.mutex);
+    shared.report.group.insert(shared.report.group.end(), out.begin(), out.end());
+  }
 }
 
 }  // namespace
@@ -110,6 +158,7 @@ void measure(device::Registry& registry, const Request& request, Shared& shared,
       results.insert(results.end(), out.begin(), out.end());
     }
   }
+  if (!stop.stop_requested()) measure_group(backend, slot->kind, request, shared, stop);
   if (stop.stop_requested()) {
     std::lock_guard lock(shared.mutex);
     shared.report.interrupted = true;

@@ -126,6 +126,12 @@ Result<Report> from_json(std::string_view text) {
     if (!d) return d.error();
     r.devices.push_back(std::move(*d));
   }
+  if (j.contains("group") && j["group"].is_array())  // absent in files written before group benchmarks
+    for (const auto& mj : j["group"]) {
+      auto m = measurement_of(mj);
+      if (!m) return m.error();
+      r.group.push_back(std::move(*m));
+    }
   return r;
 }
 

@@ -16,6 +16,9 @@ namespace dcukit::bench {
 /// One table per benchmark that has results on this device, in the order the benchmarks run.
 std::vector<core::Table> result_tables(const DeviceReport& device);
 
+/// One table per group benchmark (p2p, collectives) that has results, in the order they run.
+std::vector<core::Table> group_tables(const Report& report);
+
 /// Device header lines: name, arch, memory, link, NUMA node, matched peak data.
 std::vector<std::string> device_summary(const DeviceReport& device);
 

@@ -80,6 +80,9 @@ nlohmann::ordered_json to_json(const Report& r) {
   out["notes"] = r.notes;
   out["errors"] = r.errors;
   out["devices"] = devices;
+  json group = json::array();
+  for (const auto& m : r.group) group.push_back(measurement_json(m));
+  out["group"] = group;
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/benchmark.h"
+#include "bench/group.h"
 #include "bench/render.h"
 #include "core/units.h"
 
@@ -14,7 +15,20 @@ std::vector<core::Table> result_tables(const DeviceReport& d) {
     std::vector<const Measurement*> ms;
     for (const auto& m : d.results)
       if (m.benchmark == bench->key()) ms.push_back(&m);
-    if (!ms.empty()) out.push_back(make_table(bench->table(), ms));
+    if (!ms.empty())
+      for (auto& t : make_tables(bench->table(), ms)) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<core::Table> group_tables(const Report& r) {
+  std::vector<core::Table> out;
+  for (const auto& bench : all_group_benchmarks()) {
+    std::vector<const Measurement*> ms;
+    for (const auto& m : r.group)
+      if (m.benchmark == bench->key()) ms.push_back(&m);
+    if (!ms.empty())
+      for (auto& t : make_tables(bench->table(), ms)) out.push_back(std::move(t));
   }
   return out;
 }

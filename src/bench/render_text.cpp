@@ -14,6 +14,10 @@ std::string render_text(const Report& r) {
     for (const auto& l : device_summary(d)) out += fmt::format("{}\n", l);
     for (const auto& t : result_tables(d)) out += fmt::format("\n{}", core::render_text(t));
   }
+  if (const auto tables = group_tables(r); !tables.empty()) {
+    out += fmt::format("\nAcross {} device(s)\n", r.devices.size());
+    for (const auto& t : tables) out += fmt::format("\n{}", core::render_text(t));
+  }
   for (const auto& e : r.errors) out += fmt::format("error: {}\n", e);
   return out;
 }
@@ -46,6 +50,10 @@ std::string render_markdown(const Report& r) {
     for (const auto& l : device_summary(d)) out += "    " + l + "\n";
     out += "\n";
     for (const auto& t : result_tables(d)) out += core::render_markdown(t, 3) + "\n";
+  }
+  if (const auto tables = group_tables(r); !tables.empty()) {
+    out += fmt::format("## Across {} device(s)\n\n", r.devices.size());
+    for (const auto& t : tables) out += core::render_markdown(t, 3) + "\n";
   }
   if (!r.errors.empty()) {
     out += "## Errors\n\n";

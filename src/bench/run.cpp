@@ -9,6 +9,7 @@
 
 #include "bench/benchmark.h"
 #include "bench/context.h"
+#include "bench/group.h"
 #include "bench/measure.h"
 #include "util/duration.h"
 #include "util/watched.h"
@@ -67,8 +68,7 @@ Status validate(device::Registry& registry, const Request& request) {
       return Error{fmt::format("--device {}: device {} is named twice; name each device once",
                                fmt::join(request.devices, ","), d)};
   }
-  std::vector<std::string> keys;
-  for (const auto& b : all_benchmarks()) keys.push_back(b->key());
+  const std::vector<std::string> keys = benchmark_keys();
   for (const auto& k : request.options.only)
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
       return Error{fmt::format("--only {}: unknown benchmark; choose from {}", k, fmt::join(keys, ", "))};

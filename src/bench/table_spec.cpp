@@ -29,7 +29,16 @@ core::Table make_table(const TableSpec& spec, const std::vector<const Measuremen
       if (!m->peak_note.empty() && seen.insert(m->peak_note).second) t.notes.push_back(m->peak_note);
   }
   t.notes.insert(t.notes.end(), spec.notes.begin(), spec.notes.end());
+  if (spec.summary)
+    for (auto& n : spec.summary(measurements)) t.notes.push_back(std::move(n));
   return t;
+}
+
+std::vector<core::Table> make_tables(const TableSpec& spec, const std::vector<const Measurement*>& measurements) {
+  std::vector<core::Table> out{make_table(spec, measurements)};
+  if (spec.more)
+    for (auto& t : spec.more(measurements)) out.push_back(std::move(t));
+  return out;
 }
 
 ColumnSpec text_column(std::string header, std::string key, bool or_name) {

@@ -27,7 +27,14 @@ struct TableSpec {
   std::vector<ColumnSpec> columns;
   std::vector<std::string> notes;  ///< under the table, after the measurements' peak notes
   bool peak_notes = true;          ///< list each distinct Measurement::peak_note above the notes
+  /// Notes computed from the measurements (an average), after the others; may be empty.
+  std::function<std::vector<std::string>(const std::vector<const Measurement*>&)> summary = {};
+  /// Tables shown after this one, made from the same measurements (p2p's matrices); may be empty.
+  std::function<std::vector<core::Table>(const std::vector<const Measurement*>&)> more = {};
 };
+
+/// make_table's table, then those of spec.more.
+std::vector<core::Table> make_tables(const TableSpec& spec, const std::vector<const Measurement*>& measurements);
 
 /// The table of `spec` with one row a measurement.
 core::Table make_table(const TableSpec& spec, const std::vector<const Measurement*>& measurements);

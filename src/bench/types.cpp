@@ -73,6 +73,8 @@ bool Report::ok() const {
   for (const auto& d : devices)
     for (const auto& m : d.results)
       if (m.outcome == Outcome::failed) return false;
+  for (const auto& m : group)
+    if (m.outcome == Outcome::failed) return false;
   return true;
 }
 
@@ -82,6 +84,8 @@ std::vector<std::string> Report::failures() const {
     for (const auto& m : d.results)
       if (m.outcome == Outcome::failed)
         out.push_back(fmt::format("{} {} on device {}: {}", m.benchmark, m.name, d.info.index, m.reason));
+  for (const auto& m : group)
+    if (m.outcome == Outcome::failed) out.push_back(fmt::format("{} {}: {}", m.benchmark, m.name, m.reason));
   out.insert(out.end(), errors.begin(), errors.end());
   return out;
 }

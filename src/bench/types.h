@@ -50,6 +50,10 @@ struct Options {
   std::vector<std::uint64_t> transfer_sizes;    ///< bytes per host/device copy
   int iterations = 0;                           ///< 0 = the benchmark's default
   int warmup = 0;
+  std::uint64_t p2p_bytes = 0;                  ///< per peer copy; 0 = 256 MiB (16 MiB on the CPU)
+  std::vector<std::uint64_t> collective_sizes;  ///< bytes, as nccl-tests counts them
+  std::vector<std::string> collectives;         ///< names (all_reduce, ...); empty = all
+  double min_busbw = 0;                         ///< B/s; an average bus bandwidth under it fails the run
   std::chrono::milliseconds timeout{600000};     ///< per benchmark and device
   std::map<std::string, double> peak_overrides;  ///< --peak
 };
@@ -153,6 +157,8 @@ struct Report {
   std::vector<std::string> notes;   ///< e.g. "no GPU found: ran the CPU backend"
   std::vector<std::string> errors;  ///< failures outside any one measurement
   std::vector<DeviceReport> devices;
+  /// Measurements over several devices at once (p2p, collectives), in the order they ran.
+  std::vector<Measurement> group;
   /// SIGINT or SIGTERM stopped the run: what was measured before is kept.
   bool interrupted = false;
   /// A measuring thread is still stuck in the device runtime: the process must end without

@@ -18,6 +18,7 @@
 #include "cli/presentation.h"
 #include "util/text.h"
 #include "core/units.h"
+#include "device/comm/collective.h"
 #include "util/json_text.h"
 #include "util/signals.h"
 
@@ -35,7 +36,10 @@ struct BenchArgs {
   bool list_backends = false;
   std::vector<std::string> only, precisions, memory_sizes, stream_types, transfer_sizes;
   std::vector<int> sizes;
-  int iterations = 0, warmup = 0;
+  int iterations = 0, warmup = 0, cpu_devices = 1;
+  std::string p2p_size, collective_sizes;
+  std::vector<std::string> collectives;
+  double min_busbw_gb = 0;
   double timeout_s = 600;
   Output json{"--json", ""}, markdown{"--markdown", ""};
   std::string command;
@@ -53,6 +57,26 @@ Result<std::vector<std::uint64_t>> sizes_of(const std::vector<std::string>& text
                                core::format_bytes(kMinSize), core::format_bytes(kMaxSize))};
     out.push_back(*v);
   }
+  return out;
+}
+
+// --collective-sizes: nccl-tests' -b/-e/-f as MIN:MAX (factors of 2) or MIN:MAX:FACTOR, or a list.
+Result<std::vector<std::uint64_t>> collective_sizes_of(const std::string& text) {
+  if (text.empty()) return std::vector<std::uint64_t>{};
+  if (text.find(':') == std::string::npos) return sizes_of(util::split(text, ','), "--collective-sizes");
+  const auto parts = util::split(text, ':');
+  if (parts.size() < 2 || parts.size() > 3)
+    return Error{fmt::format("--collective-sizes {}: write MIN:MAX or MIN:MAX:FACTOR (8B:1GiB:2), or a list", text)};
+  auto ends = sizes_of({parts[0], parts[1]}, "--collective-sizes");
+  if (!ends) return ends.error();
+  const std::uint64_t lo = (*ends)[0], hi = (*ends)[1];
+  long long factor = 2;
+  if (parts.size() == 3) factor = util::parse_int(parts[2]).value_or(0);
+  if (factor < 2 || factor > 1024)
+    return Error{fmt::format("--collective-sizes {}: the factor {} must be a whole number from 2 to 1024", text, parts[2])};
+  if (lo > hi) return Error{fmt::format("--collective-sizes {}: MIN is above MAX", text)};
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t s = lo; s <= hi && out.size() < 64; s *= static_cast<std::uint64_t>(factor)) out.push_back(s);
   return out;
 }
 
@@ -81,6 +105,22 @@ Result<bench::Options> to_options(const BenchArgs& a) {
   auto tr = sizes_of(a.transfer_sizes, "--transfer-sizes");
   if (!tr) return tr.error();
   o.transfer_sizes = *tr;
+  if (!a.p2p_size.empty()) {
+    auto v = sizes_of({a.p2p_size}, "--p2p-size");
+    if (!v) return v.error();
+    o.p2p_bytes = v->front();
+  }
+  auto cs = collective_sizes_of(a.collective_sizes);
+  if (!cs) return cs.error();
+  o.collective_sizes = *cs;
+  for (const auto& c : a.collectives) {
+    if (!device::comm::parse_collective(c))
+      return Error{fmt::format("--collectives {}: unknown; choose from all_reduce, all_gather, reduce_scatter, "
+                               "broadcast, reduce, all_to_all, send_recv",
+                               c)};
+    o.collectives.push_back(c);
+  }
+  o.min_busbw = a.min_busbw_gb * 1e9;
   o.iterations = a.iterations;
   o.warmup = a.warmup;
   o.timeout = std::chrono::milliseconds(std::llround(a.timeout_s * 1000));
@@ -120,7 +160,7 @@ std::function<void(const std::string&)> bench_progress() {
 
 ExitCode run_bench(const BenchArgs& a) {
   (void)util::StopToken::process();  // SIGINT/SIGTERM from here on stop the run, never kill it unwritten
-  auto registry = std::make_shared<device::Registry>(device::Registry::load());
+  auto registry = std::make_shared<device::Registry>(device::Registry::load(a.cpu_devices));
   if (a.list_backends) return static_cast<ExitCode>(list_backends(*registry));
   auto options = to_options(a);
   if (!options) {
@@ -187,7 +227,18 @@ void setup_bench(CLI::App& app, Runner& runner) {
   sub->add_flag("--list-backends", a->list_backends, "Show each backend as loaded, or the loader's message");
   sub->add_option("--suite", a->suite, "quick (about two minutes on a GPU) or full")
       ->check(CLI::IsMember({"quick", "full"}));
-  sub->add_option("--only", a->only, "Benchmarks to run: gemm, memory, transfer, latency")->delimiter(',');
+  sub->add_option("--only", a->only, "Benchmarks to run: gemm, memory, transfer, latency, p2p, collectives")
+      ->delimiter(',');
+  sub->add_option("--cpu-devices", a->cpu_devices, "Host \"devices\" the CPU backend shows (1 to 64; default 1)")
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--p2p-size", a->p2p_size, "Bytes per peer copy (default 256MiB; 16MiB on the CPU)");
+  sub->add_option("--collective-sizes", a->collective_sizes,
+                  "Collective sizes as MIN:MAX[:FACTOR] or a list (default 8B:1GiB; 8B:1MiB on the CPU)");
+  sub->add_option("--collectives", a->collectives,
+                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv (default all)")
+      ->delimiter(',');
+  sub->add_option("--min-busbw", a->min_busbw_gb, "Fail the run when the collectives' average busbw is under this, GB/s")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--sizes", a->sizes, "GEMM sizes N (1 to 65536), e.g. 2048,4096,8192,12288")->delimiter(',');
   sub->add_option("--precisions", a->precisions, "GEMM precisions: fp64, fp32, tf32, fp16, bf16, fp8, int8")
       ->delimiter(',');

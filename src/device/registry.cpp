@@ -85,13 +85,13 @@ BackendSlot load_gpu_backend(BackendKind kind) {
 
 }  // namespace
 
-Registry Registry::load() {
+Registry Registry::load(int cpu_devices) {
   Registry r;
   r.m_slots.push_back(load_gpu_backend(BackendKind::cuda));
   r.m_slots.push_back(load_gpu_backend(BackendKind::hip));
   BackendSlot cpu;
   cpu.kind = BackendKind::cpu;
-  cpu.backend = std::make_unique<cpu::CpuBackend>();
+  cpu.backend = std::make_unique<cpu::CpuBackend>(cpu_devices);
   cpu.device_count = cpu.backend->device_count();
   r.m_slots.push_back(std::move(cpu));
   return r;

@@ -30,8 +30,9 @@ struct BackendSlot {
 class Registry {
 public:
   /// Loads every backend. Library search: $DCUKIT_BACKEND_PATH, then ../lib/dcukit and the
-  /// binary's own folder, then the loader's default path.
-  static Registry load();
+  /// binary's own folder, then the loader's default path. `cpu_devices`: how many host
+  /// "devices" the CPU backend shows (bench --cpu-devices, for the multi-device path without a GPU).
+  static Registry load(int cpu_devices = 1);
 
   std::vector<BackendSlot>& slots() { return m_slots; }
   /// A registry of the given slots instead of the loaded ones (tests: a fake backend).

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -141,6 +143,16 @@ TEST(CliBench, BadInputNamesTheInputAndExitsTwo) {
       {"bench --iterations nan", "--iterations"},
       {"bench --timeout 1e300", "--timeout"},
       {"bench --backend cpu --device 0,0", "--device 0,0: device 0 is named twice"},
+      // The multi-device options (issue 23).
+      {"bench --cpu-devices 0", "--cpu-devices"},
+      {"bench --cpu-devices 65", "--cpu-devices"},
+      {"bench --collective-sizes 1GiB:8B", "MIN is above MAX"},
+      {"bench --collective-sizes 8B:1GiB:1", "the factor 1"},
+      {"bench --collective-sizes 8B:1GiB:x", "the factor x"},
+      {"bench --collective-sizes 3B:1GiB", "multiple of 8"},
+      {"bench --collectives all_sum", "--collectives all_sum"},
+      {"bench --p2p-size 0", "--p2p-size 0"},
+      {"bench --min-busbw -1", "--min-busbw"},
   };
   for (const auto& c : cases) {
     const CliRun r = bench_cli(c.args);
@@ -245,4 +257,76 @@ TEST(CliBench, NoTerminalCodesWhenNotATerminal) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out.find('\033'), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find('\r'), std::string::npos) << r.out;
+}
+
+// Issue 23: the multi-device path without a GPU, over the CPU backend's host "devices".
+TEST(CliBench, CollectivesOverFourCpuDevicesAreRightAndPlantedWrongElementsAreCounted) {
+  testutil::TempDir dir("cli_bench");
+  const std::string json = dir.file("coll.json"), bad = dir.file("bad.json");
+  const std::string args = "bench -q --backend cpu --cpu-devices 4 --only collectives --collective-sizes 64B:16KiB:4 "
+                           "--iterations 3 --warmup 1 --json ";
+  const CliRun r = bench_cli(args + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  const auto j = read_json(json);
+  ASSERT_TRUE(j.contains("group")) << j.dump();
+  EXPECT_EQ(j["devices"].size(), 4u);
+  std::map<std::string, int> seen;  // collective -> cases that ran and were checked
+  for (const auto& m : j["group"]) {
+    ASSERT_EQ(m["benchmark"], "collectives");
+    if (m["outcome"] == "skipped") continue;  // 64 B under one float a rank for some
+    EXPECT_EQ(m["outcome"], "ok") << m.dump();
+    EXPECT_EQ(m["params"]["wrong"], 0) << m.dump();
+    EXPECT_EQ(m["params"]["ranks"], 4);
+    EXPECT_GT(m["rate"].get<double>(), 0);
+    EXPECT_EQ(m["samples_ms"].size(), 3u);
+    seen[m["params"]["collective"].get<std::string>()]++;
+  }
+  for (const char* c : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all", "send_recv"})
+    EXPECT_GE(seen[c], 6) << c << ": out of place and in place at three sizes at least";
+  // busbw = algbw x 2(n-1)/n for all-reduce over 4 ranks.
+  for (const auto& m : j["group"])
+    if (m["params"]["collective"] == "all_reduce" && m["outcome"] == "ok") {
+      EXPECT_NEAR(m["params"]["busbw"].get<double>(), m["rate"].get<double>() * 1.5, 1e-6 * m["rate"].get<double>());
+    }
+  // A link that corrupts one element on the last rank: counted, named, exit 1, the report written.
+  const CliRun f = shell("DCUKIT_CPU_FAULTS=collective=1 timeout 120 " + std::string(DCUKIT_BINARY) + " " + args + bad +
+                         " --collectives all_reduce 2>&1");
+  EXPECT_EQ(f.code, 1) << f.out;
+  EXPECT_NE(f.out.find("1 wrong element(s) over 4 ranks"), std::string::npos) << f.out;
+  const auto b = read_json(bad);
+  int failed = 0;
+  for (const auto& m : b["group"])
+    if (m["outcome"] == "failed") {
+      ++failed;
+      EXPECT_EQ(m["params"]["wrong"], 1) << m.dump();
+    }
+  EXPECT_GE(failed, 6);
+}
+
+TEST(CliBench, MinBusbwFailsARunUnderIt) {
+  const CliRun r = bench_cli(
+      "bench -q --backend cpu --cpu-devices 2 --only collectives --collective-sizes 1KiB --collectives all_reduce "
+      "--iterations 2 --min-busbw 1e9");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("is under --min-busbw"), std::string::npos) << r.out;
+}
+
+TEST(CliBench, PeerMatrixOverThreeCpuDevicesIsCheckedAndShownAsMatrices) {
+  testutil::TempDir dir("cli_bench");
+  const std::string json = dir.file("p2p.json");
+  const CliRun r = bench_cli("bench --backend cpu --cpu-devices 3 --only p2p --p2p-size 1MiB --iterations 2 --json " + json);
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* title : {"ce GB/s (row: src, column: dst)", "ce bidir GB/s", "kernel read GB/s", "Across 3 device(s)"})
+    EXPECT_NE(r.out.find(title), std::string::npos) << title << "\n" << r.out;
+  const auto j = read_json(json);
+  std::set<std::pair<int, int>> pairs;
+  int bidir = 0;
+  for (const auto& m : j["group"]) {
+    EXPECT_EQ(m["outcome"], "ok") << m.dump();
+    EXPECT_NE(m["check"].get<std::string>().find("match"), std::string::npos) << m.dump();
+    pairs.insert({m["params"]["src"].get<int>(), m["params"]["dst"].get<int>()});
+    bidir += m["params"]["method"] == "ce bidir";
+  }
+  EXPECT_EQ(pairs.size(), 9u) << "every ordered pair, the diagonal included";
+  EXPECT_EQ(bidir, 6) << "both ways for every pair of two devices";
 }

@@ -209,3 +209,31 @@ TEST(BenchRender, AResultFileReadsBackAsTheReportItWasWrittenFrom) {
   ASSERT_FALSE(doctor);
   EXPECT_NE(doctor.error().message.find("dcukit bench --json FILE"), std::string::npos);
 }
+
+TEST(BenchRender, GroupMeasurementsAreRenderedAndReadBack) {
+  bench::Report r = sample_report();
+  bench::Measurement m;
+  m.benchmark = "collectives";
+  m.name = "all_reduce 1 MiB out of place";
+  m.params = {{"collective", "all_reduce"}, {"bytes", 1 << 20}, {"count", 1 << 18}, {"placement", "out of place"},
+              {"ranks", 4},            {"wrong", 0},        {"busbw", 3.0e9}};
+  m.samples_ms = {0.5, 0.5};
+  m.time_ms = core::summarize(m.samples_ms);
+  m.rate_unit = bench::RateUnit::byte_per_s;
+  m.rate = 2.0e9;
+  r.group.push_back(m);
+  const std::string text = bench::render_text(r);
+  EXPECT_NE(text.find("Collectives (float, sum; root 0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("average bus bandwidth: 3.000 GB/s over 1 cases"), std::string::npos) << text;
+  EXPECT_NE(bench::render_markdown(r).find("## Across"), std::string::npos);
+  const auto back = bench::from_json(util::json_document(bench::to_json(r)));
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->group.size(), 1u);
+  EXPECT_EQ(back->group[0].name, m.name);
+  EXPECT_EQ(back->group[0].number("busbw"), 3.0e9);
+  EXPECT_EQ(back->group[0].integer("wrong"), 0);
+  r.group[0].outcome = bench::Outcome::failed;
+  r.group[0].reason = "2 wrong element(s) over 4 ranks";
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.failures().at(1), "collectives all_reduce 1 MiB out of place: 2 wrong element(s) over 4 ranks");
+}

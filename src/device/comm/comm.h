@@ -33,7 +33,8 @@ public:
 
 /// `ranks` communicators over host memory in one process, one for each thread that drives a
 /// CPU "device": a collective reads the other ranks' buffers directly. A collective waits for
-/// the other ranks up to `wait`.
+/// the other ranks up to `wait`. DCUKIT_CPU_FAULTS="collective=N" (tests only) plants one
+/// wrong element in the last rank's output from its Nth collective on.
 std::vector<std::unique_ptr<Communicator>> make_thread_group(int ranks, std::chrono::milliseconds wait);
 
 }  // namespace dcukit::device::comm

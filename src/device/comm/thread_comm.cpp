@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -31,6 +32,9 @@ struct Group {
   std::vector<bool> here;
   std::vector<double> values;
   std::string broken;  ///< why the group can no longer meet (a rank that never came)
+  /// DCUKIT_CPU_FAULTS="collective=N" (tests only): from its Nth collective on, the last rank's
+  /// output has one element off by one, as a link that corrupts data would leave it.
+  long long fault_from = 0;
 
   /// Every rank meets here; the error names those that did not come within `timeout`.
   Status meet(int rank, std::chrono::milliseconds timeout) {
@@ -82,7 +86,11 @@ public:
     m_scratch.assign(shape.recv, 0.0f);
     compute(c, shape);
     if (Status s = barrier(m_wait); !s) return s;  // every rank has read the inputs
-    if (!(c == Collective::reduce && m_rank != kRoot)) std::memcpy(recv, m_scratch.data(), shape.recv * sizeof(float));
+    if (!(c == Collective::reduce && m_rank != kRoot)) {
+      std::memcpy(recv, m_scratch.data(), shape.recv * sizeof(float));
+      if (++m_runs >= g.fault_from && g.fault_from > 0 && m_rank == g.ranks - 1 && shape.recv > 0)
+        static_cast<float*>(recv)[shape.recv / 2] += 1.0f;
+    }
     return {};
   }
 
@@ -123,12 +131,15 @@ private:
   int m_rank;
   std::chrono::milliseconds m_wait;
   std::vector<float> m_scratch;
+  long long m_runs = 0;
 };
 
 }  // namespace
 
 std::vector<std::unique_ptr<Communicator>> make_thread_group(int ranks, std::chrono::milliseconds wait) {
   auto g = std::make_shared<Group>(ranks);
+  if (const char* faults = std::getenv("DCUKIT_CPU_FAULTS"))
+    if (const char* at = std::strstr(faults, "collective=")) g->fault_from = std::atoll(at + 11);
   std::vector<std::unique_ptr<Communicator>> out;
   for (int r = 0; r < ranks; ++r) out.push_back(std::make_unique<ThreadComm>(g, r, wait));
   return out;

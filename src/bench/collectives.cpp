@@ -1,0 +1,228 @@
+// The collectives benchmark (nccl-tests, rccl-tests): every collective over a size sweep, out
+// of place and in place, one rank a device, each driven by a thread of its own. Per case: the
+// time of the slowest rank for each run, algbw = size / median, busbw = algbw x nccl-tests'
+// factor, and #wrong from a seeded run checked element by element on every rank (-c). The
+// average busbw closes the table; --min-busbw fails a run under it (NCCL_TESTS_MIN_BW).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "bench/benchmark.h"
+#include "bench/group.h"
+#include "core/units.h"
+#include "device/comm/comm.h"
+
+namespace dcukit::bench {
+namespace {
+
+namespace comm = device::comm;
+using device::MemKind;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kKey = "collectives";
+
+std::vector<std::uint64_t> default_sizes(const GroupContext& ctx) {
+  std::vector<std::uint64_t> v;
+  const std::uint64_t top = ctx.on_cpu() ? core::kMiB : core::kGiB;
+  for (std::uint64_t s = 8; s <= top; s *= 2) v.push_back(s);
+  return v;
+}
+
+/// What one rank measured in one case.
+struct RankResult {
+  std::vector<double> samples_ms;
+  std::int64_t wrong = 0;
+  std::string error;
+};
+
+std::string placement(bool in_place) {
+  return in_place ? "in place" : "out of place";
+}
+
+class CollectivesBenchmark final : public GroupBenchmark {
+public:
+  std::string key() const override { return kKey; }
+  std::string description() const override {
+    return "all-reduce, all-gather, reduce-scatter, broadcast, reduce, all-to-all, send/recv over a size sweep";
+  }
+
+  std::string applies(const GroupContext& ctx) const override {
+    if (ctx.on_cpu()) return {};
+    return fmt::format(
+        "collectives on the {} backend go through {}, which dcukit does not load yet; the CPU backend runs them "
+        "between threads (--backend cpu --cpu-devices N)",
+        device::to_string(ctx.kind), ctx.kind == device::BackendKind::hip ? "RCCL (librccl.so.1)" : "NCCL (libnccl.so.2)");
+  }
+
+  void run(GroupContext& ctx, std::vector<Measurement>& out) override {
+    const int ranks = static_cast<int>(ctx.members.size());
+    auto group = comm::make_thread_group(ranks, ctx.deadline.remaining());
+    const auto sizes = ctx.options.collective_sizes.empty() ? default_sizes(ctx) : ctx.options.collective_sizes;
+    std::vector<comm::Collective> chosen;
+    for (const auto& name : ctx.options.collectives)
+      if (auto c = comm::parse_collective(name)) chosen.push_back(*c);
+    if (chosen.empty()) chosen.assign(std::begin(comm::kAllCollectives), std::end(comm::kAllCollectives));
+    double busbw_sum = 0;
+    int counted = 0;
+    for (comm::Collective c : chosen)
+      for (std::uint64_t size : sizes)
+        for (bool in_place : {false, true}) {
+          if (ctx.stopped() || ctx.deadline.expired()) return;
+          Measurement m = run_case(ctx, group, c, size, in_place);
+          if (m.outcome == Outcome::ok) {
+            busbw_sum += *m.number("busbw");
+            ++counted;
+          }
+          out.push_back(std::move(m));
+        }
+    if (ctx.options.min_busbw > 0 && counted > 0 && busbw_sum / counted < ctx.options.min_busbw)
+      out.push_back(failed_case(kKey, "average busbw",
+                                fmt::format("the average bus bandwidth, {:.3f} GB/s over {} cases, is under --min-busbw "
+                                            "{:.3f} GB/s",
+                                            busbw_sum / counted / 1e9, counted, ctx.options.min_busbw / 1e9)));
+  }
+
+  TableSpec table() const override {
+    const ColumnSpec busbw{"busbw GB/s", core::Align::right, [](const Measurement& m) {
+                             const auto v = m.number("busbw");
+                             return m.outcome == Outcome::ok && v ? fmt::format("{:.2f}", *v / 1e9) : std::string("-");
+                           }};
+    TableSpec t{"Collectives (float, sum; root 0)",
+                {text_column("collective", "collective", true), bytes_column("size", "bytes"),
+                 integer_column("count", "count"), text_column("placement", "placement"), integer_column("ranks", "ranks"),
+                 time_column("median us", &core::Summary::median, 1e3), rate_column("algbw GB/s", 1e9, 2), busbw,
+                 integer_column("#wrong", "wrong"), status_column()},
+                {"algbw = size / time of the slowest rank; busbw = algbw x 2(n-1)/n (all_reduce), (n-1)/n (all_gather, "
+                 "reduce_scatter, all_to_all), 1 (broadcast, reduce, send_recv), as nccl-tests. size: the largest buffer "
+                 "(all_gather's output, reduce_scatter's input)."}};
+    t.summary = [](const std::vector<const Measurement*>& ms) {
+      double sum = 0;
+      int n = 0;
+      for (const auto* m : ms)
+        if (const auto v = m->number("busbw"); v && m->outcome == Outcome::ok) sum += *v, ++n;
+      if (n == 0) return std::vector<std::string>{};
+      return std::vector<std::string>{fmt::format("average bus bandwidth: {:.3f} GB/s over {} cases", sum / n / 1e9, n)};
+    };
+    return t;
+  }
+
+private:
+  Measurement run_case(GroupContext& ctx, std::vector<std::unique_ptr<comm::Communicator>>& group, comm::Collective c,
+                       std::uint64_t size, bool in_place) {
+    const int ranks = static_cast<int>(ctx.members.size());
+    const comm::Shape shape = comm::shape_of(c, size, ranks);
+    Measurement m = new_case(kKey, fmt::format("{} {} {}", comm::to_string(c), core::format_bytes(size), placement(in_place)));
+    m.params = {{"collective", std::string(comm::to_string(c))},
+                {"bytes", shape.size_bytes},
+                {"count", shape.recv},
+                {"placement", placement(in_place)},
+                {"ranks", ranks}};
+    if (shape.send == 0 || shape.recv == 0) {
+      m.params[1] = {"bytes", size};
+      m.outcome = Outcome::skipped;
+      m.reason = fmt::format("{} is under one float for each of {} ranks", core::format_bytes(size), ranks);
+      return m;
+    }
+    ctx.say(fmt::format("{} ...", m.name));
+    std::vector<RankResult> results(static_cast<std::size_t>(ranks));
+    {
+      std::vector<std::jthread> threads;
+      for (int r = 0; r < ranks; ++r)
+        threads.emplace_back([&, r] {
+          results[static_cast<std::size_t>(r)] = run_rank(ctx, *group[static_cast<std::size_t>(r)], c, shape, in_place);
+        });
+    }
+    std::int64_t wrong = 0;
+    for (int r = 0; r < ranks; ++r) {
+      const auto& res = results[static_cast<std::size_t>(r)];
+      if (!res.error.empty()) return mark_failed(std::move(m), fmt::format("rank {}: {}", r, res.error));
+      wrong += res.wrong;
+    }
+    // Each run's time is the slowest rank's.
+    std::size_t runs = results[0].samples_ms.size();
+    for (const auto& res : results) runs = std::min(runs, res.samples_ms.size());
+    for (std::size_t i = 0; i < runs; ++i) {
+      double slowest = 0;
+      for (const auto& res : results) slowest = std::max(slowest, res.samples_ms[i]);
+      m.samples_ms.push_back(slowest);
+    }
+    m.params.push_back({"wrong", wrong});
+    m.work = static_cast<double>(shape.size_bytes);
+    m.rate_unit = RateUnit::byte_per_s;
+    m.time_ms = core::summarize(m.samples_ms);
+    if (m.time_ms.median > 0) m.rate = m.work / (m.time_ms.median / 1e3);
+    m.params.push_back({"busbw", m.rate * comm::busbw_factor(c, ranks)});
+    m.check = fmt::format("{} wrong element(s) over {} ranks", wrong, ranks);
+    if (wrong > 0) {
+      const std::string why = m.check;
+      return mark_failed(std::move(m), why);
+    }
+    return m;
+  }
+
+  // One rank's part of a case: its buffers, the timed runs, then a seeded run checked.
+  static RankResult run_rank(GroupContext& ctx, comm::Communicator& comm, comm::Collective c, const comm::Shape& shape,
+                             bool in_place) {
+    RankResult out;
+    Member& me = ctx.members[static_cast<std::size_t>(comm.rank())];
+    device::Device& dev = *me.device;
+    const int rank = comm.rank(), ranks = comm.size();
+    const std::size_t whole = in_place ? std::max(shape.send, shape.recv) : shape.send;
+    auto a = allocate(dev, MemKind::device, whole * sizeof(float));
+    auto b = in_place ? Result<Buffer>(Buffer()) : allocate(dev, MemKind::device, shape.recv * sizeof(float));
+    if (!a || !b) {
+      out.error = (!a ? a.error() : b.error()).message;
+      (void)comm.barrier(ctx.deadline.remaining());  // the others learn of it rather than wait
+      return out;
+    }
+    float* base = a->as<float>();
+    // In place as nccl-tests: all_gather's input is the rank's slice of the output,
+    // reduce_scatter's output the rank's slice of the input.
+    float* send = base + (in_place && c == comm::Collective::all_gather ? static_cast<std::size_t>(rank) * shape.send : 0);
+    float* recv = !in_place ? b->as<float>()
+                  : base + (c == comm::Collective::reduce_scatter ? static_cast<std::size_t>(rank) * shape.recv : 0);
+    std::vector<float> input(shape.send);
+    comm::seed_input(c, rank, ranks, input);
+    auto seed = [&]() -> Status {
+      if (auto st = dev.copy(send, input.data(), shape.send * sizeof(float), me.stream); !st) return st;
+      if (!in_place)  // in place, the output overlaps the input
+        if (auto st = dev.fill(device::Precision::fp32, recv, -1.0, shape.recv, me.stream); !st) return st;
+      return dev.synchronize(ctx.deadline.remaining());
+    };
+    auto once = [&]() -> Status {
+      if (auto st = comm.run(c, send, recv, shape, me.stream); !st) return st;
+      return dev.synchronize(ctx.deadline.remaining());
+    };
+    const int runs = ctx.options.iterations > 0 ? ctx.options.iterations : 20;
+    const int warmup = ctx.options.warmup > 0 ? ctx.options.warmup : 5;
+    Status st = seed();
+    for (int i = 0; i < warmup && st; ++i) st = once();
+    for (int i = 0; i < runs && st; ++i) {
+      if (ctx.stopped()) st = Error{"interrupted"};
+      const auto t0 = Clock::now();
+      if (st) st = once();
+      if (st) out.samples_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    if (st) st = seed();
+    if (st) st = once();
+    std::vector<float> got(shape.recv), want;
+    if (st) st = dev.copy(got.data(), recv, shape.recv * sizeof(float), me.stream);
+    if (st) st = dev.synchronize(ctx.deadline.remaining());
+    if (!st) {
+      out.error = st.message();
+      return out;
+    }
+    comm::expected_output(c, rank, ranks, shape.recv, want);
+    if (!want.empty()) out.wrong = comm::count_wrong(got.data(), want);
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GroupBenchmark> make_collectives_benchmark() {
+  return std::make_unique<CollectivesBenchmark>();
+}
+
+}  // namespace dcukit::bench
