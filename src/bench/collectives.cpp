@@ -18,7 +18,6 @@ namespace {
 
 namespace comm = device::comm;
 using device::MemKind;
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* kKey = "collectives";
 
@@ -28,6 +27,25 @@ std::vector<std::uint64_t> default_sizes(const GroupContext& ctx) {
   for (std::uint64_t s = 8; s <= top; s *= 2) v.push_back(s);
   return v;
 }
+
+/// A rank's pair of timing events, destroyed with it.
+struct Events {
+  device::Device& dev;
+  device::Event start, end;
+  Status make() {
+    auto s = dev.create_event();
+    if (!s) return s.error();
+    start = *s;
+    auto e = dev.create_event();
+    if (!e) return e.error();
+    end = *e;
+    return {};
+  }
+  ~Events() {
+    if (start.valid()) dev.destroy_event(start);
+    if (end.valid()) dev.destroy_event(end);
+  }
+};
 
 /// What one rank measured in one case.
 struct RankResult {
@@ -49,15 +67,23 @@ public:
 
   std::string applies(const GroupContext& ctx) const override {
     if (ctx.on_cpu()) return {};
-    return fmt::format(
-        "collectives on the {} backend go through {}, which dcukit does not load yet; the CPU backend runs them "
-        "between threads (--backend cpu --cpu-devices N)",
-        device::to_string(ctx.kind), ctx.kind == device::BackendKind::hip ? "RCCL (librccl.so.1)" : "NCCL (libnccl.so.2)");
+    const auto lib = comm::load_collective_library(ctx.kind);
+    return lib ? std::string() : fmt::format("collectives on the {} backend: {}", device::to_string(ctx.kind), lib.error().message);
   }
 
   void run(GroupContext& ctx, std::vector<Measurement>& out) override {
     const int ranks = static_cast<int>(ctx.members.size());
-    auto group = comm::make_thread_group(ranks, ctx.deadline.remaining());
+    std::vector<std::unique_ptr<comm::Communicator>> group;
+    if (ctx.on_cpu()) {
+      group = comm::make_thread_group(ranks, ctx.deadline.remaining());
+    } else {
+      std::vector<int> indices;
+      for (const auto& m : ctx.members) indices.push_back(m.device->index());
+      auto made = comm::make_nccl_group(ctx.kind, indices);
+      if (!made) return out.push_back(failed_case(kKey, "communicator", made.error().message));
+      group = std::move(*made);
+    }
+    ctx.say(fmt::format("collectives over {} rank(s) through {}", ranks, group.front()->name()));
     const auto sizes = ctx.options.collective_sizes.empty() ? default_sizes(ctx) : ctx.options.collective_sizes;
     std::vector<comm::Collective> chosen;
     for (const auto& name : ctx.options.collectives)
@@ -70,6 +96,13 @@ public:
         for (bool in_place : {false, true}) {
           if (ctx.stopped() || ctx.deadline.expired()) return;
           Measurement m = run_case(ctx, group, c, size, in_place);
+          if (m.outcome == Outcome::failed && m.samples_ms.empty() && m.reason.starts_with("rank ")) {
+            // A rank failed or never came: the group is unusable; abort it rather than wait on it again.
+            for (auto& g : group) g->abort();
+            m.reason += "; the communicator was aborted and the remaining cases not run";
+            out.push_back(std::move(m));
+            return;
+          }
           if (m.outcome == Outcome::ok) {
             busbw_sum += *m.number("busbw");
             ++counted;
@@ -124,6 +157,11 @@ private:
       m.reason = fmt::format("{} is under one float for each of {} ranks", core::format_bytes(size), ranks);
       return m;
     }
+    if (auto why = in_place ? group.front()->in_place_unsupported(c) : std::string(); !why.empty()) {
+      m.outcome = Outcome::skipped;
+      m.reason = fmt::format("in place is not run through {}: {}", group.front()->name(), why);
+      return m;
+    }
     ctx.say(fmt::format("{} ...", m.name));
     std::vector<RankResult> results(static_cast<std::size_t>(ranks));
     {
@@ -133,12 +171,14 @@ private:
           results[static_cast<std::size_t>(r)] = run_rank(ctx, *group[static_cast<std::size_t>(r)], c, shape, in_place);
         });
     }
+    // The first rank's own failure, rather than another's "rank r gave up" that it caused.
+    for (int pass = 0; pass < 2; ++pass)
+      for (int r = 0; r < ranks; ++r)
+        if (const auto& e = results[static_cast<std::size_t>(r)].error;
+            !e.empty() && (pass == 1 || e.find("gave up") == std::string::npos))
+          return mark_failed(std::move(m), fmt::format("rank {}: {}", r, e));
     std::int64_t wrong = 0;
-    for (int r = 0; r < ranks; ++r) {
-      const auto& res = results[static_cast<std::size_t>(r)];
-      if (!res.error.empty()) return mark_failed(std::move(m), fmt::format("rank {}: {}", r, res.error));
-      wrong += res.wrong;
-    }
+    for (const auto& res : results) wrong += res.wrong;
     // Each run's time is the slowest rank's.
     std::size_t runs = results[0].samples_ms.size();
     for (const auto& res : results) runs = std::min(runs, res.samples_ms.size());
@@ -173,7 +213,7 @@ private:
     auto b = in_place ? Result<Buffer>(Buffer()) : allocate(dev, MemKind::device, shape.recv * sizeof(float));
     if (!a || !b) {
       out.error = (!a ? a.error() : b.error()).message;
-      (void)comm.barrier(ctx.deadline.remaining());  // the others learn of it rather than wait
+      comm.abort();  // the others learn of it rather than wait
       return out;
     }
     float* base = a->as<float>();
@@ -194,15 +234,28 @@ private:
       if (auto st = comm.run(c, send, recv, shape, me.stream); !st) return st;
       return dev.synchronize(ctx.deadline.remaining());
     };
-    const int runs = ctx.options.iterations > 0 ? ctx.options.iterations : 20;
+    // As nccl-tests (-w 5 -n 20): warm-up calls, then each sample times a batch of calls enqueued
+    // back to back, started together on every rank; a sample is a call's share. Device events
+    // around the batch, so that the time is not the host's wait (which naps while it polls).
+    const int samples = ctx.options.iterations > 0 ? ctx.options.iterations : 5;
     const int warmup = ctx.options.warmup > 0 ? ctx.options.warmup : 5;
-    Status st = seed();
-    for (int i = 0; i < warmup && st; ++i) st = once();
-    for (int i = 0; i < runs && st; ++i) {
+    const int batch = ctx.on_cpu() ? 1 : 20;
+    auto enqueue = [&]() -> Status { return comm.run(c, send, recv, shape, me.stream); };
+    Events ev{dev};
+    Status st = ev.make();
+    if (st) st = seed();
+    for (int i = 0; i < warmup && st; ++i) st = enqueue();
+    if (st) st = dev.synchronize(ctx.deadline.remaining());
+    for (int i = 0; i < samples && st; ++i) {
       if (ctx.stopped()) st = Error{"interrupted"};
-      const auto t0 = Clock::now();
-      if (st) st = once();
-      if (st) out.samples_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      if (st) st = comm.barrier(ctx.deadline.remaining());
+      if (st) st = dev.record(ev.start, me.stream);
+      for (int k = 0; k < batch && st; ++k) st = enqueue();
+      if (st) st = dev.record(ev.end, me.stream);
+      if (!st) break;
+      auto ms = dev.elapsed_ms(ev.start, ev.end, ctx.deadline.remaining());
+      if (!ms) st = ms.error();
+      else out.samples_ms.push_back(*ms / batch);
     }
     if (st) st = seed();
     if (st) st = once();
@@ -211,6 +264,7 @@ private:
     if (st) st = dev.synchronize(ctx.deadline.remaining());
     if (!st) {
       out.error = st.message();
+      comm.abort();
       return out;
     }
     comm::expected_output(c, rank, ranks, shape.recv, want);

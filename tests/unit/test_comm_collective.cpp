@@ -157,3 +157,31 @@ TEST(CommThreads, ARankThatNeverArrivesIsNamedWithinTheDeadline) {
     EXPECT_NE(s.message().find("rank(s) 2 of 3 did not arrive"), std::string::npos) << s.message();
   }
 }
+
+TEST(CommThreads, ARankThatGivesUpReleasesTheOthersAtOnce) {
+  auto group = make_thread_group(3, std::chrono::minutes(10));
+  std::vector<dcukit::Status> got(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      got[static_cast<std::size_t>(r)] = group[static_cast<std::size_t>(r)]->barrier(std::chrono::minutes(10));
+    });
+  group[2]->abort();  // rank 2 failed (an allocation, say) and will never come
+  for (auto& t : threads) t.join();
+  for (const auto& s : got) {
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("rank 2 gave up"), std::string::npos) << s.message();
+  }
+}
+
+TEST(CommNccl, AMissingLibraryIsNamedWithWhereToFindIt) {
+  ASSERT_EQ(setenv("DCUKIT_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1), 0);
+  EXPECT_EQ(collective_library(dcukit::device::BackendKind::cuda), "/nonexistent/libnccl.so.2");
+  const auto lib = load_collective_library(dcukit::device::BackendKind::cuda);
+  unsetenv("DCUKIT_NCCL_LIBRARY");
+  ASSERT_FALSE(lib);
+  EXPECT_NE(lib.error().message.find("/nonexistent/libnccl.so.2"), std::string::npos) << lib.error().message;
+  EXPECT_NE(lib.error().message.find("DCUKIT_NCCL_LIBRARY"), std::string::npos) << lib.error().message;
+  EXPECT_EQ(collective_library(dcukit::device::BackendKind::hip), "librccl.so.1");
+  EXPECT_FALSE(make_nccl_group(dcukit::device::BackendKind::cpu, {0}));
+}

@@ -29,6 +29,11 @@ public:
   virtual Status barrier(std::chrono::milliseconds timeout) = 0;
   /// The largest of every rank's `value` (for the slowest rank's time). Blocks.
   virtual Result<double> max_of(double value, std::chrono::milliseconds timeout) = 0;
+  /// Empty when `c` may run in place here, else why not. Does not block.
+  virtual std::string in_place_unsupported(Collective) const { return {}; }
+  /// Gives up on the group after a failure (a wait that ran out): the library's abort, so that
+  /// no later call waits for a peer that is gone. Does not block for long.
+  virtual void abort() noexcept {}
 };
 
 /// `ranks` communicators over host memory in one process, one for each thread that drives a
@@ -36,5 +41,17 @@ public:
 /// the other ranks up to `wait`. DCUKIT_CPU_FAULTS="collective=N" (tests only) plants one
 /// wrong element in the last rank's output from its Nth collective on.
 std::vector<std::unique_ptr<Communicator>> make_thread_group(int ranks, std::chrono::milliseconds wait);
+
+/// The library a GPU backend's collectives go through: $DCUKIT_NCCL_LIBRARY when set, else
+/// libnccl.so.2 (cuda) or librccl.so.1 (hip), found by the loader.
+std::string collective_library(BackendKind kind);
+
+/// Opens that library once per process; the error names it, the loader's message and how to
+/// point dcukit at it. Returns "nccl 2.21.5" / "rccl 2.18.3". Blocks.
+Result<std::string> load_collective_library(BackendKind kind);
+
+/// One communicator for each of `devices` (the backend's own indices), through NCCL or RCCL
+/// loaded at run time (ncclCommInitAll: one process, a thread a device). Blocks.
+Result<std::vector<std::unique_ptr<Communicator>>> make_nccl_group(BackendKind kind, const std::vector<int>& devices);
 
 }  // namespace dcukit::device::comm

@@ -5,60 +5,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "device/comm/comm.h"
+#include "device/comm/rendezvous.h"
 
 namespace dcukit::device::comm {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct Group {
-  explicit Group(int n)
-      : ranks(n),
-        sends(static_cast<std::size_t>(n)),
-        here(static_cast<std::size_t>(n)),
-        values(static_cast<std::size_t>(n)) {}
+  explicit Group(int n) : ranks(n), meeting(n), sends(static_cast<std::size_t>(n)) {}
   int ranks;
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::uint64_t generation = 0;
-  int arrived = 0;
+  Rendezvous meeting;
   std::vector<const float*> sends;
-  std::vector<bool> here;
-  std::vector<double> values;
-  std::string broken;  ///< why the group can no longer meet (a rank that never came)
   /// DCUKIT_CPU_FAULTS="collective=N" (tests only): from its Nth collective on, the last rank's
   /// output has one element off by one, as a link that corrupts data would leave it.
   long long fault_from = 0;
-
-  /// Every rank meets here; the error names those that did not come within `timeout`.
-  Status meet(int rank, std::chrono::milliseconds timeout) {
-    std::unique_lock lock(mutex);
-    if (!broken.empty()) return Error{broken};
-    here[static_cast<std::size_t>(rank)] = true;
-    const std::uint64_t gen = generation;
-    if (++arrived == ranks) {
-      arrived = 0;
-      ++generation;
-      std::fill(here.begin(), here.end(), false);
-      changed.notify_all();
-      return {};
-    }
-    if (changed.wait_until(lock, Clock::now() + timeout, [&] { return generation != gen || !broken.empty(); }))
-      return broken.empty() ? Status{} : Status{Error{broken}};
-    std::vector<int> missing;
-    for (int r = 0; r < ranks; ++r)
-      if (!here[static_cast<std::size_t>(r)]) missing.push_back(r);
-    broken =
-        fmt::format("rank(s) {} of {} did not arrive within {} ms", fmt::join(missing, ", "), ranks, timeout.count());
-    changed.notify_all();
-    return Error{broken};
-  }
 };
 
 class ThreadComm final : public Communicator {
@@ -69,15 +32,12 @@ public:
   int size() const override { return m_group->ranks; }
   std::string name() const override { return "threads"; }
 
-  Status barrier(std::chrono::milliseconds timeout) override { return m_group->meet(m_rank, timeout); }
+  Status barrier(std::chrono::milliseconds timeout) override { return m_group->meeting.meet(m_rank, timeout); }
 
   Result<double> max_of(double value, std::chrono::milliseconds timeout) override {
-    m_group->values[static_cast<std::size_t>(m_rank)] = value;
-    if (Status s = barrier(timeout); !s) return s.error();
-    const double top = *std::max_element(m_group->values.begin(), m_group->values.end());
-    if (Status s = barrier(timeout); !s) return s.error();  // nobody overwrites a value still read
-    return top;
+    return m_group->meeting.max_of(m_rank, value, timeout);
   }
+  void abort() noexcept override { m_group->meeting.break_with(fmt::format("rank {} gave up", m_rank)); }
 
   Status run(Collective c, const void* send, void* recv, const Shape& shape, Stream) override {
     Group& g = *m_group;
