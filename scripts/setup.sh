@@ -19,7 +19,7 @@ optional=(hipcc libamdhip64-dev ccache)
 tests=OFF
 if [ "${1:-}" = "--tests" ]; then
   tests=ON
-  optional+=(clang libclang-rt-dev shellcheck prometheus systemd rpm dpkg-dev file zsh)
+  optional+=(clang libclang-rt-dev shellcheck prometheus systemd rpm dpkg-dev file zsh openmpi-bin libopenmpi-dev)
   # npm from Debian only where no other node (e.g. NodeSource's, which bundles npm) is installed.
   command -v npm >/dev/null || optional+=(npm)
 fi

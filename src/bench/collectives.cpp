@@ -67,22 +67,25 @@ public:
 
   std::string applies(const GroupContext& ctx) const override {
     if (ctx.on_cpu()) return {};
+    if (ctx.world)
+      return fmt::format("collectives under MPI on the {} backend (NCCL's id sent through MPI) are not built yet; "
+                         "run one process for every device of a host, or --backend cpu under MPI",
+                         device::to_string(ctx.kind));
     const auto lib = comm::load_collective_library(ctx.kind);
     return lib ? std::string() : fmt::format("collectives on the {} backend: {}", device::to_string(ctx.kind), lib.error().message);
   }
 
   void run(GroupContext& ctx, std::vector<Measurement>& out) override {
-    const int ranks = static_cast<int>(ctx.members.size());
-    std::vector<std::unique_ptr<comm::Communicator>> group;
-    if (ctx.on_cpu()) {
-      group = comm::make_thread_group(ranks, ctx.deadline.remaining());
-    } else {
-      std::vector<int> indices;
-      for (const auto& m : ctx.members) indices.push_back(m.device->index());
-      auto made = comm::make_nccl_group(ctx.kind, indices);
+    std::vector<std::unique_ptr<comm::Communicator>> owned;
+    if (!ctx.world) {
+      auto made = make_group(ctx);
       if (!made) return out.push_back(failed_case(kKey, "communicator", made.error().message));
-      group = std::move(*made);
+      owned = std::move(*made);
     }
+    std::vector<comm::Communicator*> group;  // this process's ranks
+    if (ctx.world) group.push_back(ctx.world);
+    for (auto& g : owned) group.push_back(g.get());
+    const int ranks = group.front()->size();
     ctx.say(fmt::format("collectives over {} rank(s) through {}", ranks, group.front()->name()));
     const auto sizes = ctx.options.collective_sizes.empty() ? default_sizes(ctx) : ctx.options.collective_sizes;
     std::vector<comm::Collective> chosen;
@@ -98,7 +101,7 @@ public:
           Measurement m = run_case(ctx, group, c, size, in_place);
           if (m.outcome == Outcome::failed && m.samples_ms.empty() && m.reason.starts_with("rank ")) {
             // A rank failed or never came: the group is unusable; abort it rather than wait on it again.
-            for (auto& g : group) g->abort();
+            for (auto* g : group) g->abort();
             m.reason += "; the communicator was aborted and the remaining cases not run";
             out.push_back(std::move(m));
             return;
@@ -141,9 +144,16 @@ public:
   }
 
 private:
-  Measurement run_case(GroupContext& ctx, std::vector<std::unique_ptr<comm::Communicator>>& group, comm::Collective c,
+  static Result<std::vector<std::unique_ptr<comm::Communicator>>> make_group(GroupContext& ctx) {
+    if (ctx.on_cpu()) return comm::make_thread_group(static_cast<int>(ctx.members.size()), ctx.deadline.remaining());
+    std::vector<int> indices;
+    for (const auto& m : ctx.members) indices.push_back(m.device->index());
+    return comm::make_nccl_group(ctx.kind, indices);
+  }
+
+  Measurement run_case(GroupContext& ctx, const std::vector<comm::Communicator*>& group, comm::Collective c,
                        std::uint64_t size, bool in_place) {
-    const int ranks = static_cast<int>(ctx.members.size());
+    const int ranks = group.front()->size();
     const comm::Shape shape = comm::shape_of(c, size, ranks);
     Measurement m = new_case(kKey, fmt::format("{} {} {}", comm::to_string(c), core::format_bytes(size), placement(in_place)));
     m.params = {{"collective", std::string(comm::to_string(c))},
@@ -163,20 +173,18 @@ private:
       return m;
     }
     ctx.say(fmt::format("{} ...", m.name));
-    std::vector<RankResult> results(static_cast<std::size_t>(ranks));
+    const std::size_t local = group.size();  // ranks in this process: all of them, or one under MPI
+    std::vector<RankResult> results(local);
     {
       std::vector<std::jthread> threads;
-      for (int r = 0; r < ranks; ++r)
-        threads.emplace_back([&, r] {
-          results[static_cast<std::size_t>(r)] = run_rank(ctx, *group[static_cast<std::size_t>(r)], c, shape, in_place);
-        });
+      for (std::size_t i = 0; i < local; ++i)
+        threads.emplace_back([&, i] { results[i] = run_rank(ctx, *group[i], i, c, shape, in_place); });
     }
     // The first rank's own failure, rather than another's "rank r gave up" that it caused.
     for (int pass = 0; pass < 2; ++pass)
-      for (int r = 0; r < ranks; ++r)
-        if (const auto& e = results[static_cast<std::size_t>(r)].error;
-            !e.empty() && (pass == 1 || e.find("gave up") == std::string::npos))
-          return mark_failed(std::move(m), fmt::format("rank {}: {}", r, e));
+      for (std::size_t i = 0; i < local; ++i)
+        if (const auto& e = results[i].error; !e.empty() && (pass == 1 || e.find("gave up") == std::string::npos))
+          return mark_failed(std::move(m), fmt::format("rank {}: {}", group[i]->rank(), e));
     std::int64_t wrong = 0;
     for (const auto& res : results) wrong += res.wrong;
     // Each run's time is the slowest rank's.
@@ -186,6 +194,16 @@ private:
       double slowest = 0;
       for (const auto& res : results) slowest = std::max(slowest, res.samples_ms[i]);
       m.samples_ms.push_back(slowest);
+    }
+    if (ctx.world) {  // across the processes of the job
+      for (auto& s : m.samples_ms) {
+        auto top = ctx.world->max_of(s, ctx.deadline.remaining());
+        if (!top) return mark_failed(std::move(m), top.error().message);
+        s = *top;
+      }
+      auto all = ctx.world->sum_of(static_cast<double>(wrong), ctx.deadline.remaining());
+      if (!all) return mark_failed(std::move(m), all.error().message);
+      wrong = static_cast<std::int64_t>(*all);
     }
     m.params.push_back({"wrong", wrong});
     m.work = static_cast<double>(shape.size_bytes);
@@ -202,10 +220,11 @@ private:
   }
 
   // One rank's part of a case: its buffers, the timed runs, then a seeded run checked.
-  static RankResult run_rank(GroupContext& ctx, comm::Communicator& comm, comm::Collective c, const comm::Shape& shape,
-                             bool in_place) {
+  // Rank `comm` of the group, driving ctx.members[member].
+  static RankResult run_rank(GroupContext& ctx, comm::Communicator& comm, std::size_t member, comm::Collective c,
+                             const comm::Shape& shape, bool in_place) {
     RankResult out;
-    Member& me = ctx.members[static_cast<std::size_t>(comm.rank())];
+    Member& me = ctx.members[member];
     device::Device& dev = *me.device;
     const int rank = comm.rank(), ranks = comm.size();
     const std::size_t whole = in_place ? std::max(shape.send, shape.recv) : shape.send;

@@ -30,6 +30,8 @@ struct GroupContext {
   Deadline deadline;
   std::function<void(const std::string&)> progress;
   const util::StopToken* stop = nullptr;
+  /// Under MPI: this process's rank of the job (members then holds its one device). Else null.
+  device::comm::Communicator* world = nullptr;
 
   /// A per-device Context for member `i` (for time_with_events and finish), sharing this deadline.
   Context of(std::size_t i);

@@ -74,7 +74,8 @@ void measure_group(device::Backend& backend, device::BackendKind kind, const Req
   for (const auto& bench : benchmarks) {
     if (!chosen(request.options, bench->key())) continue;
     if (stop.stop_requested()) break;
-    GroupContext ctx{backend, kind, members, request.options, Deadline(request.options.timeout), request.progress, &stop};
+    GroupContext ctx{backend,          kind,  members, request.options, Deadline(request.options.timeout),
+                     request.progress, &stop, request.world.get()};
     std::vector<Measurement> out;
     if (auto why = bench->applies(ctx); !why.empty()) {
       out.push_back(failed_case(bench->key(), bench->key(), why, Outcome::skipped));

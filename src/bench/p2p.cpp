@@ -40,6 +40,13 @@ public:
     return "device-to-device copies for every ordered pair: copy engine one way and both ways, kernel reads";
   }
 
+  std::string applies(const GroupContext& ctx) const override {
+    if (ctx.world)
+      return "peer copies need every device in one process: run p2p without mpirun (one process drives every "
+             "device of a host)";
+    return {};
+  }
+
   void run(GroupContext& ctx, std::vector<Measurement>& out) override {
     const std::uint64_t bytes = p2p_bytes(ctx);
     const std::size_t n = ctx.members.size();

@@ -82,6 +82,8 @@ Result<DeviceReport> device_of(const Doc& j) {
   d.numa_node = j.contains("numa_node") && j["numa_node"].is_number() ? j["numa_node"].get<int>() : -1;
   d.pcie_gen = static_cast<int>(number_at(j, "pcie_gen"));
   d.pcie_width = static_cast<int>(number_at(j, "pcie_width"));
+  d.rank = j.contains("rank") && j["rank"].is_number_integer() ? j["rank"].get<int>() : -1;
+  d.host = string_at(j, "host");
   if (j.contains("peak_data") && j["peak_data"].is_object()) {
     const auto& p = j["peak_data"];
     d.spec_key = string_at(p, "key");

@@ -44,7 +44,7 @@ json device_json(const DeviceReport& d) {
   const auto& i = d.info;
   json results = json::array();
   for (const auto& m : d.results) results.push_back(measurement_json(m));
-  return {{"index", i.index},
+  json out = {{"index", i.index},
           {"name", i.name},
           {"arch", i.arch},
           {"pci_bus_id", i.pci_bus_id},
@@ -62,6 +62,11 @@ json device_json(const DeviceReport& d) {
           {"pcie_width", d.pcie_width},
           {"peak_data", {{"key", d.spec_key}, {"name", d.spec_name}, {"source", d.spec_source}, {"note", d.peak_note}}},
           {"results", results}};
+  if (d.rank >= 0) {
+    out["rank"] = d.rank;
+    out["host"] = d.host;
+  }
+  return out;
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ std::vector<core::Table> group_tables(const Report& r) {
 
 std::vector<std::string> device_summary(const DeviceReport& d) {
   std::vector<std::string> lines;
+  if (d.rank >= 0) lines.push_back(fmt::format("Rank {} on {}:", d.rank, d.host));
   lines.push_back(fmt::format("Device {}: {} ({}), {} memory, {} free, {} compute units, warp {}", d.info.index,
                               d.info.name, d.info.arch, core::format_bytes(d.info.total_memory),
                               core::format_bytes(d.free_memory), d.info.compute_units, d.info.warp_size));

@@ -21,3 +21,13 @@ Status validate(device::Registry& registry, const Request& request);
 Result<Report> run(const Request& request);
 
 }  // namespace dcukit::bench
+
+namespace dcukit::bench {
+
+/// Under MPI: every rank's report, in rank order with its host, made one as rank 0 writes it:
+/// each rank's devices (tagged with rank and host), rank 0's group results (the same on every
+/// rank), every rank's errors and interruptions. A rank whose per-device rate is under 0.8 of the
+/// median rank's for the same case (three ranks or more) is named in a note.
+Report merge_ranks(std::vector<Report> ranks, const std::vector<std::string>& hosts);
+
+}  // namespace dcukit::bench

@@ -17,6 +17,7 @@
 
 #include "core/run_info.h"
 #include "core/stats.h"
+#include "device/comm/comm.h"
 #include "device/registry.h"
 #include "device/types.h"
 #include "util/names.h"
@@ -67,6 +68,9 @@ struct Request {
   std::vector<int> devices;                    ///< empty: every device of the backend
   Options options;
   std::string command;  ///< the command line as typed, for run_info
+  /// Under mpirun or srun: this process's rank of the job, one device a rank; the collectives
+  /// run across the ranks through it. Null when run alone.
+  std::shared_ptr<device::comm::Communicator> world;
   /// A line of progress for the terminal; called from the measuring thread. May be empty.
   std::function<void(const std::string&)> progress;
   /// How long past a benchmark's deadline (--timeout) a call may hang before it is abandoned.
@@ -146,6 +150,8 @@ struct DeviceReport {
   std::string spec_source;
   std::string peak_note;  ///< why no percentages, when the device is unknown
   std::vector<Measurement> results;
+  int rank = -1;     ///< its rank under MPI, -1 when run alone
+  std::string host;  ///< the host of that rank (set with rank)
 };
 
 /// One run of `dcukit bench`.

@@ -19,6 +19,7 @@
 #include "util/text.h"
 #include "core/units.h"
 #include "device/comm/collective.h"
+#include "device/comm/mpi.h"
 #include "util/json_text.h"
 #include "util/signals.h"
 
@@ -158,6 +159,34 @@ std::function<void(const std::string&)> bench_progress() {
   };
 }
 
+constexpr std::string_view kRankLost = "its report was not gathered";
+
+// Every rank's report at rank 0, merged (bench::merge_ranks); elsewhere this rank's own, sent.
+// A rank that does not send within `timeout` is named, and rank 0 keeps what it has.
+bench::Report gather_ranks(device::comm::MpiComm& world, bench::Report mine, std::chrono::milliseconds timeout) {
+  const std::string text = world.host() + "\n" + util::json_text(bench::to_json(mine), -1);
+  auto all = world.gather(text, timeout);
+  if (!all) {
+    mine.errors.push_back(fmt::format("{}: {}", kRankLost, all.error().message));
+    return mine;
+  }
+  if (world.rank() != 0) return mine;
+  std::vector<bench::Report> ranks;
+  std::vector<std::string> hosts;
+  for (std::size_t r = 0; r < all->size(); ++r) {
+    const std::string& t = (*all)[r];
+    const auto nl = t.find('\n');
+    hosts.push_back(t.substr(0, nl));
+    auto rep = r == 0 ? Result<bench::Report>(mine) : bench::from_json(nl == std::string::npos ? "" : t.substr(nl + 1));
+    if (!rep) {
+      mine.errors.push_back(fmt::format("rank {}: its report could not be read: {}", r, rep.error().message));
+      return mine;
+    }
+    ranks.push_back(std::move(*rep));
+  }
+  return bench::merge_ranks(std::move(ranks), hosts);
+}
+
 ExitCode run_bench(const BenchArgs& a) {
   (void)util::StopToken::process();  // SIGINT/SIGTERM from here on stop the run, never kill it unwritten
   auto registry = std::make_shared<device::Registry>(device::Registry::load(a.cpu_devices));
@@ -179,11 +208,35 @@ ExitCode run_bench(const BenchArgs& a) {
   request.devices = a.devices;
   request.options = *options;
   request.command = a.command;
-  request.progress = bench_progress();
+  // Under mpirun or srun: one rank a device, the collectives across the ranks, rank 0 writes.
+  std::shared_ptr<device::comm::MpiComm> world;
+  if (const auto launch = device::comm::launch_from_environment()) {
+    auto w = device::comm::mpi_world();
+    if (!w) {
+      print_error("bench", fmt::format("started by {} as rank {} of {}, but {}", launch->launcher, launch->rank,
+                                       launch->size, w.error().message));
+      return ExitCode::failed;
+    }
+    world = std::move(*w);
+    request.world = world;
+    auto* slot = request.backend ? registry->find(*request.backend) : registry->default_slot();
+    if (request.devices.empty() && slot && slot->device_count > 0) request.devices = {launch->local_rank % slot->device_count};
+  }
+  const bool root = !world || world->rank() == 0;
+  if (root) request.progress = bench_progress();
   auto report = bench::run(request);
   if (!report) {
-    print_error("bench", report.error().message);
+    print_error("bench", report.error().message);  // every rank was given the same input and says so
     return ExitCode::bad_input;
+  }
+  if (world) {
+    auto merged = gather_ranks(*world, std::move(*report), request.options.timeout);
+    if (!root) {  // rank 0 says what failed, unless this rank could not reach it
+      for (const auto& e : merged.errors)
+        if (e.find(kRankLost) != std::string::npos) print_error("bench", fmt::format("rank {}: {}", world->rank(), e));
+      return merged.ok() ? ExitCode::ok : ExitCode::failed;
+    }
+    report = std::move(merged);
   }
   progress().close();
   std::string versions;
@@ -211,6 +264,8 @@ ExitCode run_bench(const BenchArgs& a) {
     std::fflush(nullptr);
     std::_Exit(static_cast<int>(code));
   }
+  if (world && !report->errors.empty() && report->errors.back().find(kRankLost) != std::string::npos)
+    world->abort_job(static_cast<int>(code));  // a rank is stuck: end the job rather than wait on it
   return code;
 }
 

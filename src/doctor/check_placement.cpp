@@ -259,6 +259,7 @@ void check_placement(const Context& c, std::vector<Finding>& out) {
   affinity(c, out);
   mempolicy(c, out);
   visible_devices(c, out);
+  check_comm(c, out);
 }
 
 }  // namespace dcukit::doctor

@@ -21,10 +21,10 @@ DynLib& DynLib::operator=(DynLib&& other) noexcept {
   return *this;
 }
 
-bool DynLib::open(const std::string& path) {
+bool DynLib::open(const std::string& path, Scope scope) {
   if (m_handle) dlclose(m_handle);
   dlerror();
-  m_handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  m_handle = dlopen(path.c_str(), RTLD_NOW | (scope == Scope::global ? RTLD_GLOBAL : RTLD_LOCAL));
   if (!m_handle) {
     const char* e = dlerror();
     m_error = e ? e : "dlopen failed";

@@ -14,8 +14,11 @@ public:
   DynLib(const DynLib&) = delete;
   DynLib& operator=(const DynLib&) = delete;
 
-  /// Opens `path` (RTLD_NOW | RTLD_LOCAL); false with error() set when it cannot.
-  bool open(const std::string& path);
+  /// How the library's symbols are seen: its own (RTLD_LOCAL), or by every library loaded after
+  /// it (RTLD_GLOBAL: MPI, whose plugins resolve its symbols).
+  enum class Scope { local, global };
+  /// Opens `path` (RTLD_NOW); false with error() set when it cannot.
+  bool open(const std::string& path, Scope scope = Scope::local);
   /// The address of `symbol`, or nullptr with error() set.
   void* symbol(const char* name);
   bool is_open() const { return m_handle != nullptr; }

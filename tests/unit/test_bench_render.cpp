@@ -7,6 +7,7 @@
 
 #include "bench/benchmark.h"
 #include "bench/render.h"
+#include "bench/run.h"
 #include "core/units.h"
 #include "util/json_text.h"
 
@@ -236,4 +237,35 @@ TEST(BenchRender, GroupMeasurementsAreRenderedAndReadBack) {
   r.group[0].reason = "2 wrong element(s) over 4 ranks";
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.failures().at(1), "collectives all_reduce 1 MiB out of place: 2 wrong element(s) over 4 ranks");
+}
+
+TEST(BenchRanks, EveryRanksDevicesAreKeptAndASlowRankIsNamed) {
+  std::vector<bench::Report> ranks;
+  for (int r = 0; r < 4; ++r) {
+    bench::Report rep = sample_report();
+    for (auto& d : rep.devices)
+      for (auto& m : d.results)
+        if (m.outcome == bench::Outcome::ok && r == 2) m.rate *= 0.5;  // rank 2 runs at half speed
+    if (r == 3) rep.errors.push_back("device 0: gone");
+    ranks.push_back(rep);
+  }
+  const std::size_t per_rank = ranks[0].devices.size();
+  const bench::Report merged = bench::merge_ranks(ranks, {"a", "b", "c", "d"});
+  ASSERT_EQ(merged.devices.size(), 4 * per_rank);
+  EXPECT_EQ(merged.devices.back().rank, 3);
+  EXPECT_EQ(merged.devices.back().host, "d");
+  ASSERT_EQ(merged.errors.size(), 1u);
+  EXPECT_EQ(merged.errors[0], "rank 3: device 0: gone");
+  int slow = 0;
+  for (const auto& n : merged.notes) {
+    if (n.find("of the median rank's rate") == std::string::npos) continue;
+    EXPECT_NE(n.find("rank 2 on c"), std::string::npos) << n;
+    ++slow;
+  }
+  EXPECT_GT(slow, 0) << "the half-speed rank is named";
+  const auto back = bench::from_json(util::json_document(bench::to_json(merged)));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->devices.back().rank, 3);
+  EXPECT_EQ(back->devices.back().host, "d");
+  EXPECT_NE(bench::render_text(merged).find("Rank 2 on c:"), std::string::npos);
 }

@@ -76,3 +76,47 @@ TEST(DoctorPlacement, VisibleDevicesThatDoNotExist) {
   h.env["CUDA_VISIBLE_DEVICES"] = "1,1";  // HIP honours it too
   EXPECT_EQ(status(h.run(), "placement.visible_devices"), "fail");
 }
+
+// Issue 23: NCCL/RCCL's transport variables and one job's cards across NUMA nodes.
+TEST(DoctorPlacement, NcclSocketIfnameMustNameAnInterfaceOfThisHost) {
+  FakeHost h;
+  for (const char* n : {"lo", "eth0", "ib0"}) h.write(std::string("/sys/class/net/") + n + "/operstate", "up\n");
+  EXPECT_EQ(status(h.run(), "placement.nccl_env"), "ok");
+  h.env["NCCL_SOCKET_IFNAME"] = "bond0";
+  auto r = h.run();
+  const Finding* f = find(r, "placement.nccl_env");
+  EXPECT_EQ(to_string(f->status), "fail") << dump(r);
+  EXPECT_EQ(f->summary, "NCCL_SOCKET_IFNAME=bond0 matches no interface of this host (it has eth0, ib0, lo)");
+  EXPECT_NE(f->fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
+  for (const char* ok : {"eth", "=eth0", "^docker,lo", "bond0,ib"}) {
+    h.env["NCCL_SOCKET_IFNAME"] = ok;
+    EXPECT_EQ(status(h.run(), "placement.nccl_env"), "ok") << ok;
+  }
+  h.env["NCCL_SOCKET_IFNAME"] = "=eth";  // exact names only: eth0 is not eth
+  EXPECT_EQ(status(h.run(), "placement.nccl_env"), "fail");
+}
+
+TEST(DoctorPlacement, TransportsSwitchedOffAreWarnedWithTheirCost) {
+  FakeHost h;
+  h.env["NCCL_P2P_DISABLE"] = "1";
+  h.env["NCCL_IB_DISABLE"] = "0";
+  auto r = h.run();
+  const Finding* f = find(r, "placement.nccl_env");
+  EXPECT_EQ(to_string(f->status), "warn") << dump(r);
+  EXPECT_NE(f->summary.find("NCCL_P2P_DISABLE=1"), std::string::npos) << f->summary;
+  EXPECT_EQ(f->summary.find("NCCL_IB_DISABLE"), std::string::npos) << "0 switches nothing off: " << f->summary;
+}
+
+TEST(DoctorPlacement, OneJobsCardsOnBothNumaNodesAreWarned) {
+  FakeHost h;  // the fixture: a card on each node
+  h.env["HIP_VISIBLE_DEVICES"] = "0,1";
+  auto r = h.run();
+  const Finding* f = find(r, "placement.job_numa");
+  EXPECT_EQ(to_string(f->status), "warn") << dump(r);
+  EXPECT_EQ(f->summary, "HIP_VISIBLE_DEVICES puts one job's cards on NUMA nodes 0,1");
+  EXPECT_NE(f->why.find("seed 004"), std::string::npos);
+  h.env["HIP_VISIBLE_DEVICES"] = "1";
+  r = h.run();
+  EXPECT_EQ(status(r, "placement.job_numa"), "ok") << dump(r);
+  EXPECT_EQ(find(r, "placement.job_numa")->summary, "the job's cards are all on node 1");
+}

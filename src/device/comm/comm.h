@@ -29,6 +29,8 @@ public:
   virtual Status barrier(std::chrono::milliseconds timeout) = 0;
   /// The largest of every rank's `value` (for the slowest rank's time). Blocks.
   virtual Result<double> max_of(double value, std::chrono::milliseconds timeout) = 0;
+  /// The sum of every rank's `value` (wrong elements over all ranks). Blocks.
+  virtual Result<double> sum_of(double value, std::chrono::milliseconds timeout) = 0;
   /// Empty when `c` may run in place here, else why not. Does not block.
   virtual std::string in_place_unsupported(Collective) const { return {}; }
   /// Gives up on the group after a failure (a wait that ran out): the library's abort, so that

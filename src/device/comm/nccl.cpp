@@ -115,6 +115,9 @@ public:
   Result<double> max_of(double value, std::chrono::milliseconds timeout) override {
     return m_shared->meeting.max_of(m_rank, value, timeout);
   }
+  Result<double> sum_of(double value, std::chrono::milliseconds timeout) override {
+    return m_shared->meeting.sum_of(m_rank, value, timeout);
+  }
   std::string in_place_unsupported(Collective c) const override {
     if (c == Collective::all_to_all || c == Collective::send_recv)
       return "NCCL's send/recv would read what the same call overwrites";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 namespace dcukit::device::comm {
 
@@ -36,19 +37,28 @@ void Rendezvous::break_with(const std::string& why) {
   m_changed.notify_all();
 }
 
-Result<double> Rendezvous::max_of(int rank, double value, std::chrono::milliseconds timeout) {
+template <class Fold>
+Result<double> Rendezvous::fold(int rank, double value, std::chrono::milliseconds timeout, Fold f) {
   {
     std::lock_guard lock(m_mutex);
     m_values[static_cast<std::size_t>(rank)] = value;
   }
   if (Status s = meet(rank, timeout); !s) return s.error();
-  double top;
+  double out;
   {
     std::lock_guard lock(m_mutex);
-    top = *std::max_element(m_values.begin(), m_values.end());
+    out = f(m_values);
   }
   if (Status s = meet(rank, timeout); !s) return s.error();  // nobody overwrites a value still read
-  return top;
+  return out;
+}
+
+Result<double> Rendezvous::max_of(int rank, double value, std::chrono::milliseconds timeout) {
+  return fold(rank, value, timeout, [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
+}
+
+Result<double> Rendezvous::sum_of(int rank, double value, std::chrono::milliseconds timeout) {
+  return fold(rank, value, timeout, [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); });
 }
 
 }  // namespace dcukit::device::comm

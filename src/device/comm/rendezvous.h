@@ -22,12 +22,18 @@ public:
 
   /// Every rank meets here; the error names those that did not come within `timeout`.
   Status meet(int rank, std::chrono::milliseconds timeout);
+
   /// Breaks the group: every meeting, under way or later, fails at once with `why`.
   void break_with(const std::string& why);
   /// The largest of every rank's `value`, once all have given theirs.
   Result<double> max_of(int rank, double value, std::chrono::milliseconds timeout);
+  /// The sum of every rank's `value`, once all have given theirs.
+  Result<double> sum_of(int rank, double value, std::chrono::milliseconds timeout);
 
 private:
+  template <class Fold>
+  Result<double> fold(int rank, double value, std::chrono::milliseconds timeout, Fold f);
+
   int m_ranks;
   std::mutex m_mutex;
   std::condition_variable m_changed;

@@ -37,6 +37,9 @@ public:
   Result<double> max_of(double value, std::chrono::milliseconds timeout) override {
     return m_group->meeting.max_of(m_rank, value, timeout);
   }
+  Result<double> sum_of(double value, std::chrono::milliseconds timeout) override {
+    return m_group->meeting.sum_of(m_rank, value, timeout);
+  }
   void abort() noexcept override { m_group->meeting.break_with(fmt::format("rank {} gave up", m_rank)); }
 
   Status run(Collective c, const void* send, void* recv, const Shape& shape, Stream) override {
