@@ -172,14 +172,19 @@ private:
     return m;
   }
 
+  // Samples of `enqueue`, timed with events on member `on`'s stream.
+  static Result<std::vector<double>> timed(GroupContext& ctx, std::size_t on, const std::function<Status()>& enqueue) {
+    Context c = ctx.of(on);
+    const int runs = ctx.options.iterations > 0 ? ctx.options.iterations : 20;
+    const int warmup = ctx.options.warmup > 0 ? ctx.options.warmup : 2;
+    return time_with_events(c, warmup, runs, enqueue);
+  }
+
   Measurement copy_engine(GroupContext& ctx, Pair& p, std::uint64_t bytes, std::uint64_t seed) {
     Member& src = ctx.members[p.src];
     Member& dst = ctx.members[p.dst];
     Measurement m = new_pair_case(p, ctx, "ce", bytes);
-    Context c = ctx.of(p.src);
-    const int runs = ctx.options.iterations > 0 ? ctx.options.iterations : 20;
-    const int warmup = ctx.options.warmup > 0 ? ctx.options.warmup : 2;
-    auto samples = time_with_events(c, warmup, runs, [&] {
+    auto samples = timed(ctx, p.src, [&] {
       return ctx.backend.copy_peer(*dst.device, p.dst_buf.get(), *src.device, p.src_buf.get(), bytes, src.stream);
     });
     if (samples) (void)dst.device->synchronize(ctx.deadline.remaining());
@@ -212,10 +217,7 @@ private:
   Measurement kernel_read(GroupContext& ctx, Pair& p, std::uint64_t bytes, std::uint64_t seed) {
     Member& dst = ctx.members[p.dst];
     Measurement m = new_pair_case(p, ctx, "kernel read", bytes);
-    Context c = ctx.of(p.dst);
-    const int runs = ctx.options.iterations > 0 ? ctx.options.iterations : 20;
-    const int warmup = ctx.options.warmup > 0 ? ctx.options.warmup : 2;
-    auto samples = time_with_events(c, warmup, runs, [&] {
+    auto samples = timed(ctx, p.dst, [&] {
       return dst.device->stream_op(device::StreamOp::copy, device::Precision::fp64, p.src_buf.get(), p.dst_buf.get(),
                                    p.dst_buf.get(), 1.0, bytes / 8, dst.stream);
     });

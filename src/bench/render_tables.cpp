@@ -9,11 +9,15 @@
 
 namespace dcukit::bench {
 
-std::vector<core::Table> result_tables(const DeviceReport& d) {
+namespace {
+
+// One table set a benchmark of `benchmarks` that has measurements in `results`, in their order.
+template <class Benchmarks>
+std::vector<core::Table> tables_of(const Benchmarks& benchmarks, const std::vector<Measurement>& results) {
   std::vector<core::Table> out;
-  for (const auto& bench : all_benchmarks()) {
+  for (const auto& bench : benchmarks) {
     std::vector<const Measurement*> ms;
-    for (const auto& m : d.results)
+    for (const auto& m : results)
       if (m.benchmark == bench->key()) ms.push_back(&m);
     if (!ms.empty())
       for (auto& t : make_tables(bench->table(), ms)) out.push_back(std::move(t));
@@ -21,16 +25,14 @@ std::vector<core::Table> result_tables(const DeviceReport& d) {
   return out;
 }
 
+}  // namespace
+
+std::vector<core::Table> result_tables(const DeviceReport& d) {
+  return tables_of(all_benchmarks(), d.results);
+}
+
 std::vector<core::Table> group_tables(const Report& r) {
-  std::vector<core::Table> out;
-  for (const auto& bench : all_group_benchmarks()) {
-    std::vector<const Measurement*> ms;
-    for (const auto& m : r.group)
-      if (m.benchmark == bench->key()) ms.push_back(&m);
-    if (!ms.empty())
-      for (auto& t : make_tables(bench->table(), ms)) out.push_back(std::move(t));
-  }
-  return out;
+  return tables_of(all_group_benchmarks(), r.group);
 }
 
 std::vector<std::string> device_summary(const DeviceReport& d) {
