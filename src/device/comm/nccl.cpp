@@ -56,8 +56,12 @@ bool bind(Nccl& n, F& fn, const char* name, std::string& missing) {
 const Result<Nccl*>& nccl(BackendKind kind) {
   static std::once_flag once;
   static Result<Nccl*> loaded = Error{"not loaded"};
+  // Kept for the life of the process, reachable from here: unloading NCCL under its own threads
+  // is not safe, and a failed load keeps its message.
+  static Nccl* kept = nullptr;
   std::call_once(once, [kind] {
-    auto* n = new Nccl;  // never freed: unloading NCCL under its own threads is not safe
+    kept = new Nccl;
+    Nccl* n = kept;
     n->path = collective_library(kind);
     if (!n->lib.open(n->path)) {
       loaded = Error{fmt::format(
