@@ -142,8 +142,19 @@ private:
       return std::nullopt;
     }
     const char c = m_s[m_i];
-    if (c == '{') return object();
-    if (c == '[') return array();
+    if (c == '{' || c == '[') {
+      // The reader recurses once per level; the text's own depth check cannot see every way this
+      // reader forgives quotes, so the depth is also held here.
+      if (m_depth >= util::kMaxJsonDepth) {
+        problem(fmt::format("nested deeper than {} levels; the rest is not read", util::kMaxJsonDepth));
+        m_i = m_s.size();
+        return std::nullopt;
+      }
+      ++m_depth;
+      ojson v = c == '{' ? object() : array();
+      --m_depth;
+      return v;
+    }
     if (c == '"') {
       auto s = string();
       if (!s) return std::nullopt;
@@ -235,6 +246,7 @@ private:
 
   std::string_view m_s;
   std::size_t m_i = 0;
+  int m_depth = 0;  ///< containers open around the value being read
   LenientJson& m_out;
 };
 
