@@ -399,11 +399,10 @@ TEST(CliBenchMpi, ARankThatNeverArrivesIsNamedWithinTheDeadlineNotAHang) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: install openmpi-bin (scripts/setup.sh --tests does)";
   testutil::TempDir dir("cli_bench_mpi");
   const std::string json = dir.file("stall.json");
-  const auto t0 = std::chrono::steady_clock::now();
   const CliRun r = shell(mpirun(4, "DCUKIT_CPU_FAULTS=stall=3") +
                          "bench -q --backend cpu --only collectives --collective-sizes 1KiB --collectives all_reduce "
                          "--iterations 2 --timeout 3 --json " + json + " 2>&1");
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(100)) << "ended by its deadline, not timeout(1)";
+  EXPECT_NE(r.code, 124) << "the job ended itself (MPI_Abort after its deadline), not timeout(1)\n" << r.out;
   EXPECT_NE(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("rank(s) 3 of 4 did not arrive"), std::string::npos) << r.out;
   const auto j = read_json(json);  // rank 0 wrote what it had before ending the job
