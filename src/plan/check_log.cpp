@@ -111,10 +111,21 @@ Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, 
 }
 
 /// vLLM's available KV per GPU: printed, or the bytes of the blocks it printed (one block short at most).
+/// Where ranks differ and the blocks need less than every printed rank has, a rank the excerpt does not
+/// show had the smallest budget: its figure is the blocks' bytes.
 std::optional<double> vllm_available(const RunCheck& c, bool& derived) {
   derived = false;
   const auto& f = c.run.figures;
-  if (f.available_kv) return *f.available_kv * kGiB;
+  if (f.available_kv) {
+    const bool ranks = f.available_kv_max && *f.available_kv_max != *f.available_kv;
+    if (!ranks || !f.gpu_blocks) return *f.available_kv * kGiB;
+    RunCheck blocks_only = c;
+    blocks_only.run.figures.available_kv.reset();
+    const auto from_blocks = vllm_available(blocks_only, derived);
+    if (from_blocks && *from_blocks < 0.99 * *f.available_kv * kGiB) return from_blocks;
+    derived = false;
+    return *f.available_kv * kGiB;
+  }
   const auto& lay = c.plan.layout;
   const double per_token = c.plan.budget.kv.per_token + c.plan.budget.kv.per_window_token;  // all layers
   const double block = static_cast<double>(c.settings.block_size) * per_token;
@@ -318,7 +329,10 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
                      f.graphs_after ? fmt::format("captured after sizing: {:.2f} GiB", *f.graphs_after) : ""});
   c.lines.push_back({"available KV per GPU", avail ? std::optional<double>(*avail / kGiB) : std::nullopt,
                      b.kv_budget / kGiB, true,
-                     derived ? "vLLM's from its # GPU blocks"
+                     derived ? (f.available_kv ? fmt::format("from its # GPU blocks: a rank the log does not show "
+                                                             "(printed ranks {:.2f} to {:.2f})",
+                                                             *f.available_kv, f.available_kv_max.value_or(0))
+                                               : std::string("vLLM's from its # GPU blocks"))
                              : (f.available_kv_max && *f.available_kv_max != *f.available_kv
                                     ? fmt::format("smallest rank; largest {:.2f}", *f.available_kv_max)
                                     : "")});

@@ -30,6 +30,12 @@ constexpr double kCudaBase = 0.10;         // snapshot accounting at TP 1: T4 0.
 constexpr double kCudaNccl = 0.10;         // TP 2 on one A100 node without P2P, 0.10.1.1 (dennislee22 7B same-node log)
 constexpr double kCustomAllReduce = 0.35;  // H100 TP 2 with custom all-reduce, 0.11.0: 0.54 - 0.10 - 0.10
 constexpr double kContext = 0.25;          // 0.6.4 counts the CUDA context: RTX 3090 0.35 (vllm-issue10517) - 0.10
+// V0 (0.7-0.8) measured NCCL's buffers too: its baseline came before the first collective. Cards
+// with P2P (custom all-reduce on): A100 TP 4 and TP 8 ranks 0.89-1.07 (surajssd, 0.8.3, four logs),
+// A100 TP 2 1.54 (daxdelvira, 0.7.2); without P2P it stays small (2x4090 0.25, 16x3090 0.20).
+constexpr double kV0NcclP2p = 0.85;
+// The last pipeline stage's rank: 2.11-2.24 where the others print 0.89-1.07 (the same four logs).
+constexpr double kV0LastStage = 1.15;
 constexpr double kCdnaBase = 2.20;     // MI300X TP 1, 0.6.3 with hipBLASLt: 2.53 GiB beyond weights - 0.35 activation
                                        // (lhl-mi300x-llama2-7b-tp1; without hipBLASLt 1.7 GiB less, same log)
 constexpr double kRcclPerRank = 0.70;  // MI300X TP 8, 0.6.3: 5.70 - 0.29 activation - 0.46 base, over 7 peers
@@ -40,12 +46,17 @@ std::int64_t cdiv(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
-double non_torch_gib(const VllmContext& ctx, int gpus) {
+double non_torch_gib(const VllmContext& ctx, int tp, int pp) {
+  const int gpus = tp * pp;
+  const bool v0 = ctx.engine == VllmEngine::v0;
   double nt = 0;
   switch (ctx.platform) {
     case VllmPlatform::cuda:
     case VllmPlatform::dcu:
-      nt = kCudaBase + (gpus > 1 ? kCudaNccl + (ctx.custom_all_reduce ? kCustomAllReduce : 0) : 0);
+      if (gpus > 1 && v0 && ctx.custom_all_reduce)
+        nt = kCudaBase + kV0NcclP2p + (pp > 1 ? kV0LastStage : 0);
+      else
+        nt = kCudaBase + (gpus > 1 ? kCudaNccl + (ctx.custom_all_reduce ? kCustomAllReduce : 0) : 0);
       if (ctx.platform == VllmPlatform::dcu) nt += kDcuExtra;
       break;
     case VllmPlatform::rocm_cdna:
@@ -172,7 +183,9 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
   const double act_bytes = s.dtype == Dtype::float32 ? 4.0 : 2.0;
   const double tokens = static_cast<double>(s.max_num_batched_tokens);
   b.usable = s.gpu_memory_utilization * static_cast<double>(cards.total_bytes);
-  b.weights = ctx.weights_per_gpu ? *ctx.weights_per_gpu : static_cast<double>(w.per_gpu(m, tp, pp));
+  // The last pipeline stage's rank: it samples, holds the output projection and (V0) more
+  // collective buffers, so its budget is the smallest, the one vLLM sizes every stage's cache by.
+  b.weights = ctx.weights_per_gpu ? *ctx.weights_per_gpu : static_cast<double>(w.per_stage(m, tp, pp).back());
   out.forward = tokens * act_bytes * forward_width(m, tp);
   // Eager (V0's profile run, or --enforce-eager): a dense model's layers replayed through PyTorch's
   // allocator; free_delta (0.6.3 and earlier) counts its reserved segments, the others its peak.
@@ -187,7 +200,7 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
       static_cast<double>(out.sampler_rows) * static_cast<double>(m.vocab_size) * sampler_bytes_per_logit(ctx.sampler) +
       tokens * static_cast<double>(m.hidden_size) * act_bytes;  // the hidden states stay alive
   b.activation = std::max(out.forward, out.sampler);            // the forward pass's buffers are freed before sampling
-  b.non_torch = non_torch_gib(ctx, tp * pp) * kGiB;
+  b.non_torch = non_torch_gib(ctx, tp, pp) * kGiB;  // the last stage's rank, the smallest budget
   const bool rocm = ctx.platform != VllmPlatform::cuda;
   const bool graphs_profiled = rocm ? ctx.rules.graphs_profiled_rocm : ctx.rules.graphs_profiled_cuda;
   b.graphs = (!s.enforce_eager && graphs_profiled && ctx.engine == VllmEngine::v1) ? graph_bytes(s) : 0;

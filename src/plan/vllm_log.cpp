@@ -36,6 +36,11 @@ bool starts_record(std::string_view line) {
       "(",       "INFO",        "WARNING",    "ERROR",   "DEBUG", "Namespace(", "$",       "❯",         "#",
       "-",       "*",           "`",          "Loading", "GPU",   "Memory",     "Maximum", "Available", "model weights",
       "PyTorch", "the current", "ValueError", "vllm "};
+  while (line.size() > 2 && line[0] == '\x1b' && line[1] == '[') {  // a colour code before a worker's prefix
+    const auto end = line.find('m');
+    if (end == std::string_view::npos) break;
+    line.remove_prefix(end + 1);
+  }
   const auto first = line.find_first_not_of(" \t");
   if (first == std::string_view::npos) return true;
   if (first > 0) return false;  // wrapped continuations of dennislee22's logs keep their indent
@@ -166,6 +171,19 @@ void read_workers(std::string_view line, VllmLogSettings& s) {
     if (auto w = rank_at(line, at + 11)) keep_max(s.world_size, *w - 1);
 }
 
+/// A line a worker process printed: "(RayWorkerWrapper pid=626, ip=..)", "(VllmWorkerProcess pid=..)",
+/// "(Worker_TP1 pid=..)", ANSI colour codes allowed, before the record's level.
+bool worker_line(std::string_view line) {
+  const auto pid = line.find(" pid=");
+  if (pid == std::string_view::npos) return false;
+  const auto open = line.rfind('(', pid);
+  if (open == std::string_view::npos) return false;
+  const auto tag = line.substr(open + 1, pid - open - 1);
+  const bool worker = tag.find("Worker") != std::string_view::npos;
+  const auto level = std::min({line.find("INFO"), line.find("WARNING"), line.find("DEBUG")});
+  return worker && pid < level;
+}
+
 /// TP and PP from the worker lines where no setting stated them.
 void settle_parallelism(VllmLogSettings& s) {
   if (s.tp && s.pp) return;
@@ -284,13 +302,18 @@ void read_figures(std::string_view line, Taker& t) {
       t.take(run.settings.gpu_memory_utilization, x, 0.001, 1, "gpu_memory_utilization");
     t.gib(f.usable, number_after(line, " = "), "usable memory");
   }
-  t.gib(f.weights, number_after(line, "model weights take "), "model weights");
-  if (!t.gib(f.non_torch, number_after(line, "non_torch_memory takes "), "non_torch_memory"))
-    t.gib(f.non_torch, number_after(line, "non_torch_memory "), "non_torch_memory");
-  t.gib(f.activation, number_after(line, "activation peak memory takes "), "activation peak");
+  // One rank's profile on one line (0.6.5+). Where ranks differ (pipeline stages), vLLM sizes the
+  // cache by the smallest budget: that rank's terms are kept together, the others' are dropped.
+  const auto kv_here = number_after(line, "reserved for KV Cache is ");
+  const bool smallest = !kv_here || !f.available_kv || *kv_here <= *f.available_kv;
+  if (smallest) {
+    t.gib(f.weights, number_after(line, "model weights take "), "model weights");
+    if (!t.gib(f.non_torch, number_after(line, "non_torch_memory takes "), "non_torch_memory"))
+      t.gib(f.non_torch, number_after(line, "non_torch_memory "), "non_torch_memory");
+    t.gib(f.activation, number_after(line, "activation peak memory takes "), "activation peak");
+  }
   // vLLM prints a negative budget as it computed it ("reserved for KV Cache is -1.55GiB"): kept as printed.
-  if (t.take(v, number_after(line, "reserved for KV Cache is "), -kMaxGiB, kMaxGiB, "KV cache memory"))
-    keep_min_max(f, *v);
+  if (t.take(v, kv_here, -kMaxGiB, kMaxGiB, "KV cache memory")) keep_min_max(f, *v);
   if (auto a = number_after(line, "Available KV cache memory: ")) {
     run.format = VllmLogFormat::v1;
     if (t.take(v, a, -kMaxGiB, kMaxGiB, "available KV cache memory")) keep_min_max(f, *v);
@@ -339,6 +362,7 @@ Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
   VllmRun run;
   bool any = false;
   auto flush = [&](bool inherit) {
+
     settle_parallelism(run.settings);
     if (run.first_line != 0) log.runs.push_back(run);
     VllmRun next;
@@ -352,7 +376,8 @@ Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
     const bool has_figures = run.figures.has_kv_result() || run.figures.weights;
     if (starts_run(line) && has_figures)
       flush(false);
-    else if ((has(line, "model weights took") || has(line, "Model loading took")) && run.figures.has_kv_result())
+    else if ((has(line, "model weights took") || has(line, "Model loading took")) && run.figures.has_kv_result() &&
+             !worker_line(line))  // a worker's line, printed late, belongs to the start-up it is part of
       flush(true);
     Taker taker{run, number};
     read_settings(line, taker);

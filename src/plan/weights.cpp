@@ -121,9 +121,12 @@ WeightBreakdown compute_weights(const ModelConfig& m) {
     const auto f = mlp_params(m, i < m.moe_layers.size() && m.moe_layers[i]);
     const double norms = 2 * h * kHalf;
     const double small = (a.small + f.small) * kHalf;
-    w.layers += (a.linear + f.linear + a.replicated_linear + a.kv_proj) * lin + small + norms;
-    w.replicated += a.replicated_linear * lin + small + norms;
-    w.kv_proj += a.kv_proj * lin;
+    const WeightBreakdown::Layer layer{(a.linear + f.linear + a.replicated_linear + a.kv_proj) * lin + small + norms,
+                                       a.replicated_linear * lin + small + norms, a.kv_proj * lin};
+    w.layers += layer.all;
+    w.replicated += layer.replicated;
+    w.kv_proj += layer.kv_proj;
+    w.per_layer.push_back(layer);
   }
   return w;
 }
@@ -141,6 +144,30 @@ std::uint64_t Weights::per_gpu(const ModelConfig& m, int tp, int pp) const {
   const double per = all_layers * stage_layers + ends;
   const double scale = c.total() > 0 ? static_cast<double>(total_bytes) / c.total() : 1.0;
   return static_cast<std::uint64_t>(std::llround(per * scale));
+}
+
+std::vector<std::uint64_t> Weights::per_stage(const ModelConfig& m, int tp, int pp) const {
+  const auto& c = computed;
+  const std::size_t n = c.per_layer.size();
+  if (pp <= 1 || n == 0) return {per_gpu(m, tp, pp)};
+  const double kv_heads = static_cast<double>(m.num_kv_heads);
+  const double kv_share = (m.mla || kv_heads <= 0) ? 1.0 / tp : std::ceil(kv_heads / tp) / kv_heads;
+  std::vector<std::size_t> count(static_cast<std::size_t>(pp), n / static_cast<std::size_t>(pp));
+  for (std::size_t i = 0; i < n % static_cast<std::size_t>(pp); ++i) count[count.size() - 2 - i] += 1;
+  const double scale = c.total() > 0 ? static_cast<double>(total_bytes) / c.total() : 1.0;
+  std::vector<std::uint64_t> out;
+  std::size_t next = 0;
+  for (std::size_t s = 0; s < count.size(); ++s) {
+    double bytes = 0;
+    for (std::size_t i = 0; i < count[s] && next < n; ++i, ++next) {
+      const auto& l = c.per_layer[next];
+      bytes += (l.all - l.replicated - l.kv_proj) / tp + l.replicated + l.kv_proj * kv_share;
+    }
+    if (s == 0) bytes += c.embed / tp;
+    if (s + 1 == count.size()) bytes += (c.lm_head > 0 ? c.lm_head : c.embed) / tp + c.final_norm;
+    out.push_back(static_cast<std::uint64_t>(std::llround(bytes * scale)));
+  }
+  return out;
 }
 
 Result<Weights> count_weights(const ModelConfig& m) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "util/result.h"
 #include "plan/model_config.h"
@@ -29,6 +30,12 @@ struct WeightBreakdown {
   double replicated = 0;  ///< inside layers, held whole by every TP rank (norms, routers, MLA down-projections)
   double kv_proj = 0;     ///< inside layers, k/v projections: replicated once TP exceeds the KV heads
   double final_norm = 0;
+  /// Each decoder layer's share of `layers`, `replicated` and `kv_proj`, in order: pipeline stages
+  /// hold runs of layers that need not weigh the same (a dense first layer before MoE ones).
+  struct Layer {
+    double all = 0, replicated = 0, kv_proj = 0;
+  };
+  std::vector<Layer> per_layer;
 
   double total() const { return embed + lm_head + layers + final_norm; }
 };
@@ -46,6 +53,10 @@ struct Weights {
 
   /// Bytes on the busiest GPU with this TP and PP: the computed split scaled to total_bytes.
   std::uint64_t per_gpu(const ModelConfig& model, int tp, int pp) const;
+  /// Bytes on a GPU of each pipeline stage, first to last, layers split as vLLM's get_pp_indices
+  /// does (the remainder to the stages before the last); the first holds the embedding, the last
+  /// the final norm and the output projection (a copy of the embedding where they are tied).
+  std::vector<std::uint64_t> per_stage(const ModelConfig& model, int tp, int pp) const;
 };
 
 /// Weights of `model` from the files next to its config.json, else computed. A quantization the

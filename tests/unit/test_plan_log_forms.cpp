@@ -118,3 +118,30 @@ TEST(PlanLogForms, AFileInWhichNothingWasComparedIsNotAPass) {
   EXPECT_NE(text.find("not a pass"), std::string::npos);
   EXPECT_FALSE(check->runs.at(0).not_checked.empty());
 }
+
+TEST(PlanLogForms, PipelineRanksUnderRayAreOneRunSizedByTheSmallestRank) {
+  // 0.8.3 V0 under Ray (surajssd-2x4xa100-...-run2.txt, shortened): a colour-coded worker line
+  // after a long record is a record of its own, a worker's late "Model loading took" does not
+  // start a rerun, and the terms kept are those of the rank with the smallest budget.
+  const std::string long_tail(120, '.');
+  const auto run = only_run(
+      "INFO 04-14 17:01:33 [llm_engine.py:242] Initializing a V0 LLM engine (v0.8.3) with config: model='m', "
+      "tensor_parallel_size=4, pipeline_parallel_size=2\n"
+      "\x1b[36m(RayWorkerWrapper pid=626, ip=10.244.1.182)\x1b[0m INFO 04-14 17:05:06 [worker.py:267] model weights "
+      "take 16.46GiB; non_torch_memory takes 2.24GiB; PyTorch activation peak memory takes 1.27GiB; the rest of the "
+      "memory reserved for KV Cache is 15.58GiB.\n"
+      "INFO 04-14 17:05:08 [worker.py:267] model weights take 16.46GiB; non_torch_memory takes 0.93GiB; PyTorch "
+      "activation peak memory takes 0.25GiB; the rest of the memory reserved for KV Cache is 17.90GiB." +
+      long_tail +
+      "\n"
+      "\x1b[36m(RayWorkerWrapper pid=626, ip=10.244.1.182)\x1b[0m INFO 04-14 17:05:05 [model_runner.py:1146] Model "
+      "loading took 16.4603 GiB and 176.590164 seconds\x1b[32m [repeated 6x across cluster]\x1b[0m\n"
+      "INFO 04-14 17:05:08 [executor_base.py:112] # cuda blocks: 25524, # CPU blocks: 6553\n");
+  ASSERT_TRUE(run.figures.available_kv);
+  EXPECT_DOUBLE_EQ(*run.figures.available_kv, 15.58);
+  EXPECT_DOUBLE_EQ(run.figures.available_kv_max.value_or(0), 17.90);
+  EXPECT_DOUBLE_EQ(run.figures.non_torch.value_or(0), 2.24);
+  EXPECT_DOUBLE_EQ(run.figures.activation.value_or(0), 1.27);
+  EXPECT_EQ(run.figures.gpu_blocks, 25524);
+  EXPECT_EQ(run.settings.pp, 2);
+}
