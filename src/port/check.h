@@ -57,6 +57,8 @@ std::optional<RuleId> library_header(std::string_view header);
 /// or quoted library header, never a project header named after one): their uses in the other
 /// files are that include's finding. Needs normal_paths in the project's facts.
 std::set<RuleId> libraries_included(const Project& project);
+/// cuBLAS, cuBLASLt and cuSPARSE where some file includes ATen's CUDA context header, else none.
+std::set<RuleId> libraries_through_torch(const Project& project);
 
 /// "file.cu:12" for messages that point at another place.
 std::string where(const Project& p, const Place& place);

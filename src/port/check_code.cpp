@@ -155,6 +155,42 @@ bool is_graph_api(std::string_view n) {
 }
 
 /// A conditional directive that tests __CUDA_ARCH__ and whose outcome on HIP depends on it.
+/// Lines of inline PTX among the file's tokens [begin, end): asm statements whose strings hold
+/// PTX's own syntax.
+std::vector<int> ptx_lines(const SourceFile& f, std::size_t begin, std::size_t end) {
+  std::vector<int> out;
+  const auto& toks = f.lexed.tokens;
+  for (std::size_t i = begin; i < end && i < toks.size(); ++i) {
+    if (toks[i].text != "asm" && toks[i].text != "__asm__" && toks[i].text != "__asm") continue;
+    std::string body;
+    int depth = 0;
+    for (std::size_t j = i + 1; j < end && j < toks.size(); ++j) {
+      if (toks[j].text == "(") ++depth;
+      if (toks[j].text == ")" && --depth <= 0) break;
+      if (depth == 1 && toks[j].text == ":") break;
+      if (depth >= 1 && toks[j].kind == TokenKind::string) body += toks[j].text;
+    }
+    body.erase(std::remove(body.begin(), body.end(), '"'), body.end());
+    const auto words = asm_words(body);
+    if (std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); }) &&
+        (out.empty() || out.back() != toks[i].line))
+      out.push_back(toks[i].line);
+  }
+  return out;
+}
+
+/// The token that ends the branch directive `d` opens: its #elif, #else or #endif.
+std::size_t arch_branch_end(const SourceFile& f, std::size_t d) {
+  int depth = 0;
+  for (std::size_t e = d + 1; e < f.lexed.directives.size(); ++e) {
+    const std::string& n = f.lexed.directives[e].name;
+    if (n == "if" || n == "ifdef" || n == "ifndef") ++depth;
+    if (depth == 0 && (n == "elif" || n == "else" || n == "endif")) return f.lexed.directives[e].hash;
+    if (n == "endif") --depth;
+  }
+  return f.lexed.tokens.size();
+}
+
 void cuda_arch_directives(Sink& sink) {
   const SourceFile& f = sink.file();
   const Project& p = sink.project();
@@ -178,9 +214,19 @@ void cuda_arch_directives(Sink& sink) {
     const std::string outcome = on_hip == Tri::yes  ? "true on HIP, where __CUDA_ARCH__ reads as 0"
                                 : on_hip == Tri::no ? "false on HIP, which compiles the other branch"
                                                     : "evaluated on HIP with __CUDA_ARCH__ as 0";
-    sink.add(
-        RuleId::arch_cuda_arch, static_cast<std::size_t>(*arch - f.lexed.tokens.data()),
-        fmt::format("`#{}` tests __CUDA_ARCH__, which HIP never defines: the condition is {}.", dir.name, outcome));
+    // What the branch HIP drops holds: its PTX is NVIDIA-only code a port leaves behind.
+    const std::vector<int> removed = on_hip == Tri::no ? ptx_lines(f, dir.end, arch_branch_end(f, d)) : std::vector<int>{};
+    std::string holds;
+    if (!removed.empty()) {
+      holds = fmt::format(" The branch it drops holds inline PTX (line{} {}", removed.size() == 1 ? "" : "s",
+                          removed.front());
+      for (std::size_t i = 1; i < removed.size() && i < 8; ++i) holds += fmt::format(", {}", removed[i]);
+      holds += removed.size() > 8 ? ", ...)." : ").";
+    }
+    Finding* x = sink.add(RuleId::arch_cuda_arch, static_cast<std::size_t>(*arch - f.lexed.tokens.data()),
+                          fmt::format("`#{}` tests __CUDA_ARCH__, which HIP never defines: the condition is {}.{}",
+                                      dir.name, outcome, holds));
+    if (x) x->also.insert(x->also.end(), removed.begin(), removed.end());
   }
 }
 
@@ -390,7 +436,12 @@ void check_code(Sink& sink) {
   implicit_runtime(sink);
   texture.report(sink);
   wmma.report(sink);
-  graph.report(sink);
+  // A project whose HIP vendor header maps its graph names (exllamav2's graph.cuh under USE_ROCM)
+  // has chosen to run graphs on HIP: nothing is left to find.
+  const bool graphs_mapped = std::any_of(p.facts.vendor_map.begin(), p.facts.vendor_map.end(), [&](const auto& e) {
+    return is_graph_api(e.first) || graph_names.count(e.first) > 0;
+  });
+  if (!graphs_mapped) graph.report(sink);
   cuda_arch_directives(sink);
   cuda_arch_shim(sink);
 }

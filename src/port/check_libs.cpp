@@ -145,6 +145,20 @@ std::set<RuleId> libraries_included(const Project& p) {
   return out;
 }
 
+std::set<RuleId> libraries_through_torch(const Project& p) {
+  for (const SourceFile& f : p.files)
+    for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
+      const Directive& dir = f.lexed.directives[d];
+      if (dir.name != "include" || f.reach(dir.hash) == Reach::skipped) continue;
+      const auto toks = directive_tokens(f, d);
+      if (toks.empty()) continue;
+      const std::string& h = toks[0]->text;
+      if (h == "<ATen/cuda/CUDAContext.h>" || h == "<ATen/cuda/CUDAContextLight.h>")
+        return {RuleId::lib_cublas, RuleId::lib_cublaslt, RuleId::lib_cusparse};
+    }
+  return {};
+}
+
 void check_libs(Sink& sink) {
   const SourceFile& f = sink.file();
   const Project& p = sink.project();
@@ -164,6 +178,10 @@ void check_libs(Sink& sink) {
   std::set<int> fp8_lines;
   for (const Stream& s : f.streams) {
     const StreamView v{f, s};
+    bool unexpanded = false;  // a helper macro nothing expands: its names are no dependency
+    if (s.define >= 0)
+      if (const auto name = directive_tokens(f, static_cast<std::size_t>(s.define)); !name.empty())
+        unexpanded = p.facts.unexpanded_macros.count(name[0]->text) > 0;
     for (std::size_t k = 0; k < v.size(); ++k) {
       const Reach r = f.reach(v.index(k));
       if (r == Reach::skipped) continue;
@@ -174,7 +192,7 @@ void check_libs(Sink& sink) {
                                               "differs, and BW1000 lists no FP8 units.",
                                               t.text)))
           x->same = "fp8";
-      if (r != Reach::shared) continue;
+      if (r != Reach::shared || unexpanded) continue;
       if (auto lib = library_use(v, k, p.facts)) hit(*lib, v.index(k), t.text, p.facts.vendor_map.count(t.text) > 0);
     }
   }
@@ -184,7 +202,12 @@ void check_libs(Sink& sink) {
     if (dir.name != "include" || f.reach(dir.hash) == Reach::skipped) continue;
     const auto toks = directive_tokens(f, d);
     if (toks.empty()) continue;
-    if (toks[0]->text.find("cuda_fp8") != std::string::npos && fp8_lines.insert(dir.line).second)
+    const std::string& h = toks[0]->text;
+    const bool fp8_header = h == "<cuda_fp8.h>" || h == "\"cuda_fp8.h\"" || h == "<cuda_fp8.hpp>" ||
+                            h == "<cuda/std/__floating_point/fp8.h>";
+    // An include of FP8 types the file never names is no dependency (LeetCUDA's kernels include
+    // cuda_fp8.h beside cuda_bf16.h and use neither).
+    if (fp8_header && !fp8_lines.empty() && fp8_lines.insert(dir.line).second)
       if (Finding* x = sink.add(RuleId::dcu_fp8, dir.hash,
                                 fmt::format("{} declares NVIDIA's FP8 types, whose encoding DCU does not share.",
                                             toks[0]->text)))
@@ -202,6 +225,9 @@ void check_libs(Sink& sink) {
   for (const auto& [rule, u] : uses) {
     if (inside_library(f.path, rule)) continue;
     if (!included_here.count(rule) && included.count(rule)) continue;
+    // Reached through ATen's CUDA context header (a PyTorch extension): torch's ROCm build
+    // hipifies the extension and links hipBLAS/hipSPARSE for it.
+    if (!included_here.count(rule) && p.facts.torch_libraries.count(rule)) continue;
     // Every name used here is mapped by the project's own HIP vendor header (exllamav2's
     // compat header: cublasHgemm -> hipblasHgemm), and the file includes no header of the
     // library: the port is done.

@@ -148,7 +148,15 @@ private:
       const auto args = call_args(v, k + 1);
       if (args.empty()) return;
       if (!is_full_mask_32(v, args[0], m_facts)) {
-        if (mask_built_in_32(v, args[0]))
+        if (args[0].size() == 1 && is_32_bit_literal(v.at(args[0].begin)) && parse_integer(v.at(args[0].begin).text))
+          // GPUSorting's 0xfffffffe (every lane but 0): a partial mask written in 32 bits.
+          m_sink.add(RuleId::wave64_full_mask, v.index(args[0].begin),
+                     fmt::format("{} passes the 32-bit lane mask {}: lanes 32-63 can never be in it, and HIP 6.2+ "
+                                 "rejects a 32-bit mask.",
+                                 t.text, v.at(args[0].begin).text),
+                     "Write the mask in 64 bits for a 64-lane wavefront (0xfffffffe, every lane but 0, becomes "
+                     "0xfffffffffffffffeull), or drop it with the non-sync form where every lane takes part.");
+        else if (mask_built_in_32(v, args[0]))
           m_sink.add(RuleId::wave64_full_mask, v.index(args[0].begin),
                      fmt::format("{} passes the mask {}, shifted in 32 bits: lanes 32-63 can never be in it, and "
                                  "HIP 6.2+ rejects a 32-bit mask.",
@@ -444,7 +452,7 @@ private:
     const Token& t = v.at(k);
     if (t.kind != TokenKind::identifier) return;
     auto it = m_facts.warp32.find(t.text);
-    if (it == m_facts.warp32.end() || it->second.used_as_width) return;
+    if (it == m_facts.warp32.end() || it->second.used_as_width || !it->second.lane_exact) return;
     const std::size_t fi = static_cast<std::size_t>(&m_file - m_sink.project().files.data());
     if (!it->second.sync_uses.count({fi, v.index(k)})) return;
     const Place& def = it->second.where;
@@ -557,7 +565,9 @@ void check_wave64(Sink& sink) {
   // Warp-size constants fixed at 32 that warp-synchronous code uses, reported at their definition
   // (with the file's uses as its lines).
   for (const auto& [name, c] : p.facts.warp32) {
-    if (c.used_as_width || c.sync_uses.empty() || &p.files[c.where.file] != &sink.file()) continue;
+    // Only width-less shfl_down/xor trees beside it: each 32-lane half of a wavefront reduces on
+    // its own, a logical warp that is right as written (widening it is a design choice).
+    if (c.used_as_width || c.sync_uses.empty() || !c.lane_exact || &p.files[c.where.file] != &sink.file()) continue;
     // The uses by file: "layernorm.cuh lines 23, 24, 35; attention.cuh line 91".
     std::map<std::size_t, std::set<int>> by_file;
     for (const auto& [file, token] : c.sync_uses) by_file[file].insert(p.files[file].lexed.tokens[token].line);

@@ -118,6 +118,19 @@ void scan_declarations(Project& p, bool first_round) {
   }
 }
 
+/// Whether `name`, which some definition makes the hardware width, is that in `file`: a variable
+/// (not a macro) is taken to be everywhere, a macro only where the file defines it so.
+bool hardware_in_file(const Project& p, const std::string& name, std::size_t file) {
+  const auto [first, last] = p.pp.definitions.equal_range(name);
+  if (first == last) return true;
+  for (auto it = first; it != last; ++it)
+    if (it->second.file == file &&
+        std::any_of(it->second.body.begin(), it->second.body.end(),
+                    [&](const Token* t) { return p.facts.hardware_width.count(t->text) > 0; }))
+      return true;
+  return false;
+}
+
 /// Marks the warp-size constants that a shuffle receives as its width, directly or through a name
 /// initialised with them (ggml's `template <int width = WARP_SIZE>`).
 void mark_widths(Project& p) {
@@ -191,12 +204,27 @@ void compute_facts(Project& p, const std::vector<std::string>& hip_switches) {
     scan_declarations(p, false);
     if (F.hardware_width.size() == before) break;
   }
+  // A name some file defines from the hardware width hides a 32 only in that file: another
+  // translation unit's `#define WARP_SIZE 32` (exllamav2's head_norm.cu beside layer_norm.cu's
+  // USE_ROCM switch) stays a 32 there.
   for (auto it = F.warp32.begin(); it != F.warp32.end();)
-    it = F.hardware_width.count(it->first) ? F.warp32.erase(it) : std::next(it);
+    it = F.hardware_width.count(it->first) && hardware_in_file(p, it->first, it->second.where.file)
+             ? F.warp32.erase(it)
+             : std::next(it);
   mark_widths(p);
   find_warp_synchronous_code(p);
   for (const SourceFile& f : p.files) F.normal_paths.push_back(normal_path(f.path));
   F.included_libraries = libraries_included(p);
+  F.torch_libraries = libraries_through_torch(p);
+  std::map<std::string_view, int> named;  // function-like macros: how often the files name each
+  for (const auto& [name, def] : p.pp.definitions)
+    if (def.function_like) named.emplace(name, 0);
+  for (const SourceFile& f : p.files)
+    for (const Token& t : f.lexed.tokens)
+      if (t.kind == TokenKind::identifier)
+        if (auto it = named.find(t.text); it != named.end()) ++it->second;
+  for (const auto& [name, n] : named)
+    if (n <= static_cast<int>(p.pp.definitions.count(name))) F.unexpanded_macros.emplace(name);
   F.hip_branches = tests_hip(p, hip_switches);
 }
 

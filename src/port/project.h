@@ -26,6 +26,9 @@ struct WarpConstant {
   Place where;
   bool used_as_width = false;  ///< passed as the width of a shuffle: a deliberate logical warp
   std::set<std::pair<std::size_t, std::size_t>> sync_uses;  ///< (file, token) of uses in warp-synchronous code
+  /// Some use shares a scope with lane-exact code (a vote, a lane id, a width-less broadcast or
+  /// upward shuffle); otherwise the constant is a self-consistent 32-lane logical warp on wave64.
+  bool lane_exact = false;
 };
 
 /// What the rules know about the whole set of files.
@@ -40,9 +43,16 @@ struct ProjectFacts {
   std::set<std::string, std::less<>> own_names;              ///< those defined in code both builds compile
   std::map<std::string, std::string, std::less<>> typedefs;  ///< alias -> the type it names (one level)
   std::set<std::string, std::less<>> warp_sync_names;        ///< functions and macros holding warp-synchronous code
+  std::set<std::string, std::less<>> lane_exact_names;       ///< those of them holding lane-exact code
   std::set<std::string, std::less<>> namespaces;             ///< namespaces the files open in code both builds compile
   std::vector<std::string> normal_paths;                     ///< each file's normal_path(), for resolve_include
   std::set<RuleId> included_libraries;  ///< libraries some file includes where a HIP build reads it
+  /// Libraries ATen's CUDA context header brings (cuBLAS, cuBLASLt, cuSPARSE) where some file
+  /// includes it: a PyTorch extension, which torch's ROCm build hipifies and links.
+  std::set<RuleId> torch_libraries;
+  /// Function-like macros the files define and never name again: helpers nothing expands
+  /// (FasterTransformer's checkCUDNN), whose bodies bring no dependency.
+  std::set<std::string, std::less<>> unexpanded_macros;
   /// Some conditional tests HIP itself (__HIP_PLATFORM_AMD__, __HIPCC__, a HIP switch such as
   /// USE_ROCM) or some file includes HIP's headers: the project has been built for HIP, so the
   /// branches a HIP build takes are its authors' choice.

@@ -1,5 +1,6 @@
 #include "port/warp_sync.h"
 
+#include <algorithm>
 #include <map>
 
 namespace dcukit::port {
@@ -20,6 +21,45 @@ bool is_tile_member(std::string_view n) {
   return k.count(n) > 0;
 }
 
+/// A primitive whose lanes are the hardware's, not a 32-lane logical warp's, on a 64-lane
+/// wavefront: a vote, a lane mask or id, and a shuffle from an absolute lane or upwards without a
+/// width (lanes 32-63 read lanes 0-31). `args` is the call's argument count, -1 where unknown.
+/// Width-less shfl_down and shfl_xor trees with offsets under 32 stay inside each half.
+bool lane_exact(std::string_view n, int args) {
+  if (n == "__shfl_down" || n == "__shfl_xor" || n == "__shfl_down_sync" || n == "__shfl_xor_sync" ||
+      n == "__syncwarp")
+    return false;
+  if (n == "__shfl" || n == "__shfl_up") return args < 3;
+  if (n == "__shfl_sync" || n == "__shfl_up_sync") return args < 4;
+  return is_primitive(n);
+}
+
+/// The argument count of the call whose "(" is body[open], -1 where it does not close.
+int body_args(const std::vector<const Token*>& body, std::size_t open) {
+  int depth = 0, commas = 0;
+  for (std::size_t i = open; i < body.size(); ++i) {
+    const std::string& t = body[i]->text;
+    if (t == "(" || t == "[" || t == "{") ++depth;
+    if (t == ")" || t == "]" || t == "}")
+      if (--depth == 0) return i == open + 1 ? 0 : commas + 1;
+    if (t == "," && depth == 1) ++commas;
+  }
+  return -1;
+}
+
+/// Whether `body` (a macro's tokens) calls lane-exact code.
+bool body_is_lane_exact(const std::vector<const Token*>& body, const ProjectFacts& facts) {
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    if (body[i]->kind != TokenKind::identifier) continue;
+    const std::string& n = body[i]->text;
+    if (facts.lane_exact_names.count(n)) return true;
+    if (!is_primitive(n)) continue;
+    const int args = i + 1 < body.size() && body[i + 1]->text == "(" ? body_args(body, i + 1) : -1;
+    if (lane_exact(n, args)) return true;
+  }
+  return false;
+}
+
 /// Whether `body` (a macro's tokens) calls warp-synchronous code.
 bool body_is_warp_synchronous(const std::vector<const Token*>& body, const ProjectFacts& facts) {
   for (std::size_t i = 0; i < body.size(); ++i) {
@@ -32,16 +72,43 @@ bool body_is_warp_synchronous(const std::vector<const Token*>& body, const Proje
   return false;
 }
 
-/// Per scope of one stream: whether it holds warp-synchronous code.
-std::map<int, bool> synchronous_scopes(const StreamView& v, const ProjectFacts& facts) {
-  std::map<int, bool> out;
+/// Whether stream position k is lane-exact: see lane_exact(), or a call of the files' functions and
+/// macros that hold such code.
+bool lane_exact_at(const StreamView& v, std::size_t k, const ProjectFacts& facts) {
+  const Token& t = v.at(k);
+  if (t.kind != TokenKind::identifier) return false;
+  if (facts.lane_exact_names.count(t.text)) return v.is(k + 1, "(") || v.is(k + 1, "<");
+  // The hardware width beside a 32 (warpSize / 2 as the first offset): the tree spans the
+  // wavefront while the constant splits it in halves.
+  if (facts.hardware_width.count(t.text)) return true;
+  if (!is_primitive(t.text)) return false;
+  const int args = v.is(k + 1, "(") ? static_cast<int>(call_args(v, k + 1).size()) : -1;
+  return lane_exact(t.text, args);
+}
+
+struct ScopeKind {
+  bool sync = false;   ///< holds warp-synchronous code
+  bool exact = false;  ///< and some of it is lane-exact
+};
+
+/// Per scope of one stream: whether it holds warp-synchronous code, and lane-exact code.
+std::map<int, ScopeKind> synchronous_scopes(const StreamView& v, const ProjectFacts& facts) {
+  std::map<int, ScopeKind> out;
   for (std::size_t k = 0; k < v.size(); ++k) {
     const int s = v.scope(k);
     if (s == -1) continue;  // file scope runs no code
-    bool& sync = out[s];
-    if (!sync && v.file.reach(v.index(k)) != Reach::skipped && warp_synchronous_at(v, k, facts)) sync = true;
+    ScopeKind& kind = out[s];
+    if (v.file.reach(v.index(k)) == Reach::skipped) continue;
+    if (!kind.sync && warp_synchronous_at(v, k, facts)) kind.sync = true;
+    if (!kind.exact && lane_exact_at(v, k, facts)) kind.exact = true;
   }
   return out;
+}
+
+/// Whether `file` has a #define of `name` of its own.
+bool defines(const Project& p, const std::string& name, std::size_t file) {
+  const auto [first, last] = p.pp.definitions.equal_range(name);
+  return std::any_of(first, last, [&](const auto& e) { return e.second.file == file; });
 }
 
 }  // namespace
@@ -59,10 +126,13 @@ void find_warp_synchronous_code(Project& p) {
   if (F.warp32.empty()) return;  // nothing to place
   // Functions and macros that hold warp-synchronous code, and those that call them, to a fixed point.
   for (int round = 0; round < 8; ++round) {
-    const std::size_t before = F.warp_sync_names.size();
-    for (const auto& [name, def] : p.pp.definitions)
+    const std::size_t before = F.warp_sync_names.size() + F.lane_exact_names.size();
+    for (const auto& [name, def] : p.pp.definitions) {
       if (def.function_like && !F.warp_sync_names.count(name) && body_is_warp_synchronous(def.body, F))
         F.warp_sync_names.insert(name);
+      if (def.function_like && !F.lane_exact_names.count(name) && body_is_lane_exact(def.body, F))
+        F.lane_exact_names.insert(name);
+    }
     for (const SourceFile& f : p.files)
       for (const Stream& s : f.streams) {
         if (s.define >= 0) continue;
@@ -71,11 +141,14 @@ void find_warp_synchronous_code(Project& p) {
         for (std::size_t k = 0; k < v.size(); ++k) {
           if (!v.is(k, "{") || v.scope(k) < 0 || (k > 0 && v.scope(k - 1) == v.scope(k))) continue;
           auto it = sync.find(v.scope(k));
-          if (it == sync.end() || !it->second) continue;
-          if (auto fn = function_name(v, k)) F.warp_sync_names.insert(*fn);
+          if (it == sync.end() || !it->second.sync) continue;
+          if (auto fn = function_name(v, k)) {
+            F.warp_sync_names.insert(*fn);
+            if (it->second.exact) F.lane_exact_names.insert(*fn);
+          }
         }
       }
-    if (F.warp_sync_names.size() == before) break;
+    if (F.warp_sync_names.size() + F.lane_exact_names.size() == before) break;
   }
   // The constants' uses in warp-synchronous scopes.
   for (std::size_t fi = 0; fi < p.files.size(); ++fi) {
@@ -87,8 +160,11 @@ void find_warp_synchronous_code(Project& p) {
         auto c = F.warp32.find(v.at(k).text);
         if (c == F.warp32.end() || f.reach(v.index(k)) == Reach::skipped) continue;
         if (c->second.where.file == fi && c->second.where.token == v.index(k)) continue;  // the definition
+        if (c->second.where.file != fi && defines(p, c->first, fi)) continue;  // this file's own meaning
         auto it = sync.find(v.scope(k));
-        if (it != sync.end() && it->second) c->second.sync_uses.insert({fi, v.index(k)});
+        if (it == sync.end() || !it->second.sync) continue;
+        c->second.sync_uses.insert({fi, v.index(k)});
+        if (it->second.exact) c->second.lane_exact = true;
       }
     }
   }

@@ -39,9 +39,9 @@ TEST(PortCorpus, GgmlCudaAuditedTogether) {
   const std::map<std::string, Strings> expected = {
       {"argmax.cu", {}},
       {"argmax.cuh", {}},
-      // cuBLAS in shared code (mapped by vendors/hip.h); graphs behind USE_CUDA_GRAPH, which
-      // GGML_HIP_GRAPHS can turn on for HIP.
-      {"common.cuh", {"lib.cublas:153:52", "api.graph:732:24"}},
+      // cuBLAS in shared code (mapped by vendors/hip.h); graphs behind USE_CUDA_GRAPH are not
+      // reported: vendors/hip.h maps the graph names, so HIP graphs are the project's choice.
+      {"common.cuh", {"lib.cublas:153:52"}},
       {"cp-async.cuh", {}},  // cp.async PTX only where CP_ASYNC_AVAILABLE, never on HIP
       {"cross-entropy-loss.cu", {}},
       {"mma.cuh", {}},  // tensor-core PTX only where NEW_MMA_AVAILABLE, never on HIP
@@ -67,7 +67,7 @@ TEST(PortCorpus, GgmlCudaAuditedTogether) {
   EXPECT_EQ(by_file(r, root), expected);
   EXPECT_EQ(r.files.size(), 22u);
   EXPECT_EQ(r.count(dcukit::port::Severity::error), 2);
-  EXPECT_EQ(r.count(dcukit::port::Severity::warning), 3);
+  EXPECT_EQ(r.count(dcukit::port::Severity::warning), 2);
   EXPECT_EQ(r.count(dcukit::port::Severity::note), 1);
   // The message says why the ssm-scan finding is a real bug.
   for (const auto& f : r.findings) {

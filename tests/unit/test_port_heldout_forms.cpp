@@ -91,7 +91,7 @@ TEST(PortHeldoutForms, AWarpConstantIsOneFindingAtItsDefinitionNamingItsUsesInEv
       {"layernorm.cuh", "#include \"cuda_common.h\"\n__global__ void k(float* x) {\n"
                         "  int lane = threadIdx.x % WARP_SIZE;\n  float v = x[lane];\n"
                         "  for (int o = 1; o < WARP_SIZE; o *= 2) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
-                        "  x[lane] = v;\n}\n"}});
+                        "  x[lane] = __shfl_sync(0xffffffffu, v, 0);\n}\n"}});
   int constant = 0;
   for (const auto& f : r.findings)
     if (f.rule == RuleId::wave64_warp_size_literal) {
@@ -124,4 +124,78 @@ TEST(PortHeldoutForms, AFullMaskMacroIsReportedWhereItIsDefinedNamingItsUses) {
   EXPECT_EQ(f->line, 2);
   EXPECT_NE(f->why.find("reduce.cuh line 3; norm.cu line 3"), std::string::npos) << f->why;
   EXPECT_FALSE(first(r, RuleId::wave64_full_mask, "norm.cu")) << "the use is the definition's finding";
+}
+
+TEST(PortHeldoutForms, AFilesOwn32IsNotHiddenByAnotherFilesHardwareWidth) {
+  // exllamav2: layer_norm.cu defines WARP_SIZE from warpSize under USE_ROCM; head_norm.cu's own
+  // unconditional 32 beside a butterfly from warpSize / 2 is still a 32 in its translation unit.
+  const auto r = audit(Sources{
+      {"layer_norm.cu", "#if defined(USE_ROCM)\n#define WARP_SIZE (warpSize)\n#else\n#define WARP_SIZE 32\n#endif\n"
+                        "__global__ void a(float* x) {\n  float v = x[threadIdx.x];\n"
+                        "  for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+                        "  x[threadIdx.x % WARP_SIZE] = v;\n}\n"},
+      {"head_norm.cu", "#define WARP_SIZE 32\n__global__ void b(float* s, float* x) {\n"
+                       "  int warp_id = threadIdx.x / WARP_SIZE, lane_id = threadIdx.x % WARP_SIZE;\n"
+                       "  float v = x[threadIdx.x];\n"
+                       "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+                       "  if (lane_id == 0) s[warp_id] = v;\n}\n"}});
+  std::vector<std::string> constant;
+  for (const auto& f : r.findings)
+    if (f.rule == RuleId::wave64_warp_size_literal) constant.push_back(f.file + ":" + std::to_string(f.line));
+  EXPECT_EQ(constant, (std::vector<std::string>{"head_norm.cu:1"}));
+}
+
+TEST(PortHeldoutForms, LibrariesATorchExtensionReachesThroughATenAreNotItsToPort) {
+  // exllamav2's h_gemm.cuh calls cublasHgemm with no cuBLAS include: ATen's CUDA context brings
+  // it, and torch's ROCm build hipifies the extension. Without ATen it is reported at its use.
+  const std::string use = "void g(cublasHandle_t h) { cublasHgemm(h); }\n";
+  const auto torch = audit(Sources{{"h_gemm.cuh", "#include <ATen/cuda/CUDAContext.h>\n" + use}});
+  EXPECT_EQ(hits(torch), (Strings{}));
+  const auto bare = audit(Sources{{"h_gemm.cuh", "#include <cuda_runtime.h>\n" + use}});
+  EXPECT_EQ(hits(bare), (Strings{"lib.cublas:2"}));
+}
+
+TEST(PortHeldoutForms, AHelperMacroNothingExpandsBringsNoLibrary) {
+  // FasterTransformer's cuda_utils.h: checkCUDNN names cuDNN's types, no file uses it or includes cuDNN.
+  const std::string helper =
+      "#define checkCUDNN(e) { cudnnStatus_t s = (e); if (s != CUDNN_STATUS_SUCCESS) throw 1; }\n";
+  EXPECT_EQ(hits(audit(Sources{{"cuda_utils.h", helper}})), (Strings{}));
+  const auto used = audit(Sources{{"cuda_utils.h", helper}, {"conv.cu", "#include \"cuda_utils.h\"\nvoid f() { checkCUDNN(0); }\n"}});
+  EXPECT_EQ(hits(used), (Strings{"lib.cudnn:1"}));
+}
+
+TEST(PortHeldoutForms, FP8IsNvidiasHeaderNotAProjectHeaderNamedAfterIt) {
+  // FasterTransformer's cuda_fp8_utils.h is its own header; LeetCUDA includes cuda_fp8.h and never
+  // names an FP8 type. Where the types are used, the include is one of the finding's lines.
+  const std::string use = "__device__ float f(__nv_fp8_e4m3 x) { return float(x); }\n";
+  EXPECT_EQ(hits(audit("#include \"src/utils/cuda_fp8_utils.h\"\n" + use)), (Strings{"dcu.fp8:2"}));
+  EXPECT_EQ(hits(audit("#include <cuda_fp8.h>\n")), (Strings{}));
+  const auto both = audit("#include <cuda_fp8.h>\n" + use);
+  ASSERT_EQ(hits(both), (Strings{"dcu.fp8:1"}));
+  EXPECT_EQ(both.findings[0].also, (std::vector<int>{2}));
+}
+
+TEST(PortHeldoutForms, ACudaArchBranchHipDropsNamesItsPtx) {
+  // AutoAWQ's gemm_cuda_gen.cu: the pre-sm80 mma PTX sits in a branch HIP never compiles.
+  const auto r = audit("__device__ void f(float* c) {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n"
+                       "  asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0}, {%1}, {%2}, {%3};\" "
+                       ": \"=f\"(c[0]) : \"r\"(1), \"r\"(2), \"f\"(c[1]));\n#else\n  c[0] = 0;\n#endif\n}\n");
+  ASSERT_EQ(hits(r), (Strings{"arch.cuda-arch:2"}));
+  EXPECT_EQ(r.findings[0].also, (std::vector<int>{3}));
+  EXPECT_NE(r.findings[0].why.find("inline PTX (line 3)"), std::string::npos) << r.findings[0].why;
+}
+
+TEST(PortHeldoutForms, GraphsAProjectMapsForHipAreItsChoice) {
+  const std::string use = "void f(cudaStream_t s, cudaGraph_t* g) { cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); "
+                          "cudaStreamEndCapture(s, g); }\n";
+  EXPECT_EQ(hits(audit(use)), (Strings{"api.graph:1"}));
+  const auto mapped = audit("#if defined(USE_ROCM)\n#define cudaStreamBeginCapture hipStreamBeginCapture\n#endif\n" + use);
+  EXPECT_EQ(hits(mapped), (Strings{}));
+}
+
+TEST(PortHeldoutForms, APartialMaskWrittenIn32BitsIsReported) {
+  // GPUSorting's DeviceRadixSort: every lane but 0, as a 32-bit literal.
+  const auto r = audit("__global__ void k(unsigned* h) {\n  unsigned x = h[threadIdx.x];\n"
+                       "  h[0] = __shfl_sync(0xfffffffe, x, 1);\n  h[1] = __shfl_sync(0xfffffffffffffffeull, x, 1);\n}\n");
+  EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:3"}));
 }

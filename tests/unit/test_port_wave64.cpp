@@ -137,12 +137,48 @@ __global__ void k(float* p) {
   const int lane = threadIdx.x % WARP_SIZE;
   float v = p[threadIdx.x];
   for (int o = WARP_SIZE / 2; o > 0; o /= 2) v += __shfl_down(v, o);
-  p[lane] = v;
+  p[lane] = __shfl(v, 0);
 })");
-  // Reported once, at the definition, with the uses in warp-synchronous code as its lines.
+  // Reported once, at the definition, with the uses in warp-synchronous code as its lines: the
+  // broadcast from lane 0 has no width, so lanes 32-63 read the other half's sum.
   EXPECT_EQ(hits(r), (Strings{"wave64.warp-size-literal:1"}));
   EXPECT_EQ(r.findings[0].also, (std::vector<int>{3, 5}));
   EXPECT_NE(r.findings[0].why.find("2 uses"), std::string::npos) << r.findings[0].why;
+}
+
+TEST(PortWarpSizeLiteral, AHalfWavefrontReductionTreeIsALogicalWarp) {
+  // How_to_optimize_in_GPU's reduce_v7: width-less shfl_down from WARP_SIZE / 2, partials indexed by
+  // tid / 32: each 32-lane half of a wavefront reduces on its own and lane 0 of each half stores
+  // its own warp's sum. Right on wave64 as written; widening the warp is a design choice.
+  const char* tree = R"(#define WARP_SIZE 32
+__device__ float reduce(float v) {
+  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  return v;
+}
+__global__ void k(float* in, float* out) {
+  __shared__ float sums[WARP_SIZE];
+  const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+  float v = reduce(in[threadIdx.x]);
+  if (lane == 0) sums[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < blockDim.x / WARP_SIZE ? sums[lane] : 0;
+  if (warp == 0) v = reduce(v);
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+})";
+  const auto r = audit(tree);
+  for (const auto& f : r.findings) EXPECT_NE(f.rule, RuleId::wave64_warp_size_literal) << f.line << ": " << f.why;
+  // The same constant beside a vote, or beside a tree that starts at warpSize / 2 (exllamav2's
+  // head_norm.cu: the butterfly spans the wavefront while the constant halves it), is reported.
+  for (const std::string extra : {"  if (__any_sync(0xffffffff, v > 0)) out[0] = v;\n",
+                                  "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n"}) {
+    std::string src = tree;
+    src.insert(src.rfind("  if (threadIdx.x == 0)"), extra);
+    const auto mixed = audit(src);
+    Strings constant;
+    for (const auto& h : hits(mixed))
+      if (h.rfind("wave64.warp-size-literal", 0) == 0) constant.push_back(h);
+    EXPECT_EQ(constant, (Strings{"wave64.warp-size-literal:1"})) << extra;
+  }
 }
 
 TEST(PortWarpSizeLiteral, AConstantThatOnlySplitsWorkIsLeftAlone) {
