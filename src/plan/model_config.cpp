@@ -26,12 +26,26 @@ constexpr std::int64_t kMaxExperts = 1 << 16;
 constexpr std::int64_t kMaxContext = 1 << 28;  // tokens; Llama 4 Scout's 10M is far below
 constexpr double kMaxRopeFactor = 1024;
 
+/// What transformers' LlamaConfig gives a field its config.json leaves out. A wrapper's text_config
+/// (LLaVA-1.5's) may hold only what differs from them; the wrapper's own top-level fields (the
+/// vision tower's) are not the text model's.
+const json& llama_defaults() {
+  static const json k = {{"vocab_size", 32000},          {"hidden_size", 4096},
+                         {"intermediate_size", 11008},   {"num_hidden_layers", 32},
+                         {"num_attention_heads", 32},    {"max_position_embeddings", 2048},
+                         {"tie_word_embeddings", false}, {"rope_theta", 10000.0}};
+  return k;
+}
+
 /// The text model's fields: text_config (Qwen3.5, Llama 4 and other multimodal wrappers) over the top level.
 json merged_text_config(const json& root) {
   json merged = root;
   auto it = root.find("text_config");
-  if (it != root.end() && it->is_object())
-    for (auto& [key, value] : it->items()) merged[key] = value;
+  if (it == root.end() || !it->is_object()) return merged;
+  for (auto& [key, value] : it->items()) merged[key] = value;
+  if (it->value("model_type", "") == "llama")
+    for (auto& [key, value] : llama_defaults().items())
+      if (!it->contains(key)) merged[key] = value;
   return merged;
 }
 

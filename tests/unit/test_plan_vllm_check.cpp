@@ -173,7 +173,7 @@ const std::map<std::string, LogCase>& heldout4_cases() {
        {"qwen3-30b-a3b", {}, 95.01, {}, {}, false, Expect::within}},
       {"kolyangg-h100-qwen3-30b-a3b-2507-tp1-v0102.txt", {"qwen3-30b-a3b", {}, {}, {}, {}, false, Expect::within}},
       {"duotalk-a5000-qwen25-14b-awq-tp1-v0130.txt", {"qwen2.5-14b", {}, 23.68, {}, {}, true, Expect::within}},
-      {"imageworks-rtx4080-llava15-7b-awq-tp1-v0102.txt", {"llava-1.5-7b-hf", {}, {}, {}, {}, true, Expect::refused}},
+      {"imageworks-rtx4080-llava15-7b-awq-tp1-v0102.txt", {"llava-1.5-7b-hf", {}, {}, {}, {}, true, Expect::within}},
       {"apollo-rx9070xt-r1-distill-qwen14b-awq-tp1-v0140rc1-rocm.txt",
        {"qwen2.5-14b", {}, 15.9, {}, {}, true, Expect::known_miss}},
       {"cs336note-l40-qwen25-math-1p5b-tp1-v072-v0.txt", {"qwen2.5-1.5b-instruct", {}, {}, {}, {}, false, Expect::within}},
