@@ -158,15 +158,15 @@ private:
     if (p.peer || s == d) out.push_back(kernel_read(ctx, p, bytes, seed));
   }
 
-  // A case's result once its samples are taken: the destination read back against the pattern.
-  Measurement checked(GroupContext& ctx, Measurement m, Member& on, const void* data, std::uint64_t bytes,
+  // A case's result once its samples are taken: member `on`'s copy read back against the pattern.
+  Measurement checked(GroupContext& ctx, Measurement m, std::size_t on, const void* data, std::uint64_t bytes,
                       std::uint64_t seed, const Result<std::vector<double>>& samples) {
     if (!samples) return mark_failed(std::move(m), samples.error().message);
     m.samples_ms = *samples;
-    if (!check_device_pattern(*on.device, on.stream, data, bytes, seed, ctx.deadline.remaining(), m.check))
+    Member& member = ctx.members[on];
+    if (!check_device_pattern(*member.device, member.stream, data, bytes, seed, ctx.deadline.remaining(), m.check))
       return mark_failed(std::move(m), "wrong data after the copy: " + m.check);
-    const std::size_t i = static_cast<std::size_t>(&on - ctx.members.data());
-    Context c = ctx.of(i);
+    Context c = ctx.of(on);
     finish(m, c, "");
     m.peak_note = "";
     return m;
@@ -188,7 +188,7 @@ private:
       return ctx.backend.copy_peer(*dst.device, p.dst_buf.get(), *src.device, p.src_buf.get(), bytes, src.stream);
     });
     if (samples) (void)dst.device->synchronize(ctx.deadline.remaining());
-    return checked(ctx, std::move(m), dst, p.dst_buf.get(), bytes, seed, samples);
+    return checked(ctx, std::move(m), p.dst, p.dst_buf.get(), bytes, seed, samples);
   }
 
   Measurement bidirectional(GroupContext& ctx, Pair& p, std::uint64_t bytes, std::uint64_t seed) {
@@ -209,9 +209,9 @@ private:
       if (st && ctx.stopped()) st = Error{"interrupted"};
       if (st && ctx.deadline.expired()) st = Error{"deadline passed (--timeout)"};
     }
-    if (!st) return checked(ctx, std::move(m), src, p.back_buf.get(), bytes, seed, st.error());
+    if (!st) return checked(ctx, std::move(m), p.src, p.back_buf.get(), bytes, seed, st.error());
     // The reverse copy read dst while the forward one wrote the same bytes: either way it holds the pattern.
-    return checked(ctx, std::move(m), src, p.back_buf.get(), bytes, seed, samples);
+    return checked(ctx, std::move(m), p.src, p.back_buf.get(), bytes, seed, samples);
   }
 
   Measurement kernel_read(GroupContext& ctx, Pair& p, std::uint64_t bytes, std::uint64_t seed) {
@@ -221,7 +221,7 @@ private:
       return dst.device->stream_op(device::StreamOp::copy, device::Precision::fp64, p.src_buf.get(), p.dst_buf.get(),
                                    p.dst_buf.get(), 1.0, bytes / 8, dst.stream);
     });
-    return checked(ctx, std::move(m), dst, p.dst_buf.get(), bytes, seed, samples);
+    return checked(ctx, std::move(m), p.dst, p.dst_buf.get(), bytes, seed, samples);
   }
 };
 

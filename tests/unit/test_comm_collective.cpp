@@ -113,7 +113,7 @@ namespace {
 
 /// Runs `c` on every rank of a thread group at once; the #wrong of each rank.
 std::vector<std::int64_t> run_group(Collective c, int ranks, std::size_t size, bool in_place) {
-  auto group = make_thread_group(ranks, std::chrono::seconds(30));
+  auto group = make_thread_group(ranks);
   const Shape s = shape_of(c, size, ranks);
   std::vector<std::int64_t> wrong(static_cast<std::size_t>(ranks), -1);
   std::vector<std::thread> threads;
@@ -124,7 +124,7 @@ std::vector<std::int64_t> run_group(Collective c, int ranks, std::size_t size, b
       seed_input(c, r, ranks, send);
       float* out = recv.data();
       if (in_place && s.send == s.recv) out = send.data();
-      auto st = group[static_cast<std::size_t>(r)]->run(c, send.data(), out, s, {});
+      auto st = group[static_cast<std::size_t>(r)]->run(c, send.data(), out, s, {}, std::chrono::seconds(30));
       std::vector<float> want;
       expected_output(c, r, ranks, s.recv, want);
       wrong[static_cast<std::size_t>(r)] = st ? count_wrong(out, want) : -2;
@@ -144,7 +144,7 @@ TEST(CommThreads, EveryCollectiveOutOfPlaceAndInPlaceGivesTheExpectedData) {
 }
 
 TEST(CommThreads, ARankThatNeverArrivesIsNamedWithinTheDeadline) {
-  auto group = make_thread_group(3, std::chrono::milliseconds(200));
+  auto group = make_thread_group(3);
   std::vector<dcukit::Status> got(2);
   std::vector<std::thread> threads;
   for (int r = 0; r < 2; ++r)  // rank 2 never calls
@@ -159,7 +159,7 @@ TEST(CommThreads, ARankThatNeverArrivesIsNamedWithinTheDeadline) {
 }
 
 TEST(CommThreads, ARankThatGivesUpReleasesTheOthersAtOnce) {
-  auto group = make_thread_group(3, std::chrono::minutes(10));
+  auto group = make_thread_group(3);
   std::vector<dcukit::Status> got(2);
   std::vector<std::thread> threads;
   for (int r = 0; r < 2; ++r)

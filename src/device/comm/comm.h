@@ -22,8 +22,10 @@ public:
   /// "threads", "mpi (Open MPI v4.1.4)", "nccl 2.21.5": what carries the data.
   virtual std::string name() const = 0;
   /// Runs `c` over this rank's `send` and `recv` (`recv` may be `send`: in place) of the shape
-  /// shape_of() gives. Enqueues on `stream` where the library takes one (NCCL), else blocks.
-  virtual Status run(Collective c, const void* send, void* recv, const Shape& shape, Stream stream) = 0;
+  /// shape_of() gives. Enqueues on `stream` where the library takes one (NCCL: the stream's
+  /// synchronize holds the deadline), else blocks up to `timeout` for the other ranks.
+  virtual Status run(Collective c, const void* send, void* recv, const Shape& shape, Stream stream,
+                     std::chrono::milliseconds timeout) = 0;
   /// Waits until every rank has called barrier(), up to `timeout`; the error names the ranks
   /// that did not arrive. Blocks.
   virtual Status barrier(std::chrono::milliseconds timeout) = 0;
@@ -39,10 +41,10 @@ public:
 };
 
 /// `ranks` communicators over host memory in one process, one for each thread that drives a
-/// CPU "device": a collective reads the other ranks' buffers directly. A collective waits for
-/// the other ranks up to `wait`. DCUKIT_CPU_FAULTS="collective=N" (tests only) plants one
-/// wrong element in the last rank's output from its Nth collective on.
-std::vector<std::unique_ptr<Communicator>> make_thread_group(int ranks, std::chrono::milliseconds wait);
+/// CPU "device": a collective reads the other ranks' buffers directly. DCUKIT_CPU_FAULTS=
+/// "collective=N" (tests only) plants one wrong element in the last rank's output from its Nth
+/// collective on.
+std::vector<std::unique_ptr<Communicator>> make_thread_group(int ranks);
 
 /// The library a GPU backend's collectives go through: $DCUKIT_NCCL_LIBRARY when set, else
 /// libnccl.so.2 (cuda) or librccl.so.1 (hip), found by the loader.

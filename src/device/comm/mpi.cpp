@@ -242,7 +242,8 @@ public:
   Result<double> max_of(double value, std::chrono::milliseconds timeout) override { return reduce(value, m->max, timeout); }
   Result<double> sum_of(double value, std::chrono::milliseconds timeout) override { return reduce(value, m->sum, timeout); }
 
-  Status run(Collective c, const void* send, void* recv, const Shape& s, Stream) override {
+  Status run(Collective c, const void* send, void* recv, const Shape& s, Stream,
+             std::chrono::milliseconds timeout) override {
     if (s.send > INT_MAX || s.recv > INT_MAX)
       return Error{fmt::format("MPI counts are int: {} elements is too many; use a smaller size", std::max(s.send, s.recv))};
     const int ns = static_cast<int>(s.send), nr = static_cast<int>(s.recv);
@@ -284,9 +285,10 @@ public:
       }
     }
     if (!st) return st;
-    const auto end = Clock::now() + std::chrono::minutes(10);
+    const auto end = Clock::now() + timeout;
     if (!wait(req, end) || (req2 && !wait(req2, end)))
-      return Error{fmt::format("{} did not complete within 10 minutes on rank {}", to_string(c), m_rank)};
+      return Error{fmt::format("{} did not complete within {} ms on rank {}: a rank stopped taking part",
+                               to_string(c), timeout.count(), m_rank)};
     if (m_fault_from > 0 && ++m_runs >= m_fault_from && m_rank == m_size - 1 && s.recv > 0 &&
         !(c == Collective::reduce && m_rank != kRoot))
       static_cast<float*>(recv)[s.recv / 2] += 1.0f;

@@ -136,7 +136,8 @@ public:
     m_aborted = true;
   }
 
-  Status run(Collective c, const void* send, void* recv, const Shape& s, Stream stream) override {
+  Status run(Collective c, const void* send, void* recv, const Shape& s, Stream stream,
+             std::chrono::milliseconds) override {  // enqueues: the stream's synchronize holds the deadline
     if (!m_comm) return Error{"the communicator was aborted after an earlier failure"};
     Stream_t st = stream.impl;
     const auto n = static_cast<std::size_t>(m_size);

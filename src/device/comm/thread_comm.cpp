@@ -26,8 +26,7 @@ struct Group {
 
 class ThreadComm final : public Communicator {
 public:
-  ThreadComm(std::shared_ptr<Group> g, int rank, std::chrono::milliseconds wait)
-      : m_group(std::move(g)), m_rank(rank), m_wait(wait) {}
+  ThreadComm(std::shared_ptr<Group> g, int rank) : m_group(std::move(g)), m_rank(rank) {}
   int rank() const override { return m_rank; }
   int size() const override { return m_group->ranks; }
   std::string name() const override { return "threads"; }
@@ -42,13 +41,14 @@ public:
   }
   void abort() noexcept override { m_group->meeting.break_with(fmt::format("rank {} gave up", m_rank)); }
 
-  Status run(Collective c, const void* send, void* recv, const Shape& shape, Stream) override {
+  Status run(Collective c, const void* send, void* recv, const Shape& shape, Stream,
+             std::chrono::milliseconds timeout) override {
     Group& g = *m_group;
     g.sends[static_cast<std::size_t>(m_rank)] = static_cast<const float*>(send);
-    if (Status s = barrier(m_wait); !s) return s;
+    if (Status s = barrier(timeout); !s) return s;
     m_scratch.assign(shape.recv, 0.0f);
     compute(c, shape);
-    if (Status s = barrier(m_wait); !s) return s;  // every rank has read the inputs
+    if (Status s = barrier(timeout); !s) return s;  // every rank has read the inputs
     if (!(c == Collective::reduce && m_rank != kRoot)) {
       std::memcpy(recv, m_scratch.data(), shape.recv * sizeof(float));
       if (++m_runs >= g.fault_from && g.fault_from > 0 && m_rank == g.ranks - 1 && shape.recv > 0)
@@ -92,19 +92,18 @@ private:
 
   std::shared_ptr<Group> m_group;
   int m_rank;
-  std::chrono::milliseconds m_wait;
   std::vector<float> m_scratch;
   long long m_runs = 0;
 };
 
 }  // namespace
 
-std::vector<std::unique_ptr<Communicator>> make_thread_group(int ranks, std::chrono::milliseconds wait) {
+std::vector<std::unique_ptr<Communicator>> make_thread_group(int ranks) {
   auto g = std::make_shared<Group>(ranks);
   if (const char* faults = std::getenv("DCUKIT_CPU_FAULTS"))
     if (const char* at = std::strstr(faults, "collective=")) g->fault_from = std::atoll(at + 11);
   std::vector<std::unique_ptr<Communicator>> out;
-  for (int r = 0; r < ranks; ++r) out.push_back(std::make_unique<ThreadComm>(g, r, wait));
+  for (int r = 0; r < ranks; ++r) out.push_back(std::make_unique<ThreadComm>(g, r));
   return out;
 }
 
