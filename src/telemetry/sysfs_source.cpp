@@ -63,6 +63,7 @@ DeviceState read_device(const util::Root& root, const std::string& dir, const st
     for (const char* f : {"pp_dpm_sclk", "pp_dpm_mclk", "ras/umc_err_count", "ras/gpu_vram_bad_pages", "pcie_replay_count"})
       if (auto v = root.read(dir + "/" + f)) apply_sysfs_value(d, f, *v);
     read_hwmon(d, root, dir);
+    if (auto metrics = root.read(dir + "/gpu_metrics", 4096)) (void)apply_gpu_metrics(d, *metrics);
   }
   if (auto drv = uevent_driver(root, dir)) d.driver_version = root.first_line("/sys/module/" + *drv + "/version");
   return d;

@@ -1,5 +1,7 @@
 #include "telemetry/sysfs_values.h"
 
+#include <fmt/format.h>
+
 #include "telemetry/text.h"
 
 namespace dcukit::telemetry {
@@ -20,7 +22,40 @@ std::optional<double> micro(std::string_view s) {
   return v ? std::optional<double>(*v / 1e6) : std::nullopt;
 }
 
+std::uint64_t little_endian(std::string_view bytes, std::size_t at, std::size_t width) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < width; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+  return v;
+}
+
 }  // namespace
+
+std::string apply_gpu_metrics(DeviceState& d, std::string_view bytes) {
+  if (bytes.size() < 4) return "gpu_metrics is shorter than its 4-byte header";
+  const auto size = little_endian(bytes, 0, 2);
+  const int format = static_cast<unsigned char>(bytes[2]), content = static_cast<unsigned char>(bytes[3]);
+  // Where kgd_pp_interface.h puts indep_throttle_status: gpu_metrics_v1_3 (dGPUs, 120 bytes) at
+  // 112, gpu_metrics_v2_2+ (APUs) at 120. 1.4 and 1.5 (MI300) have none.
+  std::size_t at = 0;
+  if (format == 1 && content == 3) at = 112;
+  if (format == 2 && content >= 2) at = 120;
+  if (at == 0) return fmt::format("gpu_metrics format {}.{} carries no ASIC-independent throttle status", format, content);
+  if (bytes.size() < at + 8 || size < at + 8)
+    return fmt::format("gpu_metrics format {}.{} is {} bytes, too short for its throttle status", format, content,
+                       bytes.size());
+  const std::uint64_t s = little_endian(bytes, at, 8);
+  std::string out;
+  auto add = [&](std::uint64_t mask, std::string_view name) {
+    if (s & mask) out += (out.empty() ? "" : ", ") + std::string(name);
+  };
+  add(0xffffull, "power cap");
+  add(0xffffull << 16, "current limit");
+  add(0xffffffull << 32, "thermal");
+  add(0xffull << 56, "other");
+  d.throttle_reasons = out;
+  return {};
+}
 
 std::optional<Vendor> vendor_from_pci_id(std::string_view id) {
   const auto hex = pci_id(id);  // "0x1d94", checked

@@ -21,6 +21,12 @@ std::optional<Vendor> vendor_from_pci_id(std::string_view id);
 bool apply_sysfs_value(DeviceState& d, std::string_view file, std::string_view content,
                        std::string_view temp_label = "");
 
+/// amdgpu's binary gpu_metrics file: the ASIC-independent throttle status (format 1.3+ and 2.2+;
+/// bits 0-15 power limits, 16-31 current limits, 32-55 temperatures, 56-63 others) into
+/// d.throttle_reasons ("" when nothing throttles). Returns what it could not read ("gpu_metrics
+/// format 1.4 carries no ASIC-independent throttle status"), empty when it read it.
+std::string apply_gpu_metrics(DeviceState& d, std::string_view bytes);
+
 /// The starred (current) and the highest level of a pp_dpm_* file, in MHz.
 void read_dpm_levels(std::string_view content, std::optional<std::int64_t>& current, std::optional<std::int64_t>& max);
 

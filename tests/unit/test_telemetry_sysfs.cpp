@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 
@@ -170,6 +171,42 @@ TEST(TelemetrySysfs, DpmLevelsAndValues) {
   EXPECT_FALSE(apply_sysfs_value(d, "mem_busy_percent", "39"));
   EXPECT_EQ(vendor_from_pci_id("0x1d94"), Vendor::hygon);
   EXPECT_FALSE(vendor_from_pci_id("0x1a03"));  // ASPEED
+}
+
+/// A gpu_metrics file as amdgpu writes it: the header, then zeros, with `indep` at `at`.
+std::string gpu_metrics(int format, int content, std::size_t size, std::size_t at, std::uint64_t indep) {
+  std::string b(size, '\0');
+  b[0] = static_cast<char>(size & 0xff);
+  b[1] = static_cast<char>(size >> 8);
+  b[2] = static_cast<char>(format);
+  b[3] = static_cast<char>(content);
+  for (std::size_t i = 0; at >= 4 && i < 8 && at + i < size; ++i) b[at + i] = static_cast<char>((indep >> (8 * i)) & 0xff);
+  return b;
+}
+
+TEST(TelemetrySysfs, AmdgpusThrottleStatusFromGpuMetrics) {
+  // gpu_metrics_v1_3: indep_throttle_status at byte 112 (kgd_pp_interface.h); bit 0 PPT0 (power),
+  // bit 36 hotspot temperature.
+  DeviceState d;
+  EXPECT_EQ(apply_gpu_metrics(d, gpu_metrics(1, 3, 120, 112, (1ull << 0) | (1ull << 36))), "");
+  EXPECT_EQ(d.throttle_reasons, "power cap, thermal");
+  EXPECT_EQ(apply_gpu_metrics(d, gpu_metrics(1, 3, 120, 112, 0)), "");
+  EXPECT_EQ(d.throttle_reasons, "") << "read, and nothing throttles";
+  DeviceState other;
+  EXPECT_NE(apply_gpu_metrics(other, gpu_metrics(1, 4, 256, 0, 0)).find("1.4 carries no"), std::string::npos);
+  EXPECT_NE(apply_gpu_metrics(other, gpu_metrics(1, 3, 64, 0, 0)).find("too short"), std::string::npos);
+  EXPECT_NE(apply_gpu_metrics(other, "ab").find("header"), std::string::npos);
+  EXPECT_FALSE(other.throttle_reasons) << "unknown, not \"none\", where it could not be read";
+
+  // Through the sysfs source: the fake host's first card with a gpu_metrics file.
+  testutil::TempDir tmp("telemetry_gpu_metrics");
+  fs::copy(kHost, tmp.path(), fs::copy_options::recursive);
+  const std::string card = tmp.path() + "/sys/bus/pci/devices/0000:05:00.0/gpu_metrics";
+  std::ofstream(card, std::ios::binary) << gpu_metrics(1, 3, 120, 112, 1ull << 35);
+  const Snapshot s = read_sysfs(util::Root(tmp.path()));
+  ASSERT_EQ(s.devices.size(), 3u);
+  EXPECT_EQ(s.devices[0].throttle_reasons, "thermal");
+  EXPECT_FALSE(s.devices[1].throttle_reasons);
 }
 
 }  // namespace
