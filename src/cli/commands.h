@@ -15,7 +15,8 @@
   X(doctor)                \
   X(exporter)              \
   X(patrol)                \
-  X(stress)
+  X(stress)                \
+  X(compare)
 // clang-format on
 
 namespace dcukit::cli {

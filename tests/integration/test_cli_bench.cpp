@@ -410,3 +410,58 @@ TEST(CliBenchMpi, ARankThatNeverArrivesIsNamedWithinTheDeadlineNotAHang) {
   EXPECT_NE(j["group"][0]["reason"].get<std::string>().find("rank(s) 3 of 4 did not arrive"), std::string::npos);
   EXPECT_FALSE(j["ok"].get<bool>());
 }
+
+TEST(CliBench, CompareFindsARegressionRefusesAnotherCardAndExitsAsDocumented) {
+  // A real CPU run as the base, its triad's samples made even (a CPU's own spread can exceed any
+  // change); the new run is its copy with the triad 20% slower (rate and samples alike), and a
+  // copy whose device is another card.
+  testutil::TempDir dir("cli_compare");
+  const std::string run = dir.file("run.json"), base = dir.file("base.json"), slow = dir.file("slow.json"),
+                    other = dir.file("other.json");
+  const CliRun r = bench_cli(kSmall + " --only memory --json " + run);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = read_json(run);
+  auto triad_times = [&](double factor) {
+    int changed = 0;
+    for (auto& m : j["devices"][0]["results"])
+      if (m["name"].get<std::string>().rfind("triad", 0) == 0) {
+        const double median = m["work"].get<double>() / m["rate"].get<double>() * 1e3;  // ms
+        m["rate"] = m["rate"].get<double>() / factor;
+        for (auto& s : m["samples_ms"]) s = median * factor;
+        for (auto& [k, v] : m["time_ms"].items())
+          if (k != "count" && v.is_number()) v = k == "stddev" ? 0.0 : median * factor;
+        ++changed;
+      }
+    return changed;
+  };
+  ASSERT_GT(triad_times(1.0), 0);
+  std::ofstream(base) << j.dump();
+  triad_times(1.2);
+  std::ofstream(slow) << j.dump();
+  j["devices"][0]["name"] = "NVIDIA H200";
+  std::ofstream(other) << j.dump();
+
+  const CliRun same = bench_cli("compare " + base + " " + base + " --fail-on-regression");
+  EXPECT_EQ(same.code, 0) << same.out;
+  EXPECT_NE(same.out.find("0 worse"), std::string::npos) << same.out;
+
+  const std::string json = dir.file("cmp.json");
+  const CliRun worse = bench_cli("compare " + base + " " + slow + " --threshold 5% --fail-on-regression --json " + json);
+  EXPECT_EQ(worse.code, 1) << worse.out;
+  EXPECT_NE(worse.out.find("regressed beyond the noise"), std::string::npos) << worse.out;
+  const auto cmp = read_json(json);
+  EXPECT_GE(cmp["worse"].get<int>(), 1);
+  EXPECT_EQ(bench_cli("compare " + base + " " + slow + " --threshold 5%").code, 0) << "without --fail-on-regression";
+
+  const CliRun refused = bench_cli("compare " + base + " " + other);
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("not comparable"), std::string::npos) << refused.out;
+  EXPECT_EQ(bench_cli("compare " + base + " " + other + " --force").code, 0);
+
+  const CliRun bad = bench_cli("compare " + base + " " + dir.file("missing.json"));
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  std::ofstream(dir.file("load.json")) << R"({"run_info": {"tool": "dcukit load"}, "levels": []})";
+  const CliRun notbench = bench_cli("compare " + base + " " + dir.file("load.json"));
+  EXPECT_EQ(notbench.code, 2) << notbench.out;
+  EXPECT_NE(notbench.out.find("load.json"), std::string::npos) << notbench.out;
+}

@@ -1,0 +1,84 @@
+// `dcukit compare BASE NEW`: parsing and exit codes; the engine is src/compare/.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/output.h"
+#include "cli/presentation.h"
+#include "compare/compare.h"
+#include "util/json_text.h"
+
+namespace dcukit::cli {
+namespace {
+
+constexpr const char* kCompare = "compare";
+
+struct CompareArgs {
+  std::string base, now;
+  double threshold_percent = 3;
+  bool fail_on_regression = false, force = false;
+  Output json{"--json", ""}, markdown{"--markdown", ""};
+};
+
+ExitCode run_compare(const CompareArgs& a) {
+  if (Status s = check_outputs({a.json, a.markdown}); !s) return fail(kCompare, ExitCode::bad_input, s.message());
+  compare::Options o;
+  o.threshold = a.threshold_percent / 100.0;
+  o.force = a.force;
+  auto c = compare::compare_files(a.base, a.now, o);
+  if (!c) return fail(kCompare, ExitCode::bad_input, c.error().message);
+  if (!a.json.to_stdout() && !a.markdown.to_stdout())
+    print_report([&] { return core::render_text(compare::to_table(*c)); });
+  std::fflush(stdout);
+  bool written = emit(kCompare, a.json, util::json_document(compare::to_json(*c)));
+  written = emit(kCompare, a.markdown, a.markdown.asked() ? compare::render_markdown(*c) : std::string()) && written;
+  if (!c->refusals.empty())
+    return fail(kCompare, ExitCode::bad_input,
+                fmt::format("the runs are not comparable: {}; pass --force to compare them anyway",
+                            c->refusals.front()));
+  const bool measured = c->count(compare::Verdict::same) + c->count(compare::Verdict::better) +
+                            c->count(compare::Verdict::worse) >
+                        0;
+  if (!measured)
+    return fail(kCompare, ExitCode::failed, "no case was measured in both runs: nothing was compared");
+  if (!written) return ExitCode::failed;
+  if (a.fail_on_regression && c->count(compare::Verdict::worse) > 0) {
+    print_error(kCompare, fmt::format("{} case(s) regressed beyond the noise", c->count(compare::Verdict::worse)));
+    return ExitCode::failed;
+  }
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+void setup_compare(CLI::App& app, Runner& runner) {
+  auto a = std::make_shared<CompareArgs>();
+  auto* sub = app.add_subcommand(
+      "compare", "Compare two `dcukit bench --json` runs case by case: the change, and regressions beyond the noise");
+  sub->footer(
+      "Exit status: 0 when compared (with --fail-on-regression: and nothing regressed); 1 when a case regressed "
+      "under --fail-on-regression, or no case was measured in both; 2 for bad input, or runs of a different card, "
+      "backend, device count or driver (without --force). Load results: dcukit load compare.");
+  sub->add_option("base", a->base, "The baseline result JSON")->required()->check(CLI::ExistingFile);
+  sub->add_option("new", a->now, "The new result JSON")->required()->check(CLI::ExistingFile);
+  sub->add_option("--threshold", a->threshold_percent,
+                  "The smallest change that counts, in percent (default 3); a case's own spread raises it")
+      ->transform(
+          [](std::string s) {
+            if (!s.empty() && s.back() == '%') s.pop_back();  // "3%" as well as "3"
+            return s;
+          },
+          "", "percent")
+      ->check(CLI::Range(0.0, 1000.0));
+  sub->add_flag("--fail-on-regression", a->fail_on_regression, "Exit 1 when a case is worse beyond the noise (for CI)");
+  sub->add_flag("--force", a->force, "Compare runs of different cards, backends or drivers anyway");
+  add_output(sub, a->json, "Every case with its change and verdict as JSON");
+  add_output(sub, a->markdown, "The table as Markdown");
+  add_presentation(sub);
+  sub->callback([a, &runner] { runner = [a] { return run_compare(*a); }; });
+}
+
+}  // namespace dcukit::cli

@@ -1,0 +1,200 @@
+#include "compare/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "bench/render.h"
+#include "core/units.h"
+#include "util/files.h"
+#include "util/names.h"
+
+namespace dcukit::compare {
+namespace {
+
+constexpr util::Name<Verdict> kVerdictNames[] = {
+    {Verdict::same, "same"},         {Verdict::better, "better"},       {Verdict::worse, "worse"},
+    {Verdict::only_base, "only in base"}, {Verdict::only_new, "only in new"}, {Verdict::failed, "failed"},
+};
+
+/// A run's own spread: (max - min) / median of its timed samples; 0 where it has fewer than two.
+double spread(const bench::Measurement& m) {
+  if (m.time_ms.count < 2 || m.time_ms.median <= 0) return 0;
+  return (m.time_ms.max - m.time_ms.min) / m.time_ms.median;
+}
+
+std::string format_rate(double v, bench::RateUnit unit) {
+  switch (unit) {
+    case bench::RateUnit::byte_per_s:
+      return core::format_bandwidth(v);
+    case bench::RateUnit::flop_per_s:
+      return core::format_ops(v) + "FLOP/s";
+    case bench::RateUnit::op_per_s:
+      return core::format_ops(v) + "OP/s";
+    case bench::RateUnit::microseconds:
+      return fmt::format("{:.3g} us", v);
+    case bench::RateUnit::none:
+      break;
+  }
+  return fmt::format("{:.4g}", v);
+}
+
+void note_difference(Comparison& c, const std::string& what, const std::string& a, const std::string& b,
+                     bool refuse, const Options& o) {
+  if (a == b) return;
+  c.differences.emplace_back(what, fmt::format("{} -> {}", a.empty() ? "?" : a, b.empty() ? "?" : b));
+  if (refuse && !o.force)
+    c.refusals.push_back(fmt::format("the {} differs ({} in the base, {} in the new run)", what, a.empty() ? "?" : a,
+                                     b.empty() ? "?" : b));
+}
+
+/// The cases of one place (a device, or the group), by benchmark and name.
+using Cases = std::map<std::pair<std::string, std::string>, const bench::Measurement*>;
+
+Cases cases_of(const std::vector<bench::Measurement>& results) {
+  Cases out;
+  for (const auto& m : results) out.emplace(std::make_pair(m.benchmark, m.name), &m);
+  return out;
+}
+
+void compare_cases(Comparison& c, const std::string& where, const Cases& base, const Cases& now, const Options& o) {
+  for (const auto& [key, b] : base) {
+    Row r{where, key.first, key.second, b->rate_unit};
+    const auto it = now.find(key);
+    r.base = b->rate;
+    if (it == now.end()) {
+      r.verdict = Verdict::only_base;
+      r.why = "not run in the new run";
+    } else if (b->outcome != bench::Outcome::ok || it->second->outcome != bench::Outcome::ok) {
+      const bool base_ok = b->outcome == bench::Outcome::ok;
+      r.verdict = Verdict::failed;
+      r.now = it->second->rate;
+      r.why = fmt::format("{} did not measure it: {}", base_ok ? "the new run" : "the base",
+                          base_ok ? it->second->reason : b->reason);
+    } else {
+      const bench::Measurement& n = *it->second;
+      r.now = n.rate;
+      const bool lower_is_better = b->rate_unit == bench::RateUnit::microseconds;
+      if (b->rate > 0 && n.rate > 0)
+        r.change = lower_is_better ? b->rate / n.rate - 1.0 : n.rate / b->rate - 1.0;
+      r.noise = std::max({o.threshold, spread(*b), spread(n)});
+      r.verdict = std::abs(r.change) <= r.noise ? Verdict::same : (r.change > 0 ? Verdict::better : Verdict::worse);
+    }
+    c.rows.push_back(std::move(r));
+  }
+  for (const auto& [key, n] : now)
+    if (!base.count(key)) {
+      Row r{where, key.first, key.second, n->rate_unit};
+      r.now = n->rate;
+      r.verdict = Verdict::only_new;
+      r.why = "not run in the base";
+      c.rows.push_back(std::move(r));
+    }
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict v) {
+  return util::name_of(kVerdictNames, v, "?");
+}
+
+int Comparison::count(Verdict v) const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const Row& r) { return r.verdict == v; }));
+}
+
+Comparison compare_reports(const bench::Report& base, const bench::Report& now, const Options& o) {
+  Comparison c;
+  note_difference(c, "backend", std::string(device::to_string(base.backend)), std::string(device::to_string(now.backend)),
+                  true, o);
+  note_difference(c, "device count", std::to_string(base.devices.size()), std::to_string(now.devices.size()), true, o);
+  note_difference(c, "host", base.run_info.host.hostname, now.run_info.host.hostname, false, o);
+  note_difference(c, "dcukit version", base.run_info.version, now.run_info.version, false, o);
+  std::map<std::string, std::string> bv(base.versions.begin(), base.versions.end()),
+      nv(now.versions.begin(), now.versions.end());
+  for (const auto& [k, v] : bv)
+    if (nv.count(k)) note_difference(c, k, v, nv[k], k.find("driver") != std::string::npos, o);
+  const std::size_t devices = std::min(base.devices.size(), now.devices.size());
+  for (std::size_t i = 0; i < devices; ++i) {
+    const auto& a = base.devices[i].info;
+    const auto& b = now.devices[i].info;
+    note_difference(c, fmt::format("device {} card", i), a.name, b.name, true, o);
+  }
+  if (!c.refusals.empty()) return c;
+  for (std::size_t i = 0; i < devices; ++i)
+    compare_cases(c, fmt::format("device {}", i), cases_of(base.devices[i].results), cases_of(now.devices[i].results), o);
+  compare_cases(c, "group", cases_of(base.group), cases_of(now.group), o);
+  return c;
+}
+
+Result<Comparison> compare_files(const std::string& base_path, const std::string& new_path, const Options& o) {
+  std::vector<bench::Report> reports;
+  for (const auto& path : {base_path, new_path}) {
+    auto text = util::read_file(path, util::kReportInput);
+    if (!text) return Error{text.error().message};
+    auto report = bench::from_json(*text);
+    if (!report)
+      return Error{fmt::format("{}: {}; dcukit compare reads two `dcukit bench --json` files (for load results: "
+                               "dcukit load compare)",
+                               path, report.error().message)};
+    reports.push_back(std::move(*report));
+  }
+  Comparison c = compare_reports(reports[0], reports[1], o);
+  c.base_origin = base_path;
+  c.new_origin = new_path;
+  return c;
+}
+
+core::Table to_table(const Comparison& c) {
+  core::Table t;
+  t.title = fmt::format("{} -> {}", c.base_origin, c.new_origin);
+  t.columns = {{"where", core::Align::left},  {"case", core::Align::left}, {"base"}, {"new"},
+               {"change"},                    {"noise"},                   {"verdict", core::Align::left}};
+  for (const auto& r : c.rows) {
+    const bool measured = r.verdict == Verdict::same || r.verdict == Verdict::better || r.verdict == Verdict::worse;
+    t.add_row({r.where, r.benchmark + " " + r.name, r.verdict == Verdict::only_new ? "-" : format_rate(r.base, r.unit),
+               r.verdict == Verdict::only_base ? "-" : format_rate(r.now, r.unit),
+               measured ? fmt::format("{:+.1f}%", 100 * r.change) : "-",
+               measured ? fmt::format("{:.1f}%", 100 * r.noise) : "-",
+               measured ? std::string(to_string(r.verdict)) : fmt::format("{}: {}", to_string(r.verdict), r.why)});
+  }
+  for (const auto& [what, change] : c.differences) t.notes.push_back(fmt::format("{}: {}", what, change));
+  for (const auto& why : c.refusals) t.notes.push_back("not compared: " + why + " (--force compares anyway)");
+  t.notes.push_back(fmt::format("{} worse, {} better, {} same beyond the noise (the larger of --threshold and each "
+                                "run's (max - min) / median); change is signed so that positive is better",
+                                c.count(Verdict::worse), c.count(Verdict::better), c.count(Verdict::same)));
+  return t;
+}
+
+std::string render_markdown(const Comparison& c) {
+  return "## dcukit compare\n\n" + core::render_markdown(to_table(c));
+}
+
+nlohmann::ordered_json to_json(const Comparison& c) {
+  nlohmann::ordered_json j;
+  j["base"] = c.base_origin;
+  j["new"] = c.new_origin;
+  j["comparable"] = c.refusals.empty();
+  j["refusals"] = c.refusals;
+  auto& diffs = j["differences"] = nlohmann::ordered_json::array();
+  for (const auto& [what, change] : c.differences) diffs.push_back({{"what", what}, {"change", change}});
+  auto& rows = j["cases"] = nlohmann::ordered_json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"where", r.where},
+                    {"benchmark", r.benchmark},
+                    {"name", r.name},
+                    {"unit", bench::to_string(r.unit)},
+                    {"base", r.base},
+                    {"new", r.now},
+                    {"change", r.change},
+                    {"noise", r.noise},
+                    {"verdict", to_string(r.verdict)},
+                    {"why", r.why}});
+  j["worse"] = c.count(Verdict::worse);
+  j["better"] = c.count(Verdict::better);
+  return j;
+}
+
+}  // namespace dcukit::compare

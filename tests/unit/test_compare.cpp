@@ -1,0 +1,112 @@
+// `dcukit compare` on synthetic bench reports: a known regression, noise only, a different card.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/compare.h"
+#include "core/stats.h"
+
+using namespace dcukit;
+
+namespace {
+
+/// A measurement whose samples are `ms` (each run moving `work` bytes).
+bench::Measurement memory_case(const std::string& name, std::vector<double> ms, double work = 1e9) {
+  bench::Measurement m;
+  m.benchmark = "memory";
+  m.name = name;
+  m.samples_ms = std::move(ms);
+  m.time_ms = core::summarize(m.samples_ms);
+  m.work = work;
+  m.rate_unit = bench::RateUnit::byte_per_s;
+  m.rate = work / (m.time_ms.median / 1e3);
+  return m;
+}
+
+bench::Report report(const std::string& card, std::vector<bench::Measurement> results) {
+  bench::Report r;
+  r.backend = device::BackendKind::cuda;
+  bench::DeviceReport d;
+  d.info.name = card;
+  d.results = std::move(results);
+  r.devices.push_back(std::move(d));
+  return r;
+}
+
+const compare::Row& row(const compare::Comparison& c, const std::string& name) {
+  for (const auto& r : c.rows)
+    if (r.name == name) return r;
+  throw std::runtime_error("no row " + name);
+}
+
+}  // namespace
+
+TEST(Compare, ARegressionBeyondTheNoiseIsWorseAndNoiseAloneIsTheSame) {
+  const auto base = report("NVIDIA H200", {memory_case("triad", {10.0, 10.1, 10.0, 9.9}),
+                                           memory_case("copy", {10.0, 10.1, 10.0, 9.9}),
+                                           memory_case("scale", {10.0, 10.1, 10.0, 9.9})});
+  // triad 10% slower, copy 1% slower (inside 3%), scale 10% faster.
+  const auto now = report("NVIDIA H200", {memory_case("triad", {11.0, 11.1, 11.0, 10.9}),
+                                          memory_case("copy", {10.1, 10.2, 10.1, 10.0}),
+                                          memory_case("scale", {9.0, 9.1, 9.0, 8.9})});
+  const auto c = compare::compare_reports(base, now, {});
+  EXPECT_TRUE(c.refusals.empty());
+  EXPECT_EQ(row(c, "triad").verdict, compare::Verdict::worse);
+  EXPECT_NEAR(row(c, "triad").change, 10.0 / 11.0 - 1.0, 1e-9);
+  EXPECT_EQ(row(c, "copy").verdict, compare::Verdict::same);
+  EXPECT_EQ(row(c, "scale").verdict, compare::Verdict::better);
+  EXPECT_EQ(c.count(compare::Verdict::worse), 1);
+  const auto j = compare::to_json(c);
+  EXPECT_EQ(j["worse"], 1);
+  EXPECT_TRUE(j["comparable"].get<bool>());
+}
+
+TEST(Compare, ARunsOwnSpreadRaisesTheThreshold) {
+  // The base's samples spread over 20% of their median: a 10% change is within its noise.
+  const auto base = report("NVIDIA H200", {memory_case("triad", {9.0, 10.0, 11.0})});
+  const auto now = report("NVIDIA H200", {memory_case("triad", {11.0, 11.0, 11.0})});
+  const auto c = compare::compare_reports(base, now, {});
+  EXPECT_EQ(row(c, "triad").verdict, compare::Verdict::same);
+  EXPECT_NEAR(row(c, "triad").noise, 0.2, 1e-9);
+  // Lower is better for latency.
+  auto lat = [](double us) {
+    bench::Measurement m;
+    m.benchmark = "latency";
+    m.name = "launch";
+    m.samples_ms = {us / 1e3, us / 1e3};
+    m.time_ms = core::summarize(m.samples_ms);
+    m.rate_unit = bench::RateUnit::microseconds;
+    m.rate = us;
+    return m;
+  };
+  const auto l = compare::compare_reports(report("X", {lat(5.0)}), report("X", {lat(4.0)}), {});
+  EXPECT_EQ(row(l, "launch").verdict, compare::Verdict::better);
+}
+
+TEST(Compare, RunsOfADifferentCardAreRefusedUnlessForced) {
+  const auto base = report("NVIDIA H200", {memory_case("triad", {10.0, 10.0})});
+  const auto now = report("NVIDIA H100 80GB HBM3", {memory_case("triad", {12.0, 12.0})});
+  const auto c = compare::compare_reports(base, now, {});
+  ASSERT_FALSE(c.refusals.empty());
+  EXPECT_NE(c.refusals[0].find("card differs"), std::string::npos) << c.refusals[0];
+  EXPECT_TRUE(c.rows.empty()) << "nothing compared";
+  compare::Options forced;
+  forced.force = true;
+  const auto f = compare::compare_reports(base, now, forced);
+  EXPECT_TRUE(f.refusals.empty());
+  EXPECT_EQ(row(f, "triad").verdict, compare::Verdict::worse);
+  EXPECT_FALSE(f.differences.empty()) << "still said";
+}
+
+TEST(Compare, CasesInOneRunOnlyOrFailedAreListedNotJudged) {
+  auto failed = memory_case("copy", {10.0});
+  failed.outcome = bench::Outcome::failed;
+  failed.reason = "wrong data";
+  const auto base = report("X", {memory_case("triad", {10.0}), memory_case("copy", {10.0})});
+  const auto now = report("X", {failed, memory_case("add", {10.0})});
+  const auto c = compare::compare_reports(base, now, {});
+  EXPECT_EQ(row(c, "triad").verdict, compare::Verdict::only_base);
+  EXPECT_EQ(row(c, "add").verdict, compare::Verdict::only_new);
+  EXPECT_EQ(row(c, "copy").verdict, compare::Verdict::failed);
+  EXPECT_NE(row(c, "copy").why.find("wrong data"), std::string::npos);
+}
