@@ -134,6 +134,9 @@ private:
         p.link = "peer access";
         if (auto st = ctx.backend.enable_peer_access(*src.device, *dst.device); !st) p.peer = false;
       }
+      const int a = std::min(src.info->info.index, dst.info->info.index), b = std::max(src.info->info.index, dst.info->info.index);
+      if (auto it = ctx.options.links.find({a, b}); it != ctx.options.links.end())
+        p.link += fmt::format("; {} (--topology)", it->second);
     }
     auto a = allocate(*src.device, MemKind::device, bytes), b = allocate(*dst.device, MemKind::device, bytes),
          c = allocate(*src.device, MemKind::device, bytes);

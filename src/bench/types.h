@@ -55,6 +55,10 @@ struct Options {
   std::vector<std::uint64_t> collective_sizes;  ///< bytes, as nccl-tests counts them
   std::vector<std::string> collectives;         ///< names (all_reduce, ...); empty = all
   double min_busbw = 0;                         ///< B/s; an average bus bandwidth under it fails the run
+  /// --topology: the link between devices i and j (i < j) as a captured topology output shows it
+  /// ("NV18", "XGMI, 1 hop, weight 15"), and where it was read.
+  std::map<std::pair<int, int>, std::string> links;
+  std::string links_source;
   std::chrono::milliseconds timeout{600000};     ///< per benchmark and device
   std::map<std::string, double> peak_overrides;  ///< --peak
 };

@@ -20,6 +20,7 @@
 #include "core/units.h"
 #include "device/comm/collective.h"
 #include "device/comm/mpi.h"
+#include "telemetry/capture.h"
 #include "util/json_text.h"
 #include "util/signals.h"
 
@@ -38,7 +39,7 @@ struct BenchArgs {
   std::vector<std::string> only, precisions, memory_sizes, stream_types, transfer_sizes;
   std::vector<int> sizes;
   int iterations = 0, warmup = 0, cpu_devices = 1;
-  std::string p2p_size, collective_sizes;
+  std::string p2p_size, collective_sizes, topology;
   std::vector<std::string> collectives;
   double min_busbw_gb = 0;
   double timeout_s = 600;
@@ -62,6 +63,33 @@ Result<std::vector<std::uint64_t>> sizes_of(const std::vector<std::string>& text
 }
 
 // --collective-sizes: nccl-tests' -b/-e/-f as MIN:MAX (factors of 2) or MIN:MAX:FACTOR, or a list.
+/// The GPU-to-GPU links of a captured topology output (nvidia-smi topo -m, rocm-smi/hy-smi
+/// --showtopo, amd-smi topology), by device index: "NV18", "XGMI, 1 hop, weight 15".
+Result<std::map<std::pair<int, int>, std::string>> links_of(const std::string& path) {
+  auto snap = telemetry::read_capture_file(path);
+  if (!snap) return Error{fmt::format("--topology {}: {}", path, snap.error().message)};
+  std::map<std::pair<int, int>, std::string> out;
+  auto gpu = [](const std::string& name) -> std::optional<int> {  // "GPU3", "GPU[3]"
+    int n = -1;
+    if (std::sscanf(name.c_str(), "GPU%d", &n) == 1 || std::sscanf(name.c_str(), "GPU[%d]", &n) == 1)
+      if (n >= 0) return n;
+    return std::nullopt;
+  };
+  for (const auto& l : snap->topology.links) {
+    const auto a = gpu(l.a), b = gpu(l.b);
+    if (!a || !b || *a == *b || !l.type) continue;
+    std::string text = *l.type;
+    if (l.hops) text += fmt::format(", {} hop{}", *l.hops, *l.hops == 1 ? "" : "s");
+    if (l.weight) text += fmt::format(", weight {}", *l.weight);
+    out[{std::min(*a, *b), std::max(*a, *b)}] = text;
+  }
+  if (out.empty())
+    return Error{fmt::format("--topology {}: the file ({}) shows no link between two GPUs; pass the output of "
+                             "`nvidia-smi topo -m`, `rocm-smi --showtopo`, `hy-smi --showtopo` or `amd-smi topology`",
+                             path, snap->format.empty() ? "format not recognised" : snap->format)};
+  return out;
+}
+
 Result<std::vector<std::uint64_t>> collective_sizes_of(const std::string& text) {
   if (text.empty()) return std::vector<std::uint64_t>{};
   if (text.find(':') == std::string::npos) return sizes_of(util::split(text, ','), "--collective-sizes");
@@ -110,6 +138,12 @@ Result<bench::Options> to_options(const BenchArgs& a) {
     auto v = sizes_of({a.p2p_size}, "--p2p-size");
     if (!v) return v.error();
     o.p2p_bytes = v->front();
+  }
+  if (!a.topology.empty()) {
+    auto links = links_of(a.topology);
+    if (!links) return links.error();
+    o.links = *links;
+    o.links_source = a.topology;
   }
   auto cs = collective_sizes_of(a.collective_sizes);
   if (!cs) return cs.error();
@@ -229,6 +263,10 @@ ExitCode run_bench(const BenchArgs& a) {
     print_error("bench", report.error().message);  // every rank was given the same input and says so
     return ExitCode::bad_input;
   }
+  if (!request.options.links_source.empty())
+    report->notes.push_back(fmt::format("p2p link types from --topology {} (the captured topology of the host it "
+                                        "was taken on; device i is its GPU i)",
+                                        request.options.links_source));
   if (world) {
     auto merged = gather_ranks(*world, std::move(*report), request.options.timeout);
     if (!root) {  // rank 0 says what failed, unless this rank could not reach it
@@ -287,6 +325,10 @@ void setup_bench(CLI::App& app, Runner& runner) {
   sub->add_option("--cpu-devices", a->cpu_devices, "Host \"devices\" the CPU backend shows (1 to 64; default 1)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--p2p-size", a->p2p_size, "Bytes per peer copy (default 256MiB; 16MiB on the CPU)");
+  sub->add_option("--topology", a->topology,
+                  "A captured nvidia-smi topo -m, rocm-smi/hy-smi --showtopo or amd-smi topology output: each p2p "
+                  "pair's link type is taken from it")
+      ->check(CLI::ExistingFile);
   sub->add_option("--collective-sizes", a->collective_sizes,
                   "Collective sizes as MIN:MAX[:FACTOR] or a list (default 8B:1GiB; 8B:1MiB on the CPU)");
   sub->add_option("--collectives", a->collectives,

@@ -331,6 +331,34 @@ TEST(CliBench, PeerMatrixOverFourCpuDevicesIsCheckedAndShownAsMatrices) {
   EXPECT_EQ(bidir, 12) << "both ways for every pair of two devices";
 }
 
+TEST(CliBench, PeerPairsTakeTheirLinkTypeFromACapturedTopology) {
+  // rocm-smi --showtopo of 8 MI308X (tests/fixtures/telemetry/samples): every pair XGMI, 1 hop.
+  const std::string topo = std::string(DCUKIT_FIXTURES) + "/telemetry/samples/rocm-smi/showtopo-8xmi308x-xgmi-lowpower-warning.txt";
+  testutil::TempDir dir("cli_bench");
+  const std::string json = dir.file("p2p.json");
+  const CliRun r = bench_cli("bench --backend cpu --cpu-devices 2 --only p2p --p2p-size 1MiB --iterations 2 --topology " +
+                             topo + " --json " + json);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = read_json(json);
+  int linked = 0;
+  for (const auto& m : j["group"]) {
+    const auto link = m["params"]["link"].get<std::string>();
+    if (m["params"]["src"] != m["params"]["dst"]) {
+      EXPECT_NE(link.find("XGMI, 1 hop, weight 15"), std::string::npos) << link;
+      ++linked;
+    }
+  }
+  EXPECT_EQ(linked, 6) << "0->1 and 1->0: ce, ce bidir and kernel read each";
+  bool noted = false;
+  for (const auto& n : j["notes"]) noted = noted || n.get<std::string>().find("--topology") != std::string::npos;
+  EXPECT_TRUE(noted) << j["notes"].dump();
+  // A file that shows no link between GPUs is refused with what to pass instead.
+  const CliRun bad = bench_cli("bench --backend cpu --cpu-devices 2 --only p2p --topology " +
+                               std::string(DCUKIT_FIXTURES) + "/telemetry/samples/hy-smi/showtopo-numa-section-only-hcu-8card.txt");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("shows no link between two GPUs"), std::string::npos) << bad.out;
+}
+
 // Issue 23 under MPI: `mpirun -np 4 dcukit bench --backend cpu`, one rank a process, the
 // collectives through MPI's own, rank 0 writing the merged report.
 namespace {
