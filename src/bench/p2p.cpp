@@ -10,6 +10,7 @@
 
 #include "bench/benchmark.h"
 #include "bench/group.h"
+#include "bench/p2p_fanout.h"
 #include "bench/pattern.h"
 #include "core/units.h"
 
@@ -55,6 +56,7 @@ public:
         if (ctx.stopped()) return;
         run_pair(ctx, s, d, bytes, out);
       }
+    run_fanout(ctx, bytes, out);
   }
 
   TableSpec table() const override {
@@ -64,7 +66,8 @@ public:
              time_column("median ms", &core::Summary::median), rate_column("GB/s", 1e9), status_column()},
             {"ce: the runtime's peer copy, enqueued on the source; ce bidir: both directions at once, both counted; "
              "kernel read: a copy kernel on dst reading src's memory (needs peer access). src = dst: the device "
-             "copying within its own memory."}};
+             "copying within its own memory. one to all / all to one (3 devices or more): one device's copies to "
+             "every other at once, or every other's to it; GB/s is the total."}};
     t.more = matrices;
     return t;
   }

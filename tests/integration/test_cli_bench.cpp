@@ -320,15 +320,26 @@ TEST(CliBench, PeerMatrixOverFourCpuDevicesIsCheckedAndShownAsMatrices) {
     EXPECT_NE(r.out.find(title), std::string::npos) << title << "\n" << r.out;
   const auto j = read_json(json);
   std::set<std::pair<int, int>> pairs;
+  std::set<int> one_to_all, all_to_one;
   int bidir = 0;
   for (const auto& m : j["group"]) {
     EXPECT_EQ(m["outcome"], "ok") << m.dump();
     EXPECT_NE(m["check"].get<std::string>().find("match"), std::string::npos) << m.dump();
+    const auto method = m["params"]["method"].get<std::string>();
+    if (method == "one to all" || method == "all to one") {
+      // nvbandwidth's fan-outs: three copies at once, their bytes together.
+      EXPECT_DOUBLE_EQ(m["work"].get<double>(), 3.0 * m["params"]["bytes"].get<double>()) << m.dump();
+      (method == "one to all" ? one_to_all : all_to_one)
+          .insert(m["params"][method == "one to all" ? "src" : "dst"].get<int>());
+      continue;
+    }
     pairs.insert({m["params"]["src"].get<int>(), m["params"]["dst"].get<int>()});
-    bidir += m["params"]["method"] == "ce bidir";
+    bidir += method == "ce bidir";
   }
   EXPECT_EQ(pairs.size(), 16u) << "every ordered pair, the diagonal included";
   EXPECT_EQ(bidir, 12) << "both ways for every pair of two devices";
+  EXPECT_EQ(one_to_all, (std::set<int>{0, 1, 2, 3}));
+  EXPECT_EQ(all_to_one, (std::set<int>{0, 1, 2, 3}));
 }
 
 TEST(CliBench, PeerPairsTakeTheirLinkTypeFromACapturedTopology) {
