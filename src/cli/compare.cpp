@@ -8,7 +8,7 @@
 #include "cli/common.h"
 #include "cli/output.h"
 #include "cli/presentation.h"
-#include "compare/compare.h"
+#include "flows/compare.h"
 #include "util/json_text.h"
 
 namespace dcukit::cli {
@@ -25,28 +25,28 @@ struct CompareArgs {
 
 ExitCode run_compare(const CompareArgs& a) {
   if (Status s = check_outputs({a.json, a.markdown}); !s) return fail(kCompare, ExitCode::bad_input, s.message());
-  compare::Options o;
+  flows::CompareOptions o;
   o.threshold = a.threshold_percent / 100.0;
   o.force = a.force;
-  auto c = compare::compare_files(a.base, a.now, o);
+  auto c = flows::compare_files(a.base, a.now, o);
   if (!c) return fail(kCompare, ExitCode::bad_input, c.error().message);
   if (!a.json.to_stdout() && !a.markdown.to_stdout())
-    print_report([&] { return core::render_text(compare::to_table(*c)); });
+    print_report([&] { return core::render_text(flows::to_table(*c)); });
   std::fflush(stdout);
-  bool written = emit(kCompare, a.json, util::json_document(compare::to_json(*c)));
-  written = emit(kCompare, a.markdown, a.markdown.asked() ? compare::render_markdown(*c) : std::string()) && written;
+  bool written = emit(kCompare, a.json, util::json_document(flows::to_json(*c)));
+  written = emit(kCompare, a.markdown, a.markdown.asked() ? flows::render_markdown(*c) : std::string()) && written;
   if (!c->refusals.empty())
     return fail(kCompare, ExitCode::bad_input,
                 fmt::format("the runs are not comparable: {}; pass --force to compare them anyway",
                             c->refusals.front()));
-  const bool measured = c->count(compare::Verdict::same) + c->count(compare::Verdict::better) +
-                            c->count(compare::Verdict::worse) >
+  const bool measured = c->count(flows::Verdict::same) + c->count(flows::Verdict::better) +
+                            c->count(flows::Verdict::worse) >
                         0;
   if (!measured)
     return fail(kCompare, ExitCode::failed, "no case was measured in both runs: nothing was compared");
   if (!written) return ExitCode::failed;
-  if (a.fail_on_regression && c->count(compare::Verdict::worse) > 0) {
-    print_error(kCompare, fmt::format("{} case(s) regressed beyond the noise", c->count(compare::Verdict::worse)));
+  if (a.fail_on_regression && c->count(flows::Verdict::worse) > 0) {
+    print_error(kCompare, fmt::format("{} case(s) regressed beyond the noise", c->count(flows::Verdict::worse)));
     return ExitCode::failed;
   }
   return ExitCode::ok;

@@ -1,4 +1,4 @@
-#include "compare/compare.h"
+#include "flows/compare.h"
 
 #include <fmt/format.h>
 
@@ -7,12 +7,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "bench/render.h"
 #include "core/units.h"
-#include "util/files.h"
+#include "flows/results.h"
 #include "util/names.h"
 
-namespace dcukit::compare {
+namespace dcukit::flows {
 namespace {
 
 constexpr util::Name<Verdict> kVerdictNames[] = {
@@ -43,7 +42,7 @@ std::string format_rate(double v, bench::RateUnit unit) {
 }
 
 void note_difference(Comparison& c, const std::string& what, const std::string& a, const std::string& b,
-                     bool refuse, const Options& o) {
+                     bool refuse, const CompareOptions& o) {
   if (a == b) return;
   c.differences.emplace_back(what, fmt::format("{} -> {}", a.empty() ? "?" : a, b.empty() ? "?" : b));
   if (refuse && !o.force)
@@ -60,9 +59,9 @@ Cases cases_of(const std::vector<bench::Measurement>& results) {
   return out;
 }
 
-void compare_cases(Comparison& c, const std::string& where, const Cases& base, const Cases& now, const Options& o) {
+void compare_cases(Comparison& c, const std::string& where, const Cases& base, const Cases& now, const CompareOptions& o) {
   for (const auto& [key, b] : base) {
-    Row r{where, key.first, key.second, b->rate_unit};
+    CompareRow r{where, key.first, key.second, b->rate_unit};
     const auto it = now.find(key);
     r.base = b->rate;
     if (it == now.end()) {
@@ -87,7 +86,7 @@ void compare_cases(Comparison& c, const std::string& where, const Cases& base, c
   }
   for (const auto& [key, n] : now)
     if (!base.count(key)) {
-      Row r{where, key.first, key.second, n->rate_unit};
+      CompareRow r{where, key.first, key.second, n->rate_unit};
       r.now = n->rate;
       r.verdict = Verdict::only_new;
       r.why = "not run in the base";
@@ -102,10 +101,10 @@ std::string_view to_string(Verdict v) {
 }
 
 int Comparison::count(Verdict v) const {
-  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const Row& r) { return r.verdict == v; }));
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const CompareRow& r) { return r.verdict == v; }));
 }
 
-Comparison compare_reports(const bench::Report& base, const bench::Report& now, const Options& o) {
+Comparison compare_reports(const bench::Report& base, const bench::Report& now, const CompareOptions& o) {
   Comparison c;
   note_difference(c, "backend", std::string(device::to_string(base.backend)), std::string(device::to_string(now.backend)),
                   true, o);
@@ -129,17 +128,16 @@ Comparison compare_reports(const bench::Report& base, const bench::Report& now, 
   return c;
 }
 
-Result<Comparison> compare_files(const std::string& base_path, const std::string& new_path, const Options& o) {
+Result<Comparison> compare_files(const std::string& base_path, const std::string& new_path, const CompareOptions& o) {
   std::vector<bench::Report> reports;
   for (const auto& path : {base_path, new_path}) {
-    auto text = util::read_file(path, util::kReportInput);
-    if (!text) return Error{text.error().message};
-    auto report = bench::from_json(*text);
-    if (!report)
-      return Error{fmt::format("{}: {}; dcukit compare reads two `dcukit bench --json` files (for load results: "
-                               "dcukit load compare)",
-                               path, report.error().message)};
-    reports.push_back(std::move(*report));
+    auto file = read_result(path);
+    if (!file) return Error{file.error().message};
+    if (file->kind != ResultKind::bench)
+      return Error{fmt::format("{} is a `dcukit {}` result; dcukit compare reads two `dcukit bench --json` files{}",
+                               path, to_string(file->kind),
+                               file->kind == ResultKind::load ? " (load results: dcukit load compare)" : "")};
+    reports.push_back(std::get<bench::Report>(std::move(file->report)));
   }
   Comparison c = compare_reports(reports[0], reports[1], o);
   c.base_origin = base_path;
@@ -197,4 +195,4 @@ nlohmann::ordered_json to_json(const Comparison& c) {
   return j;
 }
 
-}  // namespace dcukit::compare
+}  // namespace dcukit::flows

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/compare.h"
+#include "flows/compare.h"
 #include "core/stats.h"
 
 using namespace dcukit;
@@ -33,7 +33,7 @@ bench::Report report(const std::string& card, std::vector<bench::Measurement> re
   return r;
 }
 
-const compare::Row& row(const compare::Comparison& c, const std::string& name) {
+const flows::CompareRow& row(const flows::Comparison& c, const std::string& name) {
   for (const auto& r : c.rows)
     if (r.name == name) return r;
   throw std::runtime_error("no row " + name);
@@ -49,14 +49,14 @@ TEST(Compare, ARegressionBeyondTheNoiseIsWorseAndNoiseAloneIsTheSame) {
   const auto now = report("NVIDIA H200", {memory_case("triad", {11.0, 11.1, 11.0, 10.9}),
                                           memory_case("copy", {10.1, 10.2, 10.1, 10.0}),
                                           memory_case("scale", {9.0, 9.1, 9.0, 8.9})});
-  const auto c = compare::compare_reports(base, now, {});
+  const auto c = flows::compare_reports(base, now, {});
   EXPECT_TRUE(c.refusals.empty());
-  EXPECT_EQ(row(c, "triad").verdict, compare::Verdict::worse);
+  EXPECT_EQ(row(c, "triad").verdict, flows::Verdict::worse);
   EXPECT_NEAR(row(c, "triad").change, 10.0 / 11.0 - 1.0, 1e-9);
-  EXPECT_EQ(row(c, "copy").verdict, compare::Verdict::same);
-  EXPECT_EQ(row(c, "scale").verdict, compare::Verdict::better);
-  EXPECT_EQ(c.count(compare::Verdict::worse), 1);
-  const auto j = compare::to_json(c);
+  EXPECT_EQ(row(c, "copy").verdict, flows::Verdict::same);
+  EXPECT_EQ(row(c, "scale").verdict, flows::Verdict::better);
+  EXPECT_EQ(c.count(flows::Verdict::worse), 1);
+  const auto j = flows::to_json(c);
   EXPECT_EQ(j["worse"], 1);
   EXPECT_TRUE(j["comparable"].get<bool>());
 }
@@ -65,8 +65,8 @@ TEST(Compare, ARunsOwnSpreadRaisesTheThreshold) {
   // The base's samples spread over 20% of their median: a 10% change is within its noise.
   const auto base = report("NVIDIA H200", {memory_case("triad", {9.0, 10.0, 11.0})});
   const auto now = report("NVIDIA H200", {memory_case("triad", {11.0, 11.0, 11.0})});
-  const auto c = compare::compare_reports(base, now, {});
-  EXPECT_EQ(row(c, "triad").verdict, compare::Verdict::same);
+  const auto c = flows::compare_reports(base, now, {});
+  EXPECT_EQ(row(c, "triad").verdict, flows::Verdict::same);
   EXPECT_NEAR(row(c, "triad").noise, 0.2, 1e-9);
   // Lower is better for latency.
   auto lat = [](double us) {
@@ -79,22 +79,22 @@ TEST(Compare, ARunsOwnSpreadRaisesTheThreshold) {
     m.rate = us;
     return m;
   };
-  const auto l = compare::compare_reports(report("X", {lat(5.0)}), report("X", {lat(4.0)}), {});
-  EXPECT_EQ(row(l, "launch").verdict, compare::Verdict::better);
+  const auto l = flows::compare_reports(report("X", {lat(5.0)}), report("X", {lat(4.0)}), {});
+  EXPECT_EQ(row(l, "launch").verdict, flows::Verdict::better);
 }
 
 TEST(Compare, RunsOfADifferentCardAreRefusedUnlessForced) {
   const auto base = report("NVIDIA H200", {memory_case("triad", {10.0, 10.0})});
   const auto now = report("NVIDIA H100 80GB HBM3", {memory_case("triad", {12.0, 12.0})});
-  const auto c = compare::compare_reports(base, now, {});
+  const auto c = flows::compare_reports(base, now, {});
   ASSERT_FALSE(c.refusals.empty());
   EXPECT_NE(c.refusals[0].find("card differs"), std::string::npos) << c.refusals[0];
   EXPECT_TRUE(c.rows.empty()) << "nothing compared";
-  compare::Options forced;
+  flows::CompareOptions forced;
   forced.force = true;
-  const auto f = compare::compare_reports(base, now, forced);
+  const auto f = flows::compare_reports(base, now, forced);
   EXPECT_TRUE(f.refusals.empty());
-  EXPECT_EQ(row(f, "triad").verdict, compare::Verdict::worse);
+  EXPECT_EQ(row(f, "triad").verdict, flows::Verdict::worse);
   EXPECT_FALSE(f.differences.empty()) << "still said";
 }
 
@@ -104,9 +104,9 @@ TEST(Compare, CasesInOneRunOnlyOrFailedAreListedNotJudged) {
   failed.reason = "wrong data";
   const auto base = report("X", {memory_case("triad", {10.0}), memory_case("copy", {10.0})});
   const auto now = report("X", {failed, memory_case("add", {10.0})});
-  const auto c = compare::compare_reports(base, now, {});
-  EXPECT_EQ(row(c, "triad").verdict, compare::Verdict::only_base);
-  EXPECT_EQ(row(c, "add").verdict, compare::Verdict::only_new);
-  EXPECT_EQ(row(c, "copy").verdict, compare::Verdict::failed);
+  const auto c = flows::compare_reports(base, now, {});
+  EXPECT_EQ(row(c, "triad").verdict, flows::Verdict::only_base);
+  EXPECT_EQ(row(c, "add").verdict, flows::Verdict::only_new);
+  EXPECT_EQ(row(c, "copy").verdict, flows::Verdict::failed);
   EXPECT_NE(row(c, "copy").why.find("wrong data"), std::string::npos);
 }

@@ -12,7 +12,7 @@
 #include "core/table.h"
 #include "util/result.h"
 
-namespace dcukit::compare {
+namespace dcukit::flows {
 
 enum class Verdict { same, better, worse, only_base, only_new, failed };
 
@@ -20,7 +20,7 @@ enum class Verdict { same, better, worse, only_base, only_new, failed };
 std::string_view to_string(Verdict v);
 
 /// One case of both runs.
-struct Row {
+struct CompareRow {
   std::string where;      ///< "device 0", "group"
   std::string benchmark;  ///< "gemm", "memory", ...
   std::string name;       ///< the case's name: "fp16 N=8192"
@@ -32,7 +32,7 @@ struct Row {
   std::string why;  ///< for only_*/failed: what happened
 };
 
-struct Options {
+struct CompareOptions {
   double threshold = 0.03;  ///< the smallest change that counts, as a fraction
   bool force = false;       ///< compare runs of different cards or settings anyway
 };
@@ -43,20 +43,20 @@ struct Comparison {
   std::vector<std::pair<std::string, std::string>> differences;
   /// Why the runs are not comparable (empty when they are, or when forced).
   std::vector<std::string> refusals;
-  std::vector<Row> rows;
+  std::vector<CompareRow> rows;
 
   int count(Verdict v) const;
 };
 
 /// Compares two bench reports. Never fails: incomparable runs come back with refusals.
-Comparison compare_reports(const bench::Report& base, const bench::Report& now, const Options& options);
+Comparison compare_reports(const bench::Report& base, const bench::Report& now, const CompareOptions& options);
 
 /// Reads two bench result files (dcukit bench --json) and compares them; an Error names the file
 /// that cannot be read or is not a bench report.
-Result<Comparison> compare_files(const std::string& base_path, const std::string& new_path, const Options& options);
+Result<Comparison> compare_files(const std::string& base_path, const std::string& new_path, const CompareOptions& options);
 
 core::Table to_table(const Comparison& c);
 std::string render_markdown(const Comparison& c);
 nlohmann::ordered_json to_json(const Comparison& c);
 
-}  // namespace dcukit::compare
+}  // namespace dcukit::flows
