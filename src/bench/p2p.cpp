@@ -11,6 +11,7 @@
 #include "bench/benchmark.h"
 #include "bench/group.h"
 #include "bench/p2p_fanout.h"
+#include "bench/p2p_latency.h"
 #include "bench/pattern.h"
 #include "core/units.h"
 
@@ -51,23 +52,34 @@ public:
   void run(GroupContext& ctx, std::vector<Measurement>& out) override {
     const std::uint64_t bytes = p2p_bytes(ctx);
     const std::size_t n = ctx.members.size();
+    m_reachable.clear();
+    m_links.clear();
     for (std::size_t s = 0; s < n; ++s)
       for (std::size_t d = 0; d < n; ++d) {
         if (ctx.stopped()) return;
         run_pair(ctx, s, d, bytes, out);
       }
     run_fanout(ctx, bytes, out);
+    run_latency(ctx, m_reachable, m_links, out);
   }
 
   TableSpec table() const override {
     TableSpec t{"Device-to-device copies (peer)",
             {text_column("method", "method"), integer_column("src", "src"), integer_column("dst", "dst"),
              text_column("link", "link"), bytes_column("size", "bytes"),
-             time_column("median ms", &core::Summary::median), rate_column("GB/s", 1e9), status_column()},
+             time_column("median ms", &core::Summary::median),
+             {"GB/s (latency: us)", core::Align::right,
+              [](const Measurement& m) {
+                if (m.outcome != Outcome::ok) return std::string("-");
+                return m.rate_unit == RateUnit::microseconds ? fmt::format("{:.3f} us", m.rate)
+                                                             : fmt::format("{:.1f}", m.rate / 1e9);
+              }},
+             status_column()},
             {"ce: the runtime's peer copy, enqueued on the source; ce bidir: both directions at once, both counted; "
              "kernel read: a copy kernel on dst reading src's memory (needs peer access). src = dst: the device "
              "copying within its own memory. one to all / all to one (3 devices or more): one device's copies to "
-             "every other at once, or every other's to it; GB/s is the total."}};
+             "every other at once, or every other's to it; GB/s is the total. latency: one thread of dst chasing "
+             "pointers through src's memory, microseconds a step (lower is better)."}};
     t.more = matrices;
     return t;
   }
@@ -81,9 +93,10 @@ public:
       for (const char* k : {"src", "dst"})
         if (const auto v = m->integer(k); v && std::find(ids.begin(), ids.end(), *v) == ids.end()) ids.push_back(*v);
     std::sort(ids.begin(), ids.end());
-    for (const char* method : {"ce", "ce bidir", "kernel read"}) {
+    for (const char* method : {"ce", "ce bidir", "kernel read", "latency"}) {
+      const bool latency = std::string_view(method) == "latency";
       core::Table t;
-      t.title = fmt::format("{} GB/s (row: src, column: dst)", method);
+      t.title = fmt::format("{} {} (row: src, column: dst)", method, latency ? "us a step" : "GB/s");
       t.columns.push_back({"src\\dst", core::Align::right});
       for (auto id : ids) t.columns.push_back({std::to_string(id), core::Align::right});
       bool any = false;
@@ -93,7 +106,9 @@ public:
           std::string cell = "-";
           for (const auto* m : ms)
             if (m->text("method") == method && m->integer("src") == src && m->integer("dst") == dst) {
-              cell = m->outcome == Outcome::ok ? fmt::format("{:.1f}", m->rate / 1e9) : std::string(to_string(m->outcome));
+              cell = m->outcome != Outcome::ok ? std::string(to_string(m->outcome))
+                     : latency                 ? fmt::format("{:.3f}", m->rate)
+                                               : fmt::format("{:.1f}", m->rate / 1e9);
               any = true;
             }
           row.push_back(cell);
@@ -140,6 +155,10 @@ private:
       const int a = std::min(src.info->info.index, dst.info->info.index), b = std::max(src.info->info.index, dst.info->info.index);
       if (auto it = ctx.options.links.find({a, b}); it != ctx.options.links.end())
         p.link += fmt::format("; {} (--topology)", it->second);
+    }
+    if (p.peer || s == d) {  // the destination can read the source's memory: a latency case later
+      m_reachable.emplace_back(s, d);
+      m_links.push_back(p.link);
     }
     auto a = allocate(*src.device, MemKind::device, bytes), b = allocate(*dst.device, MemKind::device, bytes),
          c = allocate(*src.device, MemKind::device, bytes);
@@ -219,6 +238,9 @@ private:
     // The reverse copy read dst while the forward one wrote the same bytes: either way it holds the pattern.
     return checked(ctx, std::move(m), p.src, p.back_buf.get(), bytes, seed, samples);
   }
+
+  std::vector<std::pair<std::size_t, std::size_t>> m_reachable;  ///< (src, dst) members with peer access
+  std::vector<std::string> m_links;                               ///< their links
 
   Measurement kernel_read(GroupContext& ctx, Pair& p, std::uint64_t bytes, std::uint64_t seed) {
     Member& dst = ctx.members[p.dst];

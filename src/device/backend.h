@@ -79,6 +79,10 @@ public:
   virtual Result<double> dot_result(Stream stream, std::chrono::milliseconds timeout) = 0;
   /// An empty kernel, for launch latency. Enqueues on `stream`.
   virtual Status launch_empty(Stream stream) = 0;
+  /// A pointer chase, for memory latency: one thread follows i = chain[i] `steps` times from 0,
+  /// each load waiting for the one before, and writes the last i to *out (this Device's memory).
+  /// `chain` may be a peer's memory. Enqueues on `stream`.
+  virtual Status chase(const std::uint32_t* chain, std::uint64_t steps, std::uint32_t* out, Stream stream) = 0;
 
   /// Empty if this device can run GEMM in `p`, else the reason it cannot. Blocks.
   virtual std::string gemm_unsupported(Precision p) = 0;
@@ -129,7 +133,7 @@ public:
 
 /// Bumped whenever Backend, Device or the types they use change, so that a stale backend
 /// library is refused with a message instead of crashing.
-inline constexpr int kBackendAbiVersion = 2;
+inline constexpr int kBackendAbiVersion = 3;
 
 /// The symbol each backend library exports:
 ///   extern "C" dcukit::device::Backend* dcukit_create_backend(int abi_version, std::string* error);

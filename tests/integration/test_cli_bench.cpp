@@ -321,11 +321,21 @@ TEST(CliBench, PeerMatrixOverFourCpuDevicesIsCheckedAndShownAsMatrices) {
   const auto j = read_json(json);
   std::set<std::pair<int, int>> pairs;
   std::set<int> one_to_all, all_to_one;
+  std::set<std::pair<int, int>> latency;
   int bidir = 0;
   for (const auto& m : j["group"]) {
     EXPECT_EQ(m["outcome"], "ok") << m.dump();
-    EXPECT_NE(m["check"].get<std::string>().find("match"), std::string::npos) << m.dump();
     const auto method = m["params"]["method"].get<std::string>();
+    if (method != "latency") {
+      EXPECT_NE(m["check"].get<std::string>().find("match"), std::string::npos) << m.dump();
+    }
+    if (method == "latency") {  // a pointer chase through the source's memory, us a step
+      EXPECT_EQ(m["rate_unit"], "us") << m.dump();
+      EXPECT_GT(m["rate"].get<double>(), 0.0) << m.dump();
+      EXPECT_NE(m["check"].get<std::string>().find("as the walk on the host"), std::string::npos) << m.dump();
+      latency.insert({m["params"]["src"].get<int>(), m["params"]["dst"].get<int>()});
+      continue;
+    }
     if (method == "one to all" || method == "all to one") {
       // nvbandwidth's fan-outs: three copies at once, their bytes together.
       EXPECT_DOUBLE_EQ(m["work"].get<double>(), 3.0 * m["params"]["bytes"].get<double>()) << m.dump();
@@ -340,6 +350,8 @@ TEST(CliBench, PeerMatrixOverFourCpuDevicesIsCheckedAndShownAsMatrices) {
   EXPECT_EQ(bidir, 12) << "both ways for every pair of two devices";
   EXPECT_EQ(one_to_all, (std::set<int>{0, 1, 2, 3}));
   EXPECT_EQ(all_to_one, (std::set<int>{0, 1, 2, 3}));
+  EXPECT_EQ(latency, pairs) << "a latency case for every pair the destination can read";
+  EXPECT_NE(r.out.find("latency us a step (row: src, column: dst)"), std::string::npos) << r.out;
 }
 
 TEST(CliBench, PeerPairsTakeTheirLinkTypeFromACapturedTopology) {
@@ -359,7 +371,7 @@ TEST(CliBench, PeerPairsTakeTheirLinkTypeFromACapturedTopology) {
       ++linked;
     }
   }
-  EXPECT_EQ(linked, 6) << "0->1 and 1->0: ce, ce bidir and kernel read each";
+  EXPECT_EQ(linked, 8) << "0->1 and 1->0: ce, ce bidir, kernel read and latency each";
   bool noted = false;
   for (const auto& n : j["notes"]) noted = noted || n.get<std::string>().find("--topology") != std::string::npos;
   EXPECT_TRUE(noted) << j["notes"].dump();

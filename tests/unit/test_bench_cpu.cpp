@@ -66,6 +66,9 @@ public:
   }
   Result<double> dot_result(device::Stream s, std::chrono::milliseconds t) override { return cpu.dot_result(s, t); }
   Status launch_empty(device::Stream s) override { return cpu.launch_empty(s); }
+  Status chase(const std::uint32_t* c, std::uint64_t n, std::uint32_t* out, device::Stream s) override {
+    return cpu.chase(c, n, out, s);
+  }
   std::string gemm_unsupported(Precision p) override { return cpu.gemm_unsupported(p); }
   Status gemm(const device::GemmArgs& g, device::Stream s) override {
     auto st = cpu.gemm(g, s);

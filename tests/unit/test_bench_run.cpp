@@ -58,6 +58,9 @@ public:
   }
   Result<double> dot_result(device::Stream s, std::chrono::milliseconds t) override { return m_cpu.dot_result(s, t); }
   Status launch_empty(device::Stream s) override { return m_cpu.launch_empty(s); }
+  Status chase(const std::uint32_t* c, std::uint64_t n, std::uint32_t* out, device::Stream s) override {
+    return m_cpu.chase(c, n, out, s);
+  }
   std::string gemm_unsupported(device::Precision p) override { return m_cpu.gemm_unsupported(p); }
   Status gemm(const device::GemmArgs& g, device::Stream s) override { return m_cpu.gemm(g, s); }
   Result<device::Event> create_event() override { return m_cpu.create_event(); }

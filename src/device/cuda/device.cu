@@ -180,6 +180,13 @@ Status GpuDevice::launch_empty(Stream stream) {
   return gpu::launch_empty(*s);
 }
 
+Status GpuDevice::chase(const std::uint32_t* chain, std::uint64_t steps, std::uint32_t* out, Stream stream) {
+  auto s = native(stream);
+  if (!s) return s.error();
+  if (auto st = bind(); !st) return st;
+  return gpu::launch_chase(chain, steps, out, *s);
+}
+
 Result<Blas*> GpuDevice::blas() {
   if (auto st = bind(); !st) return st.error();
   if (!m_blas) m_blas = make_blas(m_index);

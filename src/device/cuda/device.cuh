@@ -38,6 +38,7 @@ public:
                    Stream stream) override;
   Result<double> dot_result(Stream stream, std::chrono::milliseconds timeout) override;
   Status launch_empty(Stream stream) override;
+  Status chase(const std::uint32_t* chain, std::uint64_t steps, std::uint32_t* out, Stream stream) override;
 
   std::string gemm_unsupported(Precision p) override;
   Status gemm(const GemmArgs& args, Stream stream) override;

@@ -237,6 +237,15 @@ __global__ void __launch_bounds__(kBlockSize)
 
 __global__ void empty_kernel() {}
 
+// Each load's address is the value of the load before it: nothing overlaps, so the time a step
+// is the latency of one load from wherever `chain` lives (this device's HBM, or a peer's).
+__global__ void chase_kernel(const std::uint32_t* chain, std::uint64_t steps, std::uint32_t* out) {
+  const volatile std::uint32_t* c = chain;  // volatile: ld.volatile on NVIDIA, glc on AMD, past L1
+  std::uint32_t i = 0;
+  for (std::uint64_t s = 0; s < steps; ++s) i = c[i];
+  *out = i;
+}
+
 // ---- Launch shapes ---------------------------------------------------------------------------
 
 /// Resident blocks per SM of `kernel` of kBlockSize threads, from the occupancy API (1 if it
@@ -423,6 +432,12 @@ Status launch_stream(StreamOp op, Precision type, void* a, void* b, void* c, dou
 
 Status launch_empty(cudaStream_t stream) {
   empty_kernel<<<1, 1, 0, stream>>>();
+  DCUKIT_CHECK(cudaGetLastError());
+  return {};
+}
+
+Status launch_chase(const std::uint32_t* chain, std::uint64_t steps, std::uint32_t* out, cudaStream_t stream) {
+  chase_kernel<<<1, 1, 0, stream>>>(chain, steps, out);
   DCUKIT_CHECK(cudaGetLastError());
   return {};
 }

@@ -57,4 +57,7 @@ Status launch_stream(StreamOp op, Precision type, void* a, void* b, void* c, dou
 /// A kernel that does nothing, for launch latency.
 Status launch_empty(cudaStream_t stream);
 
+/// One thread following i = chain[i] `steps` times from 0; the last i to *out.
+Status launch_chase(const std::uint32_t* chain, std::uint64_t steps, std::uint32_t* out, cudaStream_t stream);
+
 }  // namespace dcukit::device::gpu
