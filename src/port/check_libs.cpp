@@ -120,6 +120,15 @@ std::optional<RuleId> library_header(std::string_view h) {
 
 namespace {
 
+/// The header directive `d` includes where some build reads it ("<cub/cub.cuh>", quotes kept).
+std::optional<std::string> included_header(const SourceFile& f, std::size_t d) {
+  const Directive& dir = f.lexed.directives[d];
+  if (dir.name != "include" || f.reach(dir.hash) == Reach::skipped) return std::nullopt;
+  const auto toks = directive_tokens(f, d);
+  if (toks.empty()) return std::nullopt;
+  return toks[0]->text;
+}
+
 /// The library a directive includes, where a HIP build reads it: an angle-bracket or quoted
 /// name of the library's headers, never a project's own header named after it (cublas_common.h).
 std::optional<RuleId> included_library(const Project& p, const SourceFile& f, std::size_t d) {
@@ -148,11 +157,7 @@ std::set<RuleId> libraries_included(const Project& p) {
 std::set<RuleId> libraries_through_torch(const Project& p) {
   for (const SourceFile& f : p.files)
     for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
-      const Directive& dir = f.lexed.directives[d];
-      if (dir.name != "include" || f.reach(dir.hash) == Reach::skipped) continue;
-      const auto toks = directive_tokens(f, d);
-      if (toks.empty()) continue;
-      const std::string& h = toks[0]->text;
+      const auto h = included_header(f, d);
       if (h == "<ATen/cuda/CUDAContext.h>" || h == "<ATen/cuda/CUDAContextLight.h>")
         return {RuleId::lib_cublas, RuleId::lib_cublaslt, RuleId::lib_cusparse};
     }
@@ -199,10 +204,9 @@ void check_libs(Sink& sink) {
   std::set<RuleId> included_here;
   for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
     const Directive& dir = f.lexed.directives[d];
-    if (dir.name != "include" || f.reach(dir.hash) == Reach::skipped) continue;
-    const auto toks = directive_tokens(f, d);
-    if (toks.empty()) continue;
-    const std::string& h = toks[0]->text;
+    const auto header = included_header(f, d);
+    if (!header) continue;
+    const std::string& h = *header;
     const bool fp8_header = h == "<cuda_fp8.h>" || h == "\"cuda_fp8.h\"" || h == "<cuda_fp8.hpp>" ||
                             h == "<cuda/std/__floating_point/fp8.h>";
     // An include of FP8 types the file never names is no dependency (LeetCUDA's kernels include
@@ -210,10 +214,10 @@ void check_libs(Sink& sink) {
     if (fp8_header && !fp8_lines.empty() && fp8_lines.insert(dir.line).second)
       if (Finding* x = sink.add(RuleId::dcu_fp8, dir.hash,
                                 fmt::format("{} declares NVIDIA's FP8 types, whose encoding DCU does not share.",
-                                            toks[0]->text)))
+                                            h)))
         x->same = "fp8";
     if (auto lib = included_library(p, f, d)) {
-      hit(*lib, dir.hash, toks[0]->text, false);
+      hit(*lib, dir.hash, h, false);
       uses[*lib].include_lines.insert(dir.line);
       included_here.insert(*lib);
     }

@@ -260,39 +260,30 @@ void check_one(const std::string& dir, const std::string& name,
     EXPECT_TRUE(missed) << name << " is within now: make it Expect::within";
   }
 }
+/// check_one on every log of `folder` (under tests/fixtures/vllm-logs), each with its row of
+/// `table`, which must hold no row more.
+void check_folder(const std::string& folder, const std::map<std::string, LogCase>& table) {
+  const std::string dir = std::string(DCUKIT_FIXTURES) + "/vllm-logs" + folder;
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".txt") {
+      check_one(dir, e.path().filename().string(), table);
+      ++seen;
+    }
+  EXPECT_EQ(seen, static_cast<int>(table.size()));
+}
 }  // namespace
 
 TEST(PlanVllmCheck, EveryLogInTheFixtures) {
-  const std::string dir = std::string(DCUKIT_FIXTURES) + "/vllm-logs";
-  int seen = 0;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".txt") {
-      check_one(dir, e.path().filename().string());
-      ++seen;
-    }
-  EXPECT_EQ(seen, static_cast<int>(cases().size()));
+  check_folder("", cases());
 }
 
 TEST(PlanVllmCheck, EveryCollectedLogHeldOut) {
-  const std::string dir = std::string(DCUKIT_FIXTURES) + "/vllm-logs/collected";
-  int seen = 0;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".txt") {
-      check_one(dir, e.path().filename().string(), collected_cases());
-      ++seen;
-    }
-  EXPECT_EQ(seen, static_cast<int>(collected_cases().size()));
+  check_folder("/collected", collected_cases());
 }
 
 TEST(PlanVllmCheck, EveryThirdBatchLogHeldOut) {
-  const std::string dir = std::string(DCUKIT_FIXTURES) + "/vllm-logs/heldout3";
-  int seen = 0;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".txt") {
-      check_one(dir, e.path().filename().string(), heldout3_cases());
-      ++seen;
-    }
-  EXPECT_EQ(seen, static_cast<int>(heldout3_cases().size()));
+  check_folder("/heldout3", heldout3_cases());
 }
 
 TEST(PlanVllmCheck, EveryLogInSharedVllmLogs) {
@@ -443,12 +434,5 @@ TEST(PlanVllmCheck, APlanSaysWhoseAccountingItFollows) {
 }
 
 TEST(PlanVllmCheck, EveryFourthBatchLogHeldOut) {
-  const std::string dir = std::string(DCUKIT_FIXTURES) + "/vllm-logs/heldout4";
-  int seen = 0;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".txt") {
-      check_one(dir, e.path().filename().string(), heldout4_cases());
-      ++seen;
-    }
-  EXPECT_EQ(seen, static_cast<int>(heldout4_cases().size()));
+  check_folder("/heldout4", heldout4_cases());
 }
