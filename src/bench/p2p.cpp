@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "bench/benchmark.h"
 #include "bench/group.h"
@@ -19,7 +18,6 @@ namespace dcukit::bench {
 namespace {
 
 using device::MemKind;
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* kKey = "p2p";
 
@@ -52,15 +50,14 @@ public:
   void run(GroupContext& ctx, std::vector<Measurement>& out) override {
     const std::uint64_t bytes = p2p_bytes(ctx);
     const std::size_t n = ctx.members.size();
-    m_reachable.clear();
-    m_links.clear();
+    std::vector<Readable> readable;  // pairs whose destination can read the source: latency cases
     for (std::size_t s = 0; s < n; ++s)
       for (std::size_t d = 0; d < n; ++d) {
         if (ctx.stopped()) return;
-        run_pair(ctx, s, d, bytes, out);
+        run_pair(ctx, s, d, bytes, out, readable);
       }
     run_fanout(ctx, bytes, out);
-    run_latency(ctx, m_reachable, m_links, out);
+    run_latency(ctx, readable, out);
   }
 
   TableSpec table() const override {
@@ -134,7 +131,8 @@ private:
     return m;
   }
 
-  void run_pair(GroupContext& ctx, std::size_t s, std::size_t d, std::uint64_t bytes, std::vector<Measurement>& out) {
+  void run_pair(GroupContext& ctx, std::size_t s, std::size_t d, std::uint64_t bytes, std::vector<Measurement>& out,
+                std::vector<Readable>& readable) {
     Member& src = ctx.members[s];
     Member& dst = ctx.members[d];
     Pair p{s, d, {}, {}, {}, false, "same device"};
@@ -156,10 +154,7 @@ private:
       if (auto it = ctx.options.links.find({a, b}); it != ctx.options.links.end())
         p.link += fmt::format("; {} (--topology)", it->second);
     }
-    if (p.peer || s == d) {  // the destination can read the source's memory: a latency case later
-      m_reachable.emplace_back(s, d);
-      m_links.push_back(p.link);
-    }
+    if (p.peer || s == d) readable.push_back({s, d, p.link});
     auto a = allocate(*src.device, MemKind::device, bytes), b = allocate(*dst.device, MemKind::device, bytes),
          c = allocate(*src.device, MemKind::device, bytes);
     auto host = allocate(*src.device, MemKind::pinned_host, bytes);
@@ -222,25 +217,16 @@ private:
     Measurement m = new_pair_case(p, ctx, "ce bidir", bytes);
     m.work = 2.0 * static_cast<double>(bytes);
     const int runs = ctx.options.iterations > 0 ? ctx.options.iterations : 20;
-    std::vector<double> samples;
-    Status st;
-    for (int i = -1; i < runs && st; ++i) {  // run -1: the warm-up
-      const auto t0 = Clock::now();
-      st = ctx.backend.copy_peer(*dst.device, p.dst_buf.get(), *src.device, p.src_buf.get(), bytes, src.stream);
+    Context on_src = ctx.of(p.src);  // the host clock around both copies; src is synchronized after each
+    auto samples = time_with_host_clock(on_src, 1, runs, [&]() -> Status {
+      Status st = ctx.backend.copy_peer(*dst.device, p.dst_buf.get(), *src.device, p.src_buf.get(), bytes, src.stream);
       if (st) st = ctx.backend.copy_peer(*src.device, p.back_buf.get(), *dst.device, p.dst_buf.get(), bytes, dst.second);
-      if (st) st = src.device->synchronize(ctx.deadline.remaining());
       if (st) st = dst.device->synchronize(ctx.deadline.remaining());
-      if (st && i >= 0) samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      if (st && ctx.stopped()) st = Error{"interrupted"};
-      if (st && ctx.deadline.expired()) st = Error{"deadline passed (--timeout)"};
-    }
-    if (!st) return checked(ctx, std::move(m), p.src, p.back_buf.get(), bytes, seed, st.error());
+      return st;
+    });
     // The reverse copy read dst while the forward one wrote the same bytes: either way it holds the pattern.
     return checked(ctx, std::move(m), p.src, p.back_buf.get(), bytes, seed, samples);
   }
-
-  std::vector<std::pair<std::size_t, std::size_t>> m_reachable;  ///< (src, dst) members with peer access
-  std::vector<std::string> m_links;                               ///< their links
 
   Measurement kernel_read(GroupContext& ctx, Pair& p, std::uint64_t bytes, std::uint64_t seed) {
     Member& dst = ctx.members[p.dst];

@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-
 #include "bench/benchmark.h"
 #include "bench/pattern.h"
 #include "core/units.h"
@@ -16,7 +14,6 @@ namespace dcukit::bench {
 namespace {
 
 using device::MemKind;
-using Clock = std::chrono::steady_clock;
 
 struct Copy {
   std::size_t from, to;  ///< members
@@ -36,10 +33,9 @@ Measurement fan_case(GroupContext& ctx, const char* method, std::size_t hub, std
   m.rate_unit = RateUnit::byte_per_s;
   m.work = static_cast<double>(bytes) * static_cast<double>(copies.size());
   const int runs = ctx.options.iterations > 0 ? ctx.options.iterations : 20;
-  std::vector<double> samples;
-  Status st;
-  for (int i = -1; i < runs && st; ++i) {  // run -1: the warm-up
-    const auto t0 = Clock::now();
+  Context on_hub = ctx.of(hub);  // the host clock around every copy and every synchronize
+  auto samples = time_with_host_clock(on_hub, 1, runs, [&]() -> Status {
+    Status st;
     for (auto& c : copies) {
       Member& from = ctx.members[c.from];
       Member& to = ctx.members[c.to];
@@ -48,12 +44,10 @@ Measurement fan_case(GroupContext& ctx, const char* method, std::size_t hub, std
     }
     for (auto& c : copies)
       if (st) st = ctx.members[on_destination ? c.to : c.from].device->synchronize(ctx.deadline.remaining());
-    if (st && i >= 0) samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    if (st && ctx.stopped()) st = Error{"interrupted"};
-    if (st && ctx.deadline.expired()) st = Error{"deadline passed (--timeout)"};
-  }
-  if (!st) return mark_failed(std::move(m), st.message());
-  m.samples_ms = samples;
+    return st;
+  });
+  if (!samples) return mark_failed(std::move(m), samples.error().message);
+  m.samples_ms = *samples;
   for (auto& c : copies) {
     Member& to = ctx.members[c.to];
     std::string check;
@@ -62,8 +56,7 @@ Measurement fan_case(GroupContext& ctx, const char* method, std::size_t hub, std
                                                    to.info->info.index, check));
     m.check = check;
   }
-  Context c = ctx.of(hub);
-  finish(m, c, "");
+  finish(m, on_hub, "");
   m.peak_note = "";
   return m;
 }

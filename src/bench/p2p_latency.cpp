@@ -67,7 +67,7 @@ Measurement latency_case(GroupContext& ctx, std::size_t s, std::size_t d, const 
   if (got != want)
     return mark_failed(std::move(m), fmt::format("the chase ended on index {}, the walk on the host on {}", got, want));
   m.check = fmt::format("ended on index {} after {} steps, as the walk on the host", got, steps);
-  for (double ms : *samples) m.samples_ms.push_back(ms);
+  m.samples_ms = *samples;
   finish(m, on, "");
   m.rate = m.time_ms.median * 1e3 / static_cast<double>(steps);  // us a step
   m.peak_note = "";
@@ -76,15 +76,14 @@ Measurement latency_case(GroupContext& ctx, std::size_t s, std::size_t d, const 
 
 }  // namespace
 
-void run_latency(GroupContext& ctx, const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
-                 const std::vector<std::string>& links, std::vector<Measurement>& out) {
+void run_latency(GroupContext& ctx, const std::vector<Readable>& pairs, std::vector<Measurement>& out) {
   const std::size_t entries = (ctx.on_cpu() ? 16 : 64) * core::kMiB / (kStride * sizeof(std::uint32_t));
   const auto chain = make_chain(entries, 0x6a09e667f3bcc908ULL);
-  for (std::size_t k = 0; k < pairs.size(); ++k) {
+  for (const auto& p : pairs) {
     if (ctx.stopped()) return;
-    const auto [s, d] = pairs[k];
-    ctx.say(fmt::format("p2p latency {}->{} ...", ctx.members[s].info->info.index, ctx.members[d].info->info.index));
-    out.push_back(latency_case(ctx, s, d, chain, links[k]));
+    ctx.say(fmt::format("p2p latency {}->{} ...", ctx.members[p.src].info->info.index,
+                        ctx.members[p.dst].info->info.index));
+    out.push_back(latency_case(ctx, p.src, p.dst, chain, p.link));
   }
 }
 

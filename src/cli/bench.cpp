@@ -62,7 +62,6 @@ Result<std::vector<std::uint64_t>> sizes_of(const std::vector<std::string>& text
   return out;
 }
 
-// --collective-sizes: nccl-tests' -b/-e/-f as MIN:MAX (factors of 2) or MIN:MAX:FACTOR, or a list.
 /// The GPU-to-GPU links of a captured topology output (nvidia-smi topo -m, rocm-smi/hy-smi
 /// --showtopo, amd-smi topology), by device index: "NV18", "XGMI, 1 hop, weight 15".
 Result<std::map<std::pair<int, int>, std::string>> links_of(const std::string& path) {
@@ -90,6 +89,7 @@ Result<std::map<std::pair<int, int>, std::string>> links_of(const std::string& p
   return out;
 }
 
+// --collective-sizes: nccl-tests' -b/-e/-f as MIN:MAX (factors of 2) or MIN:MAX:FACTOR, or a list.
 Result<std::vector<std::uint64_t>> collective_sizes_of(const std::string& text) {
   if (text.empty()) return std::vector<std::uint64_t>{};
   if (text.find(':') == std::string::npos) return sizes_of(util::split(text, ','), "--collective-sizes");

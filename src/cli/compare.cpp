@@ -1,4 +1,4 @@
-// `dcukit compare BASE NEW`: parsing and exit codes; the engine is src/compare/.
+// `dcukit compare BASE NEW`: parsing and exit codes; the engine is src/flows/compare.cpp.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>

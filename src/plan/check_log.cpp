@@ -110,22 +110,9 @@ Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, 
   return r;
 }
 
-/// vLLM's available KV per GPU: printed, or the bytes of the blocks it printed (one block short at most).
-/// Where ranks differ and the blocks need less than every printed rank has, a rank the excerpt does not
-/// show had the smallest budget: its figure is the blocks' bytes.
-std::optional<double> vllm_available(const RunCheck& c, bool& derived) {
-  derived = false;
+/// The bytes of the blocks (or tokens) vLLM printed, one block short at most.
+std::optional<double> blocks_bytes(const RunCheck& c) {
   const auto& f = c.run.figures;
-  if (f.available_kv) {
-    const bool ranks = f.available_kv_max && *f.available_kv_max != *f.available_kv;
-    if (!ranks || !f.gpu_blocks) return *f.available_kv * kGiB;
-    RunCheck blocks_only = c;
-    blocks_only.run.figures.available_kv.reset();
-    const auto from_blocks = vllm_available(blocks_only, derived);
-    if (from_blocks && *from_blocks < 0.99 * *f.available_kv * kGiB) return from_blocks;
-    derived = false;
-    return *f.available_kv * kGiB;
-  }
   const auto& lay = c.plan.layout;
   const double per_token = c.plan.budget.kv.per_token + c.plan.budget.kv.per_window_token;  // all layers
   const double block = static_cast<double>(c.settings.block_size) * per_token;
@@ -135,8 +122,20 @@ std::optional<double> vllm_available(const RunCheck& c, bool& derived) {
   else if (f.kv_tokens && lay.groups <= 1 && c.plan.budget.kv.per_sequence == 0)  // tokens = blocks x block size
     blocks = static_cast<double>(*f.kv_tokens) / static_cast<double>(c.settings.block_size);
   if (!blocks || per_token <= 0) return std::nullopt;
-  derived = true;
   return *blocks * (lay.groups > 1 ? block / lay.groups : block);
+}
+
+/// vLLM's available KV per GPU: printed, or the bytes of the blocks it printed. Where ranks differ
+/// and the blocks need less than every printed rank has, a rank the excerpt does not show had the
+/// smallest budget: its figure is the blocks' bytes. `derived` says the figure came from blocks.
+std::optional<double> vllm_available(const RunCheck& c, bool& derived) {
+  const auto& f = c.run.figures;
+  const auto from_blocks = blocks_bytes(c);
+  const bool ranks = f.available_kv && f.available_kv_max && *f.available_kv_max != *f.available_kv;
+  derived = from_blocks && (!f.available_kv || (ranks && f.gpu_blocks && *from_blocks < 0.99 * *f.available_kv * kGiB));
+  if (derived) return from_blocks;
+  if (f.available_kv) return *f.available_kv * kGiB;
+  return std::nullopt;
 }
 
 /// Sets each compared line's verdict: weights within the KV tolerance rule of their own (5% or

@@ -362,7 +362,6 @@ Result<VllmLog> parse_vllm_log(std::string_view text, std::string_view origin) {
   VllmRun run;
   bool any = false;
   auto flush = [&](bool inherit) {
-
     settle_parallelism(run.settings);
     if (run.first_line != 0) log.runs.push_back(run);
     VllmRun next;

@@ -131,41 +131,53 @@ WeightBreakdown compute_weights(const ModelConfig& m) {
   return w;
 }
 
+namespace {
+
+/// The share of the k/v projections one TP rank holds: whole heads, replicated once TP exceeds them.
+double kv_share(const ModelConfig& m, int tp) {
+  const double kv_heads = static_cast<double>(m.num_kv_heads);
+  return (m.mla || kv_heads <= 0) ? 1.0 / tp : std::ceil(kv_heads / tp) / kv_heads;
+}
+
+/// Bytes of layers (`all`, of which `replicated` and `kv_proj`) on one TP rank.
+double on_rank(double all, double replicated, double kv_proj, int tp, double share) {
+  return (all - replicated - kv_proj) / tp + replicated + kv_proj * share;
+}
+
+}  // namespace
+
+double Weights::scale() const {
+  return computed.total() > 0 ? static_cast<double>(total_bytes) / computed.total() : 1.0;
+}
+
 std::uint64_t Weights::per_gpu(const ModelConfig& m, int tp, int pp) const {
   const auto& c = computed;
-  const double kv_heads = static_cast<double>(m.num_kv_heads);
-  const double kv_share = (m.mla || kv_heads <= 0) ? 1.0 / tp : std::ceil(kv_heads / tp) / kv_heads;
-  const double split = c.layers - c.replicated - c.kv_proj;
-  const double all_layers = split / tp + c.replicated + c.kv_proj * kv_share;
+  const double all_layers = on_rank(c.layers, c.replicated, c.kv_proj, tp, kv_share(m, tp));
   const double layers = static_cast<double>(std::max<std::size_t>(1, m.layers.size()));
   const double stage_layers = std::ceil(layers / pp) / layers;
   const double ends =
       pp == 1 ? (c.embed + c.lm_head) / tp + c.final_norm : std::max(c.embed, c.lm_head) / tp + c.final_norm;
-  const double per = all_layers * stage_layers + ends;
-  const double scale = c.total() > 0 ? static_cast<double>(total_bytes) / c.total() : 1.0;
-  return static_cast<std::uint64_t>(std::llround(per * scale));
+  return static_cast<std::uint64_t>(std::llround((all_layers * stage_layers + ends) * scale()));
 }
 
 std::vector<std::uint64_t> Weights::per_stage(const ModelConfig& m, int tp, int pp) const {
   const auto& c = computed;
   const std::size_t n = c.per_layer.size();
   if (pp <= 1 || n == 0) return {per_gpu(m, tp, pp)};
-  const double kv_heads = static_cast<double>(m.num_kv_heads);
-  const double kv_share = (m.mla || kv_heads <= 0) ? 1.0 / tp : std::ceil(kv_heads / tp) / kv_heads;
+  const double share = kv_share(m, tp);
   std::vector<std::size_t> count(static_cast<std::size_t>(pp), n / static_cast<std::size_t>(pp));
   for (std::size_t i = 0; i < n % static_cast<std::size_t>(pp); ++i) count[count.size() - 2 - i] += 1;
-  const double scale = c.total() > 0 ? static_cast<double>(total_bytes) / c.total() : 1.0;
   std::vector<std::uint64_t> out;
   std::size_t next = 0;
   for (std::size_t s = 0; s < count.size(); ++s) {
     double bytes = 0;
     for (std::size_t i = 0; i < count[s] && next < n; ++i, ++next) {
       const auto& l = c.per_layer[next];
-      bytes += (l.all - l.replicated - l.kv_proj) / tp + l.replicated + l.kv_proj * kv_share;
+      bytes += on_rank(l.all, l.replicated, l.kv_proj, tp, share);
     }
     if (s == 0) bytes += c.embed / tp;
     if (s + 1 == count.size()) bytes += (c.lm_head > 0 ? c.lm_head : c.embed) / tp + c.final_norm;
-    out.push_back(static_cast<std::uint64_t>(std::llround(bytes * scale)));
+    out.push_back(static_cast<std::uint64_t>(std::llround(bytes * scale())));
   }
   return out;
 }

@@ -51,6 +51,8 @@ struct Weights {
   std::string detail;  ///< what was read: "4 files, 339 tensors"
   WeightBreakdown computed;
 
+  /// total_bytes over the computed total: what the computed split is scaled by.
+  double scale() const;
   /// Bytes on the busiest GPU with this TP and PP: the computed split scaled to total_bytes.
   std::uint64_t per_gpu(const ModelConfig& model, int tp, int pp) const;
   /// Bytes on a GPU of each pipeline stage, first to last, layers split as vLLM's get_pp_indices

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <cctype>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "port/check.h"
 #include "port/pp_expr.h"
@@ -88,21 +90,30 @@ bool is_ptx_word(std::string_view w) {
   return dotted.count(w.substr(0, dot)) > 0;
 }
 
-void inline_asm(Sink& sink, const StreamView& v, std::size_t k) {
+/// The instructions of the asm statement at stream position k (its strings, quotes dropped), or
+/// nullopt where k starts no asm statement or the statement is a bare barrier
+/// (asm volatile("" ::: "memory")).
+std::optional<std::string> asm_body(const StreamView& v, std::size_t k) {
   const Token& t = v.at(k);
-  if (t.text != "asm" && t.text != "__asm__" && t.text != "__asm") return;
+  if (t.text != "asm" && t.text != "__asm__" && t.text != "__asm") return std::nullopt;
   std::size_t open = k + 1;
   while (open < v.size() && (v.at(open).text == "volatile" || v.at(open).text == "__volatile__" ||
                              v.at(open).text == "inline" || v.at(open).text == "goto"))
     ++open;
-  if (!v.is(open, "(")) return;
+  if (!v.is(open, "(")) return std::nullopt;
   const std::size_t close = match_close(v, open);
-  std::string code;
+  std::string body;
   for (std::size_t j = open + 1; j < close && j < v.size() && !v.is(j, ":"); ++j)
-    if (v.at(j).kind == TokenKind::string) code += v.at(j).text;
-  std::string body = code;
+    if (v.at(j).kind == TokenKind::string) body += v.at(j).text;
   body.erase(std::remove(body.begin(), body.end(), '"'), body.end());
-  if (body.find_first_not_of(" \t\\n") == std::string::npos) return;  // asm volatile("" ::: "memory"): a barrier
+  if (body.find_first_not_of(" \t\\n") == std::string::npos) return std::nullopt;
+  return body;
+}
+
+void inline_asm(Sink& sink, const StreamView& v, std::size_t k) {
+  const auto asm_text = asm_body(v, k);
+  if (!asm_text) return;
+  const std::string& body = *asm_text;
   bool ptx = false;
   std::string matrix;
   for (std::string_view w : asm_words(body)) {
@@ -154,43 +165,29 @@ bool is_graph_api(std::string_view n) {
   return false;
 }
 
-/// A conditional directive that tests __CUDA_ARCH__ and whose outcome on HIP depends on it.
-/// Lines of inline PTX among the file's tokens [begin, end): asm statements whose strings hold
-/// PTX's own syntax.
-std::vector<int> ptx_lines(const SourceFile& f, std::size_t begin, std::size_t end) {
-  std::vector<int> out;
-  const auto& toks = f.lexed.tokens;
-  for (std::size_t i = begin; i < end && i < toks.size(); ++i) {
-    if (toks[i].text != "asm" && toks[i].text != "__asm__" && toks[i].text != "__asm") continue;
-    std::string body;
-    int depth = 0;
-    for (std::size_t j = i + 1; j < end && j < toks.size(); ++j) {
-      if (toks[j].text == "(") ++depth;
-      if (toks[j].text == ")" && --depth <= 0) break;
-      if (depth == 1 && toks[j].text == ":") break;
-      if (depth >= 1 && toks[j].kind == TokenKind::string) body += toks[j].text;
+/// Lines of inline PTX in the code of the branch that conditional directive d opens: asm
+/// statements whose strings hold PTX's own syntax.
+std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
+  const std::size_t end_dir = branch_end(f, d).first;
+  const std::size_t begin = f.lexed.directives[d].end;
+  const std::size_t end = end_dir < f.lexed.directives.size() ? f.lexed.directives[end_dir].hash : f.lexed.tokens.size();
+  std::set<int> out;
+  for (const Stream& s : f.streams) {
+    if (s.define >= 0) continue;
+    const StreamView v{f, s};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (v.index(k) < begin || v.index(k) >= end) continue;
+      const auto body = asm_body(v, k);
+      if (!body) continue;
+      const auto words = asm_words(*body);
+      if (std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); }))
+        out.insert(v.at(k).line);
     }
-    body.erase(std::remove(body.begin(), body.end(), '"'), body.end());
-    const auto words = asm_words(body);
-    if (std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); }) &&
-        (out.empty() || out.back() != toks[i].line))
-      out.push_back(toks[i].line);
   }
-  return out;
+  return {out.begin(), out.end()};
 }
 
-/// The token that ends the branch directive `d` opens: its #elif, #else or #endif.
-std::size_t arch_branch_end(const SourceFile& f, std::size_t d) {
-  int depth = 0;
-  for (std::size_t e = d + 1; e < f.lexed.directives.size(); ++e) {
-    const std::string& n = f.lexed.directives[e].name;
-    if (n == "if" || n == "ifdef" || n == "ifndef") ++depth;
-    if (depth == 0 && (n == "elif" || n == "else" || n == "endif")) return f.lexed.directives[e].hash;
-    if (n == "endif") --depth;
-  }
-  return f.lexed.tokens.size();
-}
-
+/// A conditional directive that tests __CUDA_ARCH__ and whose outcome on HIP depends on it.
 void cuda_arch_directives(Sink& sink) {
   const SourceFile& f = sink.file();
   const Project& p = sink.project();
@@ -215,7 +212,7 @@ void cuda_arch_directives(Sink& sink) {
                                 : on_hip == Tri::no ? "false on HIP, which compiles the other branch"
                                                     : "evaluated on HIP with __CUDA_ARCH__ as 0";
     // What the branch HIP drops holds: its PTX is NVIDIA-only code a port leaves behind.
-    const std::vector<int> removed = on_hip == Tri::no ? ptx_lines(f, dir.end, arch_branch_end(f, d)) : std::vector<int>{};
+    const std::vector<int> removed = on_hip == Tri::no ? ptx_lines_in_branch(f, d) : std::vector<int>{};
     std::string holds;
     if (!removed.empty()) {
       holds = fmt::format(" The branch it drops holds inline PTX (line{} {}", removed.size() == 1 ? "" : "s",

@@ -29,18 +29,6 @@ bool cuda_only(std::string_view n) {
 
 bool opens(const std::string& n) { return n == "if" || n == "ifdef" || n == "ifndef"; }
 
-/// The directive ending the branch that directive d opens, and whether it is an #endif.
-std::pair<std::size_t, bool> branch_end(const SourceFile& f, std::size_t d) {
-  int depth = 0;
-  for (std::size_t e = d + 1; e < f.lexed.directives.size(); ++e) {
-    const std::string& n = f.lexed.directives[e].name;
-    if (opens(n)) ++depth;
-    else if (n == "endif" && depth-- == 0) return {e, true};
-    else if (depth == 0 && (n == "else" || n == "elif" || n == "elifdef" || n == "elifndef")) return {e, false};
-  }
-  return {f.lexed.directives.size(), false};
-}
-
 /// What lines [first, last] hold: the macros and functions they define, the CUDA API they call.
 struct Removed {
   std::vector<std::string> defines, api, includes;

@@ -272,6 +272,17 @@ MacroInfo MacroModel::lookup(std::string_view name) const {
   return MacroInfo{};
 }
 
+std::pair<std::size_t, bool> branch_end(const SourceFile& f, std::size_t d) {
+  int depth = 0;
+  for (std::size_t e = d + 1; e < f.lexed.directives.size(); ++e) {
+    const std::string& n = f.lexed.directives[e].name;
+    if (n == "if" || n == "ifdef" || n == "ifndef") ++depth;
+    else if (n == "endif" && depth-- == 0) return {e, true};
+    else if (depth == 0 && (n == "else" || n == "elif" || n == "elifdef" || n == "elifndef")) return {e, false};
+  }
+  return {f.lexed.directives.size(), false};
+}
+
 std::vector<const Token*> directive_tokens(const SourceFile& f, std::size_t d) {
   std::vector<const Token*> out;
   const Directive& dir = f.lexed.directives[d];

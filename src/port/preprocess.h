@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "port/pp_expr.h"
@@ -60,6 +61,10 @@ Preprocessed preprocess(std::vector<SourceFile>& files, const std::vector<std::s
 /// The truth of conditional directive d (#if, #elif, #ifdef, #ifndef) under `lookup`; `tainted`
 /// as for condition_truth.
 Tri directive_truth(const SourceFile& f, std::size_t d, const MacroLookup& lookup, bool* tainted = nullptr);
+
+/// The directive ending the branch that conditional directive d opens (its #elif, #else or
+/// #endif), and whether it is an #endif; directives.size() where the file ends first.
+std::pair<std::size_t, bool> branch_end(const SourceFile& f, std::size_t d);
 
 /// The code tokens of directive d after its name, comments dropped.
 std::vector<const Token*> directive_tokens(const SourceFile& f, std::size_t d);

@@ -131,6 +131,21 @@ bool hardware_in_file(const Project& p, const std::string& name, std::size_t fil
   return false;
 }
 
+/// The function-like macros the files define and name nowhere else.
+std::set<std::string, std::less<>> unexpanded_macros(const Project& p) {
+  std::map<std::string_view, int> named;  // how often the files name each
+  for (const auto& [name, def] : p.pp.definitions)
+    if (def.function_like) named.emplace(name, 0);
+  for (const SourceFile& f : p.files)
+    for (const Token& t : f.lexed.tokens)
+      if (t.kind == TokenKind::identifier)
+        if (auto it = named.find(t.text); it != named.end()) ++it->second;
+  std::set<std::string, std::less<>> out;
+  for (const auto& [name, n] : named)
+    if (n <= static_cast<int>(p.pp.definitions.count(name))) out.emplace(name);
+  return out;
+}
+
 /// Marks the warp-size constants that a shuffle receives as its width, directly or through a name
 /// initialised with them (ggml's `template <int width = WARP_SIZE>`).
 void mark_widths(Project& p) {
@@ -216,15 +231,7 @@ void compute_facts(Project& p, const std::vector<std::string>& hip_switches) {
   for (const SourceFile& f : p.files) F.normal_paths.push_back(normal_path(f.path));
   F.included_libraries = libraries_included(p);
   F.torch_libraries = libraries_through_torch(p);
-  std::map<std::string_view, int> named;  // function-like macros: how often the files name each
-  for (const auto& [name, def] : p.pp.definitions)
-    if (def.function_like) named.emplace(name, 0);
-  for (const SourceFile& f : p.files)
-    for (const Token& t : f.lexed.tokens)
-      if (t.kind == TokenKind::identifier)
-        if (auto it = named.find(t.text); it != named.end()) ++it->second;
-  for (const auto& [name, n] : named)
-    if (n <= static_cast<int>(p.pp.definitions.count(name))) F.unexpanded_macros.emplace(name);
+  F.unexpanded_macros = unexpanded_macros(p);
   F.hip_branches = tests_hip(p, hip_switches);
 }
 
