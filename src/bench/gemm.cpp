@@ -54,7 +54,7 @@ public:
         "GEMM (C = A·B, square N, 2·N³ per run)",
         {text_column("precision", "precision", true), integer_column("N", "n"),
          time_column("median ms", &core::Summary::median), time_column("min ms", &core::Summary::min),
-         time_column("max ms", &core::Summary::max), scaled_rate_column("FLOPS"), percent_column(), status_column()},
+         time_column("max ms", &core::Summary::max), scaled_rate_column("FLOPS"), percent_column(), placement_column(), status_column()},
         {"FLOPS at the median time; int8 rows are OPS. Each row's output was checked against a float64 "
          "reference."}};
   }

@@ -45,7 +45,7 @@ public:
     return {
         "Device memory (bytes read + written)",
         {text_column("kernel", "kernel", true), text_column("type", "type"), bytes_column("array", "array_bytes"),
-         time_column("median ms", &core::Summary::median), rate_column("GB/s", 1e9), percent_column(), status_column()},
+         time_column("median ms", &core::Summary::median), rate_column("GB/s", 1e9), percent_column(), placement_column(), status_column()},
         {"copy, scale, add, triad, dot as BabelStream defines them (2, 2, 3, 3, 2 arrays touched); d2d memcpy "
          "counts 2x its size."}};
   }

@@ -37,6 +37,15 @@ json measurement_json(const Measurement& m) {
   const auto pct = m.percent_of_peak();
   j["percent_of_peak"] = pct ? json(*pct) : json(nullptr);
   j["peak_note"] = m.peak_note;
+  const auto& p = m.placed;
+  json placed = {{"placement", std::string(core::to_string(p.placement))}, {"sku", p.sku}, {"source", p.source}};
+  if (p.placement != core::Placement::no_reference) {
+    placed["expected"] = p.expected;
+    placed["floor"] = p.floor;
+    placed["ratio"] = p.ratio();
+  }
+  if (!p.causes.empty()) placed["causes"] = p.causes;
+  j["expected"] = std::move(placed);
   return j;
 }
 

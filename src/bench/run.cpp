@@ -2,6 +2,8 @@
 // watch from the calling thread for a stop request or a benchmark hung past its deadline.
 #include "bench/run.h"
 
+#include "bench/placement.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -86,9 +88,13 @@ Result<Report> run(const Request& request) {
   const std::string abandoned = util::run_watched(
       [shared, registry, request, &stop] { measure(*registry, request, *shared, stop); },
       watcher(*shared, request, stop));
-  if (abandoned.empty()) return std::move(shared->report);
+  if (abandoned.empty()) {
+    place_all(shared->report);
+    return std::move(shared->report);
+  }
   std::lock_guard lock(shared->mutex);
   Report report = shared->report;
+  place_all(report);
   report.errors.push_back(abandoned);
   report.abandoned = true;
   report.interrupted = stop.stop_requested();

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
@@ -29,6 +30,11 @@ core::Table make_table(const TableSpec& spec, const std::vector<const Measuremen
       if (!m->peak_note.empty() && seen.insert(m->peak_note).second) t.notes.push_back(m->peak_note);
   }
   t.notes.insert(t.notes.end(), spec.notes.begin(), spec.notes.end());
+  for (const auto* m : measurements)
+    if (m->placed.placement == core::Placement::low)
+      t.notes.push_back(fmt::format("{} is low: {:.2f}x of the {} expected ({}); likely: {}", m->name,
+                                    m->placed.ratio(), m->placed.sku, m->placed.source,
+                                    fmt::join(m->placed.causes, "; ")));
   if (spec.summary)
     for (auto& n : spec.summary(measurements)) t.notes.push_back(std::move(n));
   return t;
@@ -96,6 +102,15 @@ ColumnSpec percent_column(std::string header) {
   return {std::move(header), core::Align::right, [](const Measurement& m) {
             const auto p = m.percent_of_peak();
             return p ? fmt::format("{:.1f}%", *p) : std::string("-");
+          }};
+}
+
+ColumnSpec placement_column(std::string header) {
+  return {std::move(header), core::Align::left, [](const Measurement& m) {
+            const auto& p = m.placed;
+            if (m.outcome != Outcome::ok || p.placement == core::Placement::no_reference) return std::string("-");
+            const std::string word = p.placement == core::Placement::low ? "LOW" : std::string(to_string(p.placement));
+            return fmt::format("{} {:.2f}x", word, p.ratio());
           }};
 }
 

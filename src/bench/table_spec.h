@@ -58,6 +58,8 @@ ColumnSpec time_column(std::string header, double core::Summary::*statistic, dou
 ColumnSpec rate_column(std::string header, double divisor, int decimals = 1);
 /// The rate as a percentage of the peak, or "-".
 ColumnSpec percent_column(std::string header = "% peak");
+/// The rate against the SKU's expected figure: "normal 0.98x", "LOW 0.61x", "high 1.31x", or "-".
+ColumnSpec placement_column(std::string header = "vs expected");
 /// "ok", or "failed: reason" / "skipped: reason".
 ColumnSpec status_column();
 

@@ -87,7 +87,7 @@ public:
     return {"Host/device transfers",
             {text_column("direction", "direction", true), text_column("memory", "memory"), node,
              bytes_column("size", "bytes"), time_column("median ms", &core::Summary::median), rate_column("GB/s", 1e9),
-             percent_column("% link"), status_column()},
+             percent_column("% link"), placement_column(), status_column()},
             {"H2D+D2H runs both directions at once and counts both; % link compares with the PCIe rate per direction "
              "(x2 for both)."}};
   }

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/expected.h"
 #include "core/run_info.h"
 #include "core/stats.h"
 #include "device/comm/comm.h"
@@ -129,6 +130,9 @@ struct Measurement {
   std::optional<double> peak;  ///< that peak, when known
   std::string peak_note;       ///< why there is no percentage, or its caveat
   std::string check;           ///< what the verification found
+  /// Where the rate sits against what a healthy card of the SKU measures (data/expected.json):
+  /// set by place_all (bench/placement.h) when the run ends and when a file is read back.
+  core::Placed placed;
 
   /// rate as a percentage of peak, when there is a peak.
   std::optional<double> percent_of_peak() const;

@@ -16,7 +16,8 @@
   X(exporter)              \
   X(patrol)                \
   X(stress)                \
-  X(compare)
+  X(compare)               \
+  X(report)
 // clang-format on
 
 namespace dcukit::cli {

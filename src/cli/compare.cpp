@@ -9,6 +9,8 @@
 #include "cli/output.h"
 #include "cli/presentation.h"
 #include "flows/compare.h"
+#include "flows/results.h"
+#include "load/compare.h"
 #include "util/json_text.h"
 
 namespace dcukit::cli {
@@ -23,8 +25,33 @@ struct CompareArgs {
   Output json{"--json", ""}, markdown{"--markdown", ""};
 };
 
+/// Two load results: paired level by level, as `dcukit load compare` does (its tables; no verdict).
+ExitCode run_load_compare(const CompareArgs& a) {
+  if (a.fail_on_regression || a.json.asked())
+    return fail(kCompare, ExitCode::bad_input,
+                "--fail-on-regression and --json judge bench cases; load results are paired level by level with "
+                "each metric's change (the tables, and --markdown), without a verdict");
+  auto tables = load::compare_files(a.base, a.now);
+  if (!tables) return fail(kCompare, ExitCode::bad_input, tables.error().message);
+  if (!a.markdown.to_stdout())
+    print_report([&] {
+      std::string text;
+      for (const auto& t : *tables) text += core::render_text(t) + "\n";
+      return text;
+    });
+  std::string md;
+  for (const auto& t : *tables) md += core::render_markdown(t) + "\n";
+  return emit(kCompare, a.markdown, a.markdown.asked() ? md : std::string()) ? ExitCode::ok : ExitCode::failed;
+}
+
+bool is_load(const std::string& path) {
+  const auto r = flows::read_result(path);
+  return r && r->kind == flows::ResultKind::load;
+}
+
 ExitCode run_compare(const CompareArgs& a) {
   if (Status s = check_outputs({a.json, a.markdown}); !s) return fail(kCompare, ExitCode::bad_input, s.message());
+  if (is_load(a.base) || is_load(a.now)) return run_load_compare(a);
   flows::CompareOptions o;
   o.threshold = a.threshold_percent / 100.0;
   o.force = a.force;
@@ -57,11 +84,13 @@ ExitCode run_compare(const CompareArgs& a) {
 void setup_compare(CLI::App& app, Runner& runner) {
   auto a = std::make_shared<CompareArgs>();
   auto* sub = app.add_subcommand(
-      "compare", "Compare two `dcukit bench --json` runs case by case: the change, and regressions beyond the noise");
+      "compare", "Compare two `dcukit bench --json` runs case by case: the change, and regressions beyond the noise "
+      "(two load results: level by level, as `load compare`)");
   sub->footer(
       "Exit status: 0 when compared (with --fail-on-regression: and nothing regressed); 1 when a case regressed "
       "under --fail-on-regression, or no case was measured in both; 2 for bad input, or runs of a different card, "
-      "backend, device count or driver (without --force). Load results: dcukit load compare.");
+      "backend, device count or driver (without --force). Two `dcukit load --json` results are paired level by level "
+      "with each metric's change, as `dcukit load compare` (kept) does.");
   sub->add_option("base", a->base, "The baseline result JSON")->required()->check(CLI::ExistingFile);
   sub->add_option("new", a->now, "The new result JSON")->required()->check(CLI::ExistingFile);
   sub->add_option("--threshold", a->threshold_percent,

@@ -92,6 +92,7 @@ Result<ResultFile> parse_result(std::string_view text, const std::string& origin
   auto report = read_as(*kind, text);
   if (!report) return Error{fmt::format("{}: {}", origin, report.error().message)};
   out.report = std::move(*report);
+  out.document = std::move(j);
   return out;
 }
 
@@ -101,7 +102,7 @@ Result<ResultFile> read_result(const std::string& path) {
   return parse_result(*text, path);
 }
 
-Result<std::vector<ResultFile>> read_results(const std::string& dir) {
+Result<std::vector<ResultFile>> read_results(const std::string& dir, std::vector<std::string>* skipped) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Error{fmt::format("{}: not a folder", dir)};
@@ -114,6 +115,10 @@ Result<std::vector<ResultFile>> read_results(const std::string& dir) {
   std::vector<ResultFile> out;
   for (const auto& p : paths) {
     auto r = read_result(p);
+    if (!r && skipped) {
+      skipped->push_back("left out " + r.error().message);
+      continue;
+    }
     if (!r) return r.error();
     out.push_back(std::move(*r));
   }

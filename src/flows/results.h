@@ -3,6 +3,7 @@
 // and versions that `report` and `compare` read (a fleet's folder of JSON files, a baseline kept
 // from last month). Which command wrote a file is its run_info's "tool"; each capability's
 // from_json reads the rest, so a file is read exactly as the command that wrote it meant.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -52,6 +53,7 @@ struct ResultFile {
   ResultKind kind = ResultKind::bench;
   core::RunInfo run_info;
   AnyReport report;
+  nlohmann::json document;  ///< the file's JSON as read (the merged report keeps it whole)
 };
 
 /// Reads one result from its JSON text (a JSON Lines file of --watch: its first reading). The
@@ -63,7 +65,8 @@ Result<ResultFile> parse_result(std::string_view text, const std::string& origin
 Result<ResultFile> read_result(const std::string& path);
 
 /// Every *.json file under `dir` (recursively, sorted by path) read back; a file that is not a
-/// dcukit result is an error naming it, never skipped silently.
-Result<std::vector<ResultFile>> read_results(const std::string& dir);
+/// dcukit result is an error naming it, never skipped silently: unless `skipped` is given, which
+/// then gets one line a file left out, with why.
+Result<std::vector<ResultFile>> read_results(const std::string& dir, std::vector<std::string>* skipped = nullptr);
 
 }  // namespace dcukit::flows

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/expected.h"
 #include "core/table.h"
 #include "core/units.h"
 #include "stress/timing.h"
@@ -17,6 +18,15 @@ std::string figure(const CheckResult& c, const std::optional<double>& v) {
   return rate_text(*v, c.unit);
 }
 
+/// The sustained figure against the SKU's (data/stress.json), placed as bench places its own:
+/// "normal 1.00x", "LOW 0.80x", "high 1.20x", or "-" without a reference.
+std::string placement_text(const CheckResult& c) {
+  if (!c.rate || !c.expected || !c.floor || *c.expected <= 0) return "-";
+  const auto p = core::place_figure(*c.rate, *c.expected, *c.floor);
+  const std::string word = p == core::Placement::low ? "LOW" : std::string(core::to_string(p));
+  return fmt::format("{} {:.2f}x", word, *c.rate / *c.expected);
+}
+
 core::Table verdict_table(const Report& r) {
   core::Table t;
   t.title = fmt::format("dcukit stress level {} on the {} backend: {:.0f} s of {:.0f} planned", r.level,
@@ -26,12 +36,13 @@ core::Table verdict_table(const Report& r) {
                {"verdict", core::Align::left},
                {"measured"},
                {"floor", core::Align::right, true},
+               {"vs expected", core::Align::left, true},
                {"action", core::Align::left},
                {"what", core::Align::left}};
   for (const auto& d : r.devices)
     for (const auto& c : d.checks)
       t.add_row({std::to_string(d.index), std::string(to_string(c.kind)), std::string(to_string(c.verdict)),
-                 figure(c, c.rate), figure(c, c.floor),
+                 figure(c, c.rate), figure(c, c.floor), placement_text(c),
                  c.action == Action::none ? "" : std::string(to_string(c.action)), c.summary});
   for (const auto& d : r.devices)
     t.notes.push_back(fmt::format("device {} ({}{}): {}{}", d.index, d.name,
@@ -101,6 +112,9 @@ Json to_json(const Report& r) {
                         {"rate", opt(c.rate)},
                         {"expected", opt(c.expected)},
                         {"floor", opt(c.floor)},
+                        {"placement", c.rate && c.expected && c.floor
+                                          ? std::string(core::to_string(core::place_figure(*c.rate, *c.expected, *c.floor)))
+                                          : std::string(core::to_string(core::Placement::no_reference))},
                         {"reference", c.reference},
                         {"errors", c.errors},
                         {"series", series}});

@@ -151,6 +151,29 @@ TEST_F(LoadCli, CompareShowsTheChange) {
   EXPECT_NE(c.exit.out.find("same model, endpoint, dataset"), std::string::npos) << c.exit.out;
 }
 
+TEST_F(LoadCli, TopLevelCompareAndReportReadLoadResults) {
+  auto a = run({"load", "--url", s_server->url(), "-n", "3", "--input-len", "8", "--output-len", "4", "-c", "1,2",
+                "--slo", "ttft=500", "-q"},
+               "top_a");
+  auto b = run(base(3), "top_b");
+  ASSERT_TRUE(a.json.is_object() && b.json.is_object());
+  // `dcukit compare` on two load results is `load compare`.
+  auto c = run({"compare", a.json_path, b.json_path}, "top_cmp");
+  EXPECT_EQ(c.exit.code, 0) << c.exit.err;
+  EXPECT_NE(c.exit.out.find("median_ttft_ms"), std::string::npos) << c.exit.out;
+  auto judged = run({"compare", a.json_path, b.json_path, "--fail-on-regression"}, "top_cmp_judged");
+  EXPECT_EQ(judged.exit.code, 2);
+  EXPECT_NE(judged.exit.err.find("load results are paired level by level"), std::string::npos) << judged.exit.err;
+  // `dcukit report` charts the levels: latency against concurrency with the SLO line.
+  const std::string html = m_dir.file("load-report.html");
+  auto r = run({"report", a.json_path, b.json_path, "-o", html, "--markdown", m_dir.file("load-report.md")}, "top_rep");
+  ASSERT_EQ(r.exit.code, 0) << r.exit.err;
+  const std::string page = m_dir.read("load-report.html");
+  EXPECT_NE(page.find("TTFT against concurrency"), std::string::npos);
+  EXPECT_NE(page.find("SLO"), std::string::npos);
+  EXPECT_NE(m_dir.read("load-report.md").find("## load on"), std::string::npos);
+}
+
 TEST_F(LoadCli, ComparePairsLevelsByLoadAndSaysWhatDiffers) {
   auto a =
       run({"load", "--url", s_server->url(), "-n", "3", "--input-len", "8", "--output-len", "4", "-c", "1,2", "-q"},

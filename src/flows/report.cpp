@@ -1,0 +1,302 @@
+#include "flows/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/units.h"
+
+namespace dcukit::flows {
+namespace {
+
+std::string host_of(const ResultFile& f) {
+  const auto& h = f.run_info.host.hostname;
+  return h.empty() ? "(unknown host)" : h;
+}
+
+std::string rate_text(double v, bench::RateUnit unit) {
+  switch (unit) {
+    case bench::RateUnit::flop_per_s:
+      return fmt::format("{:.1f} TFLOPS", v / 1e12);
+    case bench::RateUnit::op_per_s:
+      return fmt::format("{:.1f} TOPS", v / 1e12);
+    case bench::RateUnit::byte_per_s:
+      return fmt::format("{:.1f} GB/s", v / 1e9);
+    default:
+      return fmt::format("{:.3g}", v);
+  }
+}
+
+std::string title_of(const ResultFile& f) {
+  std::string what;
+  if (const auto* b = std::get_if<bench::Report>(&f.report)) {
+    std::set<std::string> names;
+    for (const auto& d : b->devices) names.insert(d.info.name);
+    what = fmt::format(": {} device(s) ({}), {} backend", b->devices.size(), fmt::join(names, ", "),
+                       device::to_string(b->backend));
+  } else if (const auto* s = std::get_if<stress::Report>(&f.report)) {
+    what = fmt::format(" level {}: {}", s->level, stress::to_string(s->verdict()));
+  } else if (const auto* l = std::get_if<load::Report>(&f.report)) {
+    what = fmt::format(": {} at {}", l->model, l->url);
+  }
+  return fmt::format("{} on {}{}", to_string(f.kind), host_of(f), what);
+}
+
+std::string markdown_of(const ResultFile& f) {
+  return std::visit(
+      [](const auto& r) -> std::string {
+        if constexpr (requires { render_markdown(r); }) return render_markdown(r);
+        else return {};
+      },
+      f.report);
+}
+
+/// A table as {title, columns, rows, notes}.
+nlohmann::ordered_json table_json(const core::Table& t) {
+  nlohmann::ordered_json cols = nlohmann::ordered_json::array();
+  for (const auto& c : t.columns) cols.push_back(c.header);
+  return {{"title", t.title}, {"columns", cols}, {"rows", t.rows}, {"notes", t.notes}};
+}
+
+/// A bench case's key for the fleet table.
+std::string fleet_key(const bench::Measurement& m) { return m.benchmark + " " + m.name; }
+
+/// Whether a folder holds a *.csv anywhere under it.
+bool has_csv(const std::string& dir) {
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".csv") return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<core::Table> placement_tables(const ResultFile& file) {
+  std::vector<core::Table> out;
+  if (const auto* b = std::get_if<bench::Report>(&file.report)) {
+    core::Table t;
+    t.title = "Against the expected figures of each card's SKU (data/expected.json)";
+    t.columns = {{"device"},          {"case", core::Align::left},  {"measured"},
+                 {"expected"},        {"floor"},                    {"ratio"},
+                 {"placement", core::Align::left}, {"likely cause, or source", core::Align::left}};
+    std::set<std::string> unplaced;
+    for (const auto& d : b->devices)
+      for (const auto& m : d.results) {
+        const auto& p = m.placed;
+        if (p.placement == core::Placement::no_reference) {
+          if (m.outcome == bench::Outcome::ok && m.rate_unit != bench::RateUnit::microseconds) unplaced.insert(p.source);
+          continue;
+        }
+        t.add_row({std::to_string(d.info.index), m.benchmark + " " + m.name, rate_text(m.rate, m.rate_unit),
+                   rate_text(p.expected, m.rate_unit), rate_text(p.floor, m.rate_unit), fmt::format("{:.2f}x", p.ratio()),
+                   p.placement == core::Placement::low ? "LOW" : std::string(core::to_string(p.placement)),
+                   p.placement == core::Placement::low ? fmt::format("{}", fmt::join(p.causes, "; ")) : p.source});
+      }
+    for (const auto& why : unplaced) t.notes.push_back("Other cases: " + why);
+    if (!t.rows.empty() || !t.notes.empty()) out.push_back(std::move(t));
+  }
+  if (const auto* s = std::get_if<stress::Report>(&file.report)) {
+    core::Table t;
+    t.title = "Sustained figures against the SKU's (data/stress.json)";
+    t.columns = {{"device"}, {"check", core::Align::left}, {"measured"}, {"expected"}, {"floor"}, {"ratio"},
+                 {"placement", core::Align::left}};
+    for (const auto& d : s->devices)
+      for (const auto& c : d.checks) {
+        if (!c.rate || !c.expected || !c.floor || *c.expected <= 0) continue;
+        const auto p = core::place_figure(*c.rate, *c.expected, *c.floor);
+        const double scale = c.unit == "FLOP/s" ? 1e-12 : 1e-9;
+        const char* unit = c.unit == "FLOP/s" ? "TFLOPS" : "GB/s";
+        t.add_row({std::to_string(d.index), std::string(stress::to_string(c.kind)),
+                   fmt::format("{:.1f} {}", *c.rate * scale, unit), fmt::format("{:.1f} {}", *c.expected * scale, unit),
+                   fmt::format("{:.1f} {}", *c.floor * scale, unit), fmt::format("{:.2f}x", *c.rate / *c.expected),
+                   p == core::Placement::low ? "LOW" : std::string(core::to_string(p))});
+      }
+    if (!t.rows.empty()) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std::vector<Chart>* charts) {
+  // host -> case -> best rate over that host's devices; the case's unit
+  std::map<std::string, std::map<std::string, double>> rates;
+  std::map<std::string, bench::RateUnit> units;
+  std::map<std::string, std::string> verdicts;
+  for (const auto& f : files) {
+    if (const auto* b = std::get_if<bench::Report>(&f.report)) {
+      for (const auto& d : b->devices) {
+        const std::string host = d.host.empty() ? host_of(f) : d.host;
+        for (const auto& m : d.results) {
+          if (m.outcome != bench::Outcome::ok || m.rate <= 0 || m.rate_unit == bench::RateUnit::microseconds) continue;
+          auto& v = rates[host][fleet_key(m)];
+          v = std::max(v, m.rate);
+          units[fleet_key(m)] = m.rate_unit;
+        }
+      }
+    } else if (const auto* s = std::get_if<stress::Report>(&f.report)) {
+      verdicts[host_of(f)] = fmt::format("level {}: {}", s->level, stress::to_string(s->verdict()));
+    }
+  }
+  std::set<std::string> hosts;
+  for (const auto& [h, _] : rates) hosts.insert(h);
+  for (const auto& [h, _] : verdicts) hosts.insert(h);
+  if (hosts.size() < 2) return {};
+  // The cases every host with bench results measured, at most 8, in the order first seen.
+  std::vector<std::string> cases;
+  for (const auto& [key, unit] : units) {
+    const bool everywhere = std::all_of(rates.begin(), rates.end(), [&](const auto& h) { return h.second.count(key); });
+    if (everywhere && rates.size() >= 2) cases.push_back(key);
+  }
+  if (cases.size() > 8) cases.resize(8);
+  core::Table t;
+  t.title = fmt::format("Fleet: {} hosts, the best device of each (LOW: under 0.9 of the hosts' median)", hosts.size());
+  t.columns = {{"host", core::Align::left}};
+  for (const auto& c : cases) t.columns.push_back({c});
+  if (!verdicts.empty()) t.columns.push_back({"stress", core::Align::left});
+  std::map<std::string, double> medians;
+  for (const auto& c : cases) {
+    std::vector<double> v;
+    for (const auto& [h, r] : rates) v.push_back(r.at(c));
+    std::sort(v.begin(), v.end());
+    medians[c] = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  }
+  int outliers = 0;
+  for (const auto& h : hosts) {
+    std::vector<std::string> row{h};
+    for (const auto& c : cases) {
+      const auto it = rates.find(h);
+      if (it == rates.end() || !it->second.count(c)) {
+        row.push_back("-");
+        continue;
+      }
+      const double v = it->second.at(c);
+      const bool low = v < 0.9 * medians[c];
+      outliers += low;
+      row.push_back(rate_text(v, units[c]) + (low ? " LOW" : ""));
+    }
+    if (!verdicts.empty()) row.push_back(verdicts.count(h) ? verdicts[h] : "-");
+    t.add_row(std::move(row));
+  }
+  t.notes.push_back(outliers ? fmt::format("{} figure(s) under 0.9 of the hosts' median", outliers)
+                             : "no host under 0.9 of the hosts' median");
+  if (charts)
+    for (const auto& c : cases) {
+      Chart chart;
+      chart.kind = ChartKind::bars;
+      chart.title = "Fleet: " + c;
+      const auto unit = units[c];
+      const double scale = unit == bench::RateUnit::byte_per_s ? 1e-9 : 1e-12;
+      chart.y_label = unit == bench::RateUnit::byte_per_s ? "GB/s" : "T/s";
+      Series s{"best device", {}, {}, {}};
+      for (const auto& [h, r] : rates) {
+        chart.categories.push_back(h);
+        s.values.push_back(r.at(c) * scale);
+        s.flags.push_back(r.at(c) < 0.9 * medians[c] ? "low" : "");
+      }
+      chart.series.push_back(std::move(s));
+      chart.lines.push_back({"0.9 of the median", 0.9 * medians[c] * scale});
+      charts->push_back(std::move(chart));
+    }
+  return {t};
+}
+
+Result<ReportDoc> build_report(const std::vector<std::string>& inputs, const core::RunInfo& run_info) {
+  namespace fs = std::filesystem;
+  if (inputs.empty()) return Error{"no result file or folder given: name the JSON files (or folders of them) to report"};
+  ReportDoc doc;
+  doc.run_info = run_info;
+  std::vector<std::pair<std::string, std::vector<stress::Sample>>> series;
+  const auto add_csv = [&](const std::string& path, bool in_folder) -> Status {
+    auto samples = read_series_csv(path);
+    if (!samples && in_folder) {
+      doc.notes.push_back("left out " + samples.error().message);
+      return {};
+    }
+    if (!samples) return samples.error();
+    series.emplace_back(path, std::move(*samples));
+    return {};
+  };
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      auto all = read_results(in, &doc.notes);
+      if (!all) return all.error();
+      if (all->empty() && !has_csv(in)) return Error{fmt::format("{}: no dcukit result in this folder (no *.json file that a dcukit "
+                                                 "command wrote with --json)", in)};
+      for (auto& f : *all) doc.files.push_back(std::move(f));
+      std::vector<std::string> csvs;
+      for (auto it = fs::recursive_directory_iterator(in, ec); !ec && it != fs::recursive_directory_iterator();
+           it.increment(ec))
+        if (it->is_regular_file() && it->path().extension() == ".csv") csvs.push_back(it->path().string());
+      std::sort(csvs.begin(), csvs.end());
+      for (const auto& c : csvs)
+        if (auto st = add_csv(c, true); !st) return st.error();
+    } else {
+      if (!fs::exists(in, ec)) return Error{fmt::format("{}: no such file or folder", in)};
+      if (fs::path(in).extension() == ".csv") {
+        if (auto st = add_csv(in, false); !st) return st.error();
+        continue;
+      }
+      auto f = read_result(in);
+      if (!f) return f.error();
+      doc.files.push_back(std::move(*f));
+    }
+  }
+  if (doc.files.empty() && series.empty())
+    return Error{fmt::format("nothing to report in {}: {}", fmt::join(inputs, ", "),
+                             doc.notes.empty() ? "no result" : doc.notes.front())};
+  for (const auto& f : doc.files) {
+    ReportSection s;
+    s.title = title_of(f);
+    s.origin = f.path;
+    s.kind = f.kind;
+    s.run_info = f.run_info;
+    s.markdown = markdown_of(f);
+    s.placed = placement_tables(f);
+    for (auto& c : charts_of(f))
+      if (c.drawable()) s.charts.push_back(std::move(c));
+    doc.sections.push_back(std::move(s));
+  }
+  for (auto& [path, samples] : series) {
+    ReportSection s;
+    std::set<int> devices;
+    for (const auto& x : samples) devices.insert(x.device);
+    s.title = fmt::format("time series of {} device(s): {}", devices.size(), fs::path(path).filename().string());
+    s.origin = path;
+    s.kind = ResultKind::telemetry;
+    s.run_info.tool = "dcukit telemetry or stress --csv";
+    for (auto& c : sample_charts(samples))
+      if (c.drawable()) s.charts.push_back(std::move(c));
+    s.markdown = fmt::format("{} reading(s) over {:.0f} s.\n", samples.size(), samples.back().t_s - samples.front().t_s);
+    doc.sections.push_back(std::move(s));
+    doc.series.emplace_back(path, samples.size());
+  }
+  doc.fleet = fleet_tables(doc.files, &doc.fleet_charts);
+  return doc;
+}
+
+nlohmann::ordered_json to_json(const ReportDoc& doc) {
+  nlohmann::ordered_json j = core::report_head(doc.run_info, 1);
+  j["results"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < doc.files.size(); ++i) {
+    const auto& f = doc.files[i];
+    nlohmann::ordered_json placed = nlohmann::ordered_json::array();
+    for (const auto& t : doc.sections[i].placed) placed.push_back(table_json(t));
+    j["results"].push_back({{"path", f.path},
+                            {"kind", std::string(to_string(f.kind))},
+                            {"title", doc.sections[i].title},
+                            {"charts", doc.sections[i].charts.size()},
+                            {"placement", placed},
+                            {"result", f.document}});
+  }
+  j["series"] = nlohmann::ordered_json::array();
+  for (const auto& [path, readings] : doc.series) j["series"].push_back({{"path", path}, {"readings", readings}});
+  j["fleet"] = nlohmann::ordered_json::array();
+  for (const auto& t : doc.fleet) j["fleet"].push_back(table_json(t));
+  return j;
+}
+
+}  // namespace dcukit::flows
