@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -25,15 +26,27 @@ struct CompareArgs {
   Output json{"--json", ""}, markdown{"--markdown", ""};
 };
 
-/// Two load results: paired level by level, as `dcukit load compare` does (its tables; no verdict).
+/// Two load results: paired level by level, as `dcukit load compare` does, and each level's
+/// headline metrics judged against the threshold; runs of different load settings refused.
 ExitCode run_load_compare(const CompareArgs& a) {
-  if (a.fail_on_regression || a.json.asked())
-    return fail(kCompare, ExitCode::bad_input,
-                "--fail-on-regression and --json judge bench cases; load results are paired level by level with "
-                "each metric's change (the tables, and --markdown), without a verdict");
   auto tables = load::compare_files(a.base, a.now);
   if (!tables) return fail(kCompare, ExitCode::bad_input, tables.error().message);
-  if (!a.markdown.to_stdout())
+  auto judged = load::judge_files(a.base, a.now, a.threshold_percent / 100.0);
+  if (!judged) return fail(kCompare, ExitCode::bad_input, judged.error().message);
+  core::Table verdicts;
+  verdicts.title = fmt::format("Beyond {:g}%: {} worse, {} better", a.threshold_percent, judged->count(-1),
+                               judged->count(1));
+  verdicts.columns = {{"level", core::Align::left}, {"metric", core::Align::left}, {"A"}, {"B"}, {"change"},
+                      {"verdict", core::Align::left}};
+  for (const auto& m : judged->metrics)
+    if (m.verdict != 0)
+      verdicts.add_row({m.level, m.metric, fmt::format("{:.2f}", m.a), fmt::format("{:.2f}", m.b),
+                        fmt::format("{:+.1f}%", m.change * 100), m.verdict < 0 ? "worse" : "better"});
+  verdicts.notes.push_back("change is signed so that positive is better (lower latency, higher throughput); a load run "
+                           "keeps no repeats whose spread could widen the threshold, so it is --threshold alone");
+  for (const auto& r : judged->refusals) verdicts.notes.push_back("load settings differ: " + r);
+  tables->push_back(verdicts);
+  if (!a.json.to_stdout() && !a.markdown.to_stdout())
     print_report([&] {
       std::string text;
       for (const auto& t : *tables) text += core::render_text(t) + "\n";
@@ -41,7 +54,24 @@ ExitCode run_load_compare(const CompareArgs& a) {
     });
   std::string md;
   for (const auto& t : *tables) md += core::render_markdown(t) + "\n";
-  return emit(kCompare, a.markdown, a.markdown.asked() ? md : std::string()) ? ExitCode::ok : ExitCode::failed;
+  nlohmann::ordered_json j = {{"base", a.base}, {"new", a.now}, {"threshold", a.threshold_percent / 100.0},
+                              {"refusals", judged->refusals}, {"worse", judged->count(-1)}, {"better", judged->count(1)}};
+  j["metrics"] = nlohmann::ordered_json::array();
+  for (const auto& m : judged->metrics)
+    j["metrics"].push_back({{"level", m.level}, {"metric", m.metric}, {"base", m.a}, {"new", m.b}, {"change", m.change},
+                            {"verdict", m.verdict < 0 ? "worse" : (m.verdict > 0 ? "better" : "same")}});
+  bool written = emit(kCompare, a.markdown, a.markdown.asked() ? md : std::string());
+  written = emit(kCompare, a.json, a.json.asked() ? util::json_document(j) : std::string()) && written;
+  if (!judged->refusals.empty() && !a.force)
+    return fail(kCompare, ExitCode::bad_input,
+                fmt::format("the runs are not comparable: {}; pass --force to compare them anyway",
+                            judged->refusals.front()));
+  if (!written) return ExitCode::failed;
+  if (a.fail_on_regression && judged->count(-1) > 0) {
+    print_error(kCompare, fmt::format("{} metric(s) regressed beyond {:g}%", judged->count(-1), a.threshold_percent));
+    return ExitCode::failed;
+  }
+  return ExitCode::ok;
 }
 
 bool is_load(const std::string& path) {
@@ -90,7 +120,8 @@ void setup_compare(CLI::App& app, Runner& runner) {
       "Exit status: 0 when compared (with --fail-on-regression: and nothing regressed); 1 when a case regressed "
       "under --fail-on-regression, or no case was measured in both; 2 for bad input, or runs of a different card, "
       "backend, device count or driver (without --force). Two `dcukit load --json` results are paired level by level "
-      "with each metric's change, as `dcukit load compare` (kept) does.");
+      "as `dcukit load compare` (kept) does, each level's latency and throughput judged against --threshold; runs of "
+      "different load settings (model, lengths, dataset, prompts) are refused without --force.");
   sub->add_option("base", a->base, "The baseline result JSON")->required()->check(CLI::ExistingFile);
   sub->add_option("new", a->now, "The new result JSON")->required()->check(CLI::ExistingFile);
   sub->add_option("--threshold", a->threshold_percent,

@@ -133,7 +133,69 @@ core::Table level_table(const std::string& label, const json& x, const json& y) 
   return t;
 }
 
+/// The settings that change what a load run measures: runs that differ in one are not compared
+/// (without --force).
+const char* const kLoadSettings[] = {"model_id", "backend", "endpoint", "dataset", "input_len", "output_len",
+                                     "prompts",  "stream",  "burstiness", "num_prompts"};
+
+/// Pairs the levels of A and B by their load: (A's level, B's level).
+std::vector<std::pair<const json*, const json*>> pair_levels(const RunFile& a, const RunFile& b) {
+  std::vector<std::pair<const json*, const json*>> out;
+  std::vector<bool> used(b.levels.size(), false);
+  for (const auto& x : a.levels) {
+    const std::string key = level_key(x);
+    for (std::size_t j = 0; j < b.levels.size(); ++j)
+      if (!used[j] && level_key(b.levels[j]) == key) {
+        used[j] = true;
+        out.emplace_back(&x, &b.levels[j]);
+        break;
+      }
+  }
+  return out;
+}
+
 }  // namespace
+
+int Judgement::count(int verdict) const {
+  return static_cast<int>(std::count_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.verdict == verdict; }));
+}
+
+Result<Judgement> judge_files(const std::string& a_path, const std::string& b_path, double threshold) {
+  auto a = load_runs(a_path);
+  if (!a) return a.error();
+  auto b = load_runs(b_path);
+  if (!b) return b.error();
+  Judgement out;
+  for (const char* k : kLoadSettings) {
+    const std::string va = cell(a->levels.front(), k), vb = cell(b->levels.front(), k);
+    if (va != vb) out.refusals.push_back(fmt::format("{}: {} -> {}", k, va, vb));
+  }
+  const auto pairs = pair_levels(*a, *b);
+  if (pairs.empty()) return Error{fmt::format("{} and {} share no load level; compare runs of the same concurrency or rate",
+                                              a_path, b_path)};
+  struct Headline {
+    const char* key;
+    bool lower_is_better;
+  };
+  const Headline headlines[] = {{"median_ttft_ms", true}, {"p99_ttft_ms", true},          {"median_tpot_ms", true},
+                                {"p99_tpot_ms", true},    {"median_itl_ms", true},        {"p99_itl_ms", true},
+                                {"median_e2el_ms", true}, {"p99_e2el_ms", true},          {"request_throughput", false},
+                                {"output_throughput", false}, {"request_goodput", false}};
+  for (const auto& [x, y] : pairs)
+    for (const auto& h : headlines) {
+      if (!x->contains(h.key) || !y->contains(h.key) || !(*x)[h.key].is_number() || !(*y)[h.key].is_number()) continue;
+      JudgedMetric m;
+      m.level = level_key(*x);
+      m.metric = h.key;
+      m.a = (*x)[h.key].get<double>();
+      m.b = (*y)[h.key].get<double>();
+      if (m.a <= 0 || m.b <= 0) continue;  // nothing measured: not a change
+      m.change = h.lower_is_better ? m.a / m.b - 1 : m.b / m.a - 1;
+      m.verdict = m.change < -threshold ? -1 : (m.change > threshold ? 1 : 0);
+      out.metrics.push_back(m);
+    }
+  return out;
+}
 
 Result<std::vector<core::Table>> compare_files(const std::string& a_path, const std::string& b_path) {
   auto a = load_runs(a_path);

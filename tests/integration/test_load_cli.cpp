@@ -161,9 +161,22 @@ TEST_F(LoadCli, TopLevelCompareAndReportReadLoadResults) {
   auto c = run({"compare", a.json_path, b.json_path}, "top_cmp");
   EXPECT_EQ(c.exit.code, 0) << c.exit.err;
   EXPECT_NE(c.exit.out.find("median_ttft_ms"), std::string::npos) << c.exit.out;
-  auto judged = run({"compare", a.json_path, b.json_path, "--fail-on-regression"}, "top_cmp_judged");
-  EXPECT_EQ(judged.exit.code, 2);
-  EXPECT_NE(judged.exit.err.find("load results are paired level by level"), std::string::npos) << judged.exit.err;
+  EXPECT_NE(c.exit.out.find("worse"), std::string::npos) << c.exit.out;
+  // Judged: A's level at concurrency 1 paired with B's; B against itself has no regression.
+  auto self = run({"compare", b.json_path, b.json_path, "--fail-on-regression", "--json", m_dir.file("self.json")},
+                  "top_self");
+  EXPECT_EQ(self.exit.code, 0) << self.exit.err;
+  const auto j = nlohmann::json::parse(m_dir.read("self.json"));
+  EXPECT_EQ(j["worse"], 0);
+  EXPECT_FALSE(j["metrics"].empty());
+  // Different load settings are refused unless forced.
+  auto other = run({"load", "--url", s_server->url(), "-n", "3", "--input-len", "16", "--output-len", "4", "-q"},
+                   "top_other");
+  auto refused = run({"compare", b.json_path, other.json_path}, "top_refused");
+  EXPECT_EQ(refused.exit.code, 2);
+  EXPECT_NE(refused.exit.err.find("input_len: 8 -> 16"), std::string::npos) << refused.exit.err;
+  auto forced = run({"compare", b.json_path, other.json_path, "--force"}, "top_forced");
+  EXPECT_EQ(forced.exit.code, 0) << forced.exit.err;
   // `dcukit report` charts the levels: latency against concurrency with the SLO line.
   const std::string html = m_dir.file("load-report.html");
   auto r = run({"report", a.json_path, b.json_path, "-o", html, "--markdown", m_dir.file("load-report.md")}, "top_rep");
