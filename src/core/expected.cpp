@@ -45,6 +45,7 @@ ExpectedData parse() {
       util::read_at(m, "expected", metric.expected);
       util::read_at(m, "floor", metric.floor);
       util::read_at(m, "source", metric.source);
+      if (m.contains("high_margin") && m["high_margin"].is_number()) metric.high_margin = m["high_margin"].get<double>();
       sku.metrics.push_back(std::move(metric));
     }
     out.skus.push_back(std::move(sku));
@@ -79,11 +80,15 @@ std::string_view to_string(Placement p) { return util::name_of(kPlacements, p); 
 
 std::optional<Placement> parse_placement(std::string_view text) { return util::value_of(kPlacements, text); }
 
-Placement place_figure(double value, double expected, double floor) {
+Placement place_figure(double value, double expected, double floor, double high_margin) {
   if (expected <= 0) return Placement::no_reference;
   if (value < floor) return Placement::low;
-  if (value > expected * (1 + data().high_margin)) return Placement::high;
+  if (value > expected * (1 + high_margin)) return Placement::high;
   return Placement::normal;
+}
+
+Placement place_figure(double value, double expected, double floor) {
+  return place_figure(value, expected, floor, data().high_margin);
 }
 
 const ExpectedSku* find_expected_sku(std::string_view pci_id, std::string_view spec_key) {
@@ -110,7 +115,7 @@ Placed place(std::string_view pci_id, std::string_view spec_key, std::string_vie
     out.expected = m.expected;
     out.floor = m.floor;
     out.source = m.source;
-    out.placement = place_figure(value, m.expected, m.floor);
+    out.placement = place_figure(value, m.expected, m.floor, m.high_margin.value_or(data().high_margin));
     return out;
   }
   out.source = fmt::format("no reference for this case on {} (data/expected.json)", sku->key);

@@ -25,6 +25,9 @@ struct ExpectedMetric {
   std::map<std::string, std::string> match;  ///< parameters that must read exactly this
   std::map<std::string, double> at_least;    ///< numeric parameters that must be at least this
   double expected = 0, floor = 0;            ///< in the measurement's own unit (FLOP/s, B/s)
+  /// Where expected is a vendor's pass line rather than what a card measures (DCGM's, RVS's),
+  /// "high" starts further above it; empty: the data's high_margin.
+  std::optional<double> high_margin;
   std::string source;
 };
 
@@ -49,6 +52,8 @@ struct Placed {
 /// The figure `value` against `expected` and `floor`: low under the floor, high above
 /// expected * (1 + the data's high margin), else normal.
 Placement place_figure(double value, double expected, double floor);
+/// place_figure with a margin of its own above expected.
+Placement place_figure(double value, double expected, double floor, double high_margin);
 
 /// The SKU whose PCI id is `pci_id`, else whose key is `spec_key`; null when neither is known.
 const ExpectedSku* find_expected_sku(std::string_view pci_id, std::string_view spec_key);

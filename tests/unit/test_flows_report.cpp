@@ -326,3 +326,17 @@ TEST(Report, TelemetryAndStressCsvAreSeriesWithThrottleEventsMarked) {
   auto named = flows::build_report({dir.file("s/other.csv")}, core::RunInfo{});
   EXPECT_FALSE(named);
 }
+
+TEST(Expected, AVendorsPassLineIsAFloorAndAHealthyCardAboveItIsNotHigh) {
+  // RVS's MI300X fp16 GST target (639 TFLOPS) is a pass line: 800 is a healthy card, not "high".
+  const std::map<std::string, std::string> fp16{{"precision", "fp16"}, {"n", "8192"}};
+  const auto healthy = core::place("1002:74a1", "", "gemm", fp16, 800e12);
+  EXPECT_EQ(healthy.placement, core::Placement::normal);
+  EXPECT_NE(healthy.source.find("ROCm Validation Suite"), std::string::npos) << healthy.source;
+  EXPECT_EQ(core::place("1002:74a1", "", "gemm", fp16, 600e12).placement, core::Placement::low);
+  EXPECT_EQ(core::place("1002:74a1", "", "gemm", fp16, 1500e12).placement, core::Placement::high);
+  // DCGM's A100 memory minimum is the floor.
+  const auto a100 = core::place("10de:20b2", "", "memory", {{"kernel", "triad"}, {"array_bytes", "1073741824"}}, 1.1e12);
+  EXPECT_EQ(a100.placement, core::Placement::low);
+  EXPECT_NE(a100.source.find("DCGM"), std::string::npos);
+}
