@@ -17,7 +17,8 @@
   X(patrol)                \
   X(stress)                \
   X(compare)               \
-  X(report)
+  X(report)                \
+  X(up)
 // clang-format on
 
 namespace dcukit::cli {

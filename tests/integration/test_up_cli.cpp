@@ -1,0 +1,116 @@
+// `dcukit up` end to end: the real llama.cpp server (../shared/peers/llama.cpp) brought into
+// service through every step, a report written, and Ctrl-C leaving no process and no port
+// behind; a failed step named with exit 1; bad input refused with exit 2 before anything starts.
+#include <dirent.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fixture.h"
+
+namespace {
+
+using itest::Child;
+
+/// Whether something accepts connections on 127.0.0.1:port.
+bool listening(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
+}
+
+/// Processes whose command line holds `needle`.
+int processes_with(const std::string& needle) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (auto& c : cmd)
+      if (c == '\0') c = ' ';
+    n += cmd.find(needle) != std::string::npos;
+  }
+  return n;
+}
+
+TEST(UpCli, LlamaCppIsServedSmokedSweptAndReportedAndCtrlCLeavesNothingBehind) {
+  DCUKIT_REQUIRE_SHARED(peer, "peers/llama.cpp");
+  testutil::TempDir dir("up");
+  const int port = itest::free_port(), listen = itest::free_port();
+  const std::string out = dir.file("out");
+  const char* path = ::getenv("PATH");
+  Child up({DCUKIT_BINARY, "up", "--engine", "llama.cpp", "--model", peer + "/mini.gguf", "--out", out, "--port",
+            std::to_string(port), "--listen", "127.0.0.1:" + std::to_string(listen), "--slo", "ttft=5000"},
+           dir.file("up"), {"PATH=" + peer + ":" + (path ? path : "/usr/bin:/bin")});
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(280);
+  bool serving = false;
+  while (std::chrono::steady_clock::now() < end && !up.finished()) {
+    if (itest::slurp(dir.file("up.err")).find("Ctrl-C stops it") != std::string::npos) {
+      serving = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_TRUE(serving) << itest::slurp(dir.file("up.err"));
+  EXPECT_TRUE(listening(port)) << "the engine answers on its port while up serves";
+  EXPECT_TRUE(std::filesystem::exists(out + "/report.html"));
+  EXPECT_NE(itest::slurp(out + "/report.html").find("TTFT against concurrency"), std::string::npos);
+  for (const char* f : {"doctor.json", "stress.json", "load.json", "service.log"})
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
+  up.signal(SIGINT);
+  const auto e = up.wait(std::chrono::seconds(200));
+  EXPECT_EQ(e.code, 0) << e.err;
+  const auto j = nlohmann::json::parse(itest::slurp(out + "/up.json"));
+  EXPECT_TRUE(j["ok"].get<bool>()) << j.dump(2);
+  ASSERT_EQ(j["steps"].size(), 7U) << j.dump(2);
+  EXPECT_EQ(j["steps"][2]["outcome"], "skipped");  // plan: vLLM only
+  for (int i : {0, 1, 3, 4, 5, 6}) EXPECT_EQ(j["steps"][i]["outcome"], "done") << j["steps"][i].dump();
+  EXPECT_NE(j["steps"][4]["detail"].get<std::string>().find("3 completions of 8 tokens"), std::string::npos);
+  EXPECT_FALSE(listening(port)) << "the engine's port is still open after Ctrl-C";
+  EXPECT_FALSE(listening(listen)) << "guard's status port is still open after Ctrl-C";
+  EXPECT_EQ(processes_with("--port " + std::to_string(port)), 0) << "a process of the service is left";
+}
+
+TEST(UpCli, AStepThatFailsIsNamedAndStopsTheRunWithExitOne) {
+  testutil::TempDir dir("up_fail");
+  const std::string out = dir.file("out");
+  Child up({DCUKIT_BINARY, "up", "--from", "serve", "--out", out, "--port", std::to_string(itest::free_port()),
+            "--listen", "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "10s", "--", "/bin/false"},
+           dir.file("up"));
+  const auto e = up.wait(std::chrono::seconds(200));
+  EXPECT_EQ(e.code, 1) << e.err;
+  EXPECT_NE(e.out.find("serve   failed"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("crash loop"), std::string::npos) << e.out;
+  const auto j = nlohmann::json::parse(itest::slurp(out + "/up.json"));
+  ASSERT_EQ(j["steps"].size(), 1U);  // from serve: the smoke test, sweep and report never ran
+  EXPECT_EQ(j["steps"][0]["step"], "serve");
+  EXPECT_EQ(processes_with("/bin/false"), 0);
+}
+
+TEST(UpCli, BadInputExitsTwoBeforeAnythingStarts) {
+  testutil::TempDir dir("up_bad");
+  const std::string out = dir.file("never");
+  const auto run = [&](std::vector<std::string> args, const std::string& name) {
+    std::vector<std::string> argv{DCUKIT_BINARY, "up", "--out", out};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return Child(argv, dir.file(name)).wait(std::chrono::seconds(30));
+  };
+  auto missing = run({"--model", dir.file("no-such-model")}, "missing");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("no-such-model: no such file or folder"), std::string::npos) << missing.err;
+  auto engine = run({"--model", dir.path(), "--engine", "tgi"}, "engine");
+  EXPECT_EQ(engine.code, 2);
+  EXPECT_NE(engine.err.find("--engine tgi"), std::string::npos) << engine.err;
+  auto from = run({"--model", dir.path(), "--from", "later"}, "from");
+  EXPECT_EQ(from.code, 2);
+  EXPECT_NE(from.err.find("--from later"), std::string::npos) << from.err;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "nothing is written before the input is checked";
+}
+
+}  // namespace
