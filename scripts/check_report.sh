@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `dcukit report` in a browser: the report of docs/results (every dcukit result there) must be
-# valid HTML (Debian's tidy), and headless Chromium, opening it from a file, must draw every
+# valid HTML (Debian's tidy), and headless Chromium, opening it from a file with the network
+# off (no host name resolves), must draw every
 # chart's SVG (each has drawn elements in the DOM it built), take a screenshot, and see the page
 # make no request. The request check is shown able to fail: a control page that loads one image
 # must be caught. Exit 77 (skipped) where Chromium or tidy is absent (scripts/setup.sh --tests
@@ -37,7 +38,8 @@ browse() {  # PAGE NETLOG [EXTRA ARGS...]: the DOM Chromium built, on stdout
   local page="$1" netlog="$2"
   shift 2
   timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
-    --disable-component-update --disable-sync --user-data-dir="$work/profile" --log-net-log="$netlog" "$@" \
+    --disable-component-update --disable-sync --host-resolver-rules="MAP * ~NOTFOUND" \
+    --user-data-dir="$work/profile" --log-net-log="$netlog" "$@" \
     "file://$page" 2>/dev/null
 }
 # A request the page made carries the page's origin (file://, an opaque "null"); Chromium's own

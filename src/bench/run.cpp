@@ -3,6 +3,7 @@
 #include "bench/run.h"
 
 #include "bench/placement.h"
+#include "telemetry/collector.h"
 
 #include <fmt/format.h>
 
@@ -90,6 +91,10 @@ Result<Report> run(const Request& request) {
       watcher(*shared, request, stop));
   if (abandoned.empty()) {
     place_all(shared->report);
+    // A low figure's likely causes from the card's state as the run ended: clocks, throttle
+    // reasons, other processes (a reading of each source within its deadline; GPUs only).
+    if (any_low(shared->report) && shared->report.backend != device::BackendKind::cpu)
+      explain_low(shared->report, telemetry::collect(telemetry::CollectOptions{}));
     return std::move(shared->report);
   }
   std::lock_guard lock(shared->mutex);

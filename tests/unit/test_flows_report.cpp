@@ -340,3 +340,24 @@ TEST(Expected, AVendorsPassLineIsAFloorAndAHealthyCardAboveItIsNotHigh) {
   EXPECT_EQ(a100.placement, core::Placement::low);
   EXPECT_NE(a100.source.find("DCGM"), std::string::npos);
 }
+
+TEST(Expected, ALowGemmNamesTheClocksTheThrottleAndTheOtherProcessesTheReadingShows) {
+  auto r = h200_report("a", {gemm("bf16", 8192, 400e12)});
+  r.devices[0].info.pci_bus_id = "0000:19:00.0";
+  bench::place_all(r);
+  ASSERT_EQ(r.devices[0].results[0].placed.placement, core::Placement::low);
+  telemetry::Snapshot reading;
+  telemetry::DeviceState s;
+  s.bus_id = "0000:19:00.0";
+  s.sclk_mhz = 1110;
+  s.sclk_max_mhz = 1980;
+  s.throttle_reasons = "power cap";
+  s.processes = std::vector<telemetry::ProcessUse>{{4242, std::string("python3"), std::nullopt}};
+  reading.devices.push_back(s);
+  bench::explain_low(r, reading);
+  const auto& causes = r.devices[0].results[0].placed.causes;
+  ASSERT_EQ(causes.size(), 3U);
+  EXPECT_NE(causes[0].find("clocks at 1110 of 1980 MHz"), std::string::npos) << causes[0];
+  EXPECT_EQ(causes[1], "throttled: power cap");
+  EXPECT_NE(causes[2].find("1 other process(es) on the card"), std::string::npos) << causes[2];
+}
