@@ -61,6 +61,10 @@ Result<Measurement> measurement_of(const Doc& j) {
   m.peak_key = string_at(j, "peak_key");
   m.peak = optional_number_at(j, "peak");
   m.peak_note = string_at(j, "peak_note");
+  if (j.contains("expected") && j["expected"].is_object() && j["expected"].contains("causes") &&
+      j["expected"]["causes"].is_array())
+    for (const auto& c : j["expected"]["causes"])
+      if (c.is_string()) m.placed.causes.push_back(c.get<std::string>());
   return m;
 }
 
@@ -136,7 +140,18 @@ Result<Report> from_json(std::string_view text) {
       if (!m) return m.error();
       r.group.push_back(std::move(*m));
     }
-  place_all(r);  // against today's data/expected.json, so that an old file is placed too
+  // Placed against today's data/expected.json, so that an old file is placed too; a case still
+  // low keeps the causes its run wrote (the card's state then, which a reader cannot see).
+  std::vector<std::vector<std::string>> written;
+  for (const auto& d : r.devices)
+    for (const auto& m : d.results) written.push_back(m.placed.causes);
+  place_all(r);
+  std::size_t i = 0;
+  for (auto& d : r.devices)
+    for (auto& m : d.results) {
+      if (m.placed.placement == core::Placement::low && !written[i].empty()) m.placed.causes = written[i];
+      ++i;
+    }
   return r;
 }
 

@@ -357,6 +357,10 @@ TEST(Expected, ALowGemmNamesTheClocksTheThrottleAndTheOtherProcessesTheReadingSh
   bench::explain_low(r, reading);
   const auto& causes = r.devices[0].results[0].placed.causes;
   ASSERT_EQ(causes.size(), 3U);
+  // Read back, the run's causes stay (the card's state then is not the reader's to see).
+  auto back = bench::from_json(util::json_document(bench::to_json(r)));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->devices[0].results[0].placed.causes, causes);
   EXPECT_NE(causes[0].find("clocks at 1110 of 1980 MHz"), std::string::npos) << causes[0];
   EXPECT_EQ(causes[1], "throttled: power cap");
   EXPECT_NE(causes[2].find("1 other process(es) on the card"), std::string::npos) << causes[2];
