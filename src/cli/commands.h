@@ -18,7 +18,8 @@
   X(stress)                \
   X(compare)               \
   X(report)                \
-  X(up)
+  X(up)                    \
+  X(tune)
 // clang-format on
 
 namespace dcukit::cli {

@@ -43,6 +43,7 @@ struct UpRequest {
   int port = 8000;
   std::string listen = "127.0.0.1:9401";  ///< guard's /healthz
   std::chrono::milliseconds startup_timeout{20 * 60 * 1000};
+  std::optional<int> max_restarts;  ///< guard's --max-restarts (tune: 0, a setting that crashes is rejected)
   bool force = false;   ///< go on past a failed doctor finding or stress check
   bool detach = false;  ///< leave guard running when done
   UpStep from = UpStep::doctor;

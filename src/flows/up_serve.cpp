@@ -20,7 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-StepResult failed(std::string why) { return {UpStep::serve, StepOutcome::failed, std::move(why), "", 0}; }
+StepResult serve_failed(std::string why) { return {UpStep::serve, StepOutcome::failed, std::move(why), "", 0}; }
 
 /// The engine's command line.
 Result<std::vector<std::string>> engine_command(const UpContext& ctx) {
@@ -57,25 +57,27 @@ std::string read_tail(const std::string& path) {
 StepResult serve_step(UpContext& ctx) {
   const auto& r = ctx.request();
   auto command = engine_command(ctx);
-  if (!command) return failed(command.error().message);
+  if (!command) return serve_failed(command.error().message);
   const auto ms = [](std::chrono::milliseconds d) { return fmt::format("{}ms", d.count()); };
   util::SpawnOptions o;
   o.argv = {r.self, "guard", "--url", ctx.report().url, "--listen", r.listen, "--log-file", ctx.out("service.log"),
             "--events", ctx.out("guard-events.jsonl"), "--startup-timeout", ms(r.startup_timeout), "--json",
-            ctx.out("guard.json"), "-q", "--"};
+            ctx.out("guard.json"), "-q"};
+  if (r.max_restarts) o.argv.insert(o.argv.end(), {"--max-restarts", std::to_string(*r.max_restarts)});
+  o.argv.push_back("--");
   o.argv.insert(o.argv.end(), command->begin(), command->end());
   o.stdout_path = o.stderr_path = ctx.out("guard.log");
   o.new_session = true;
   o.die_with_parent = !r.detach;  // a foreground up never leaves a service behind, even killed
   auto guard = util::Process::spawn(o);
-  if (!guard) return failed(guard.error().message);
+  if (!guard) return serve_failed(guard.error().message);
   ctx.guard() = std::move(*guard);
   const auto deadline = std::chrono::steady_clock::now() + r.startup_timeout + 60s;
   std::string last;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (ctx.stopped()) return failed("interrupted while the engine started");
+    if (ctx.stopped()) return serve_failed("interrupted while the engine started");
     if (!ctx.guard().running())
-      return failed(fmt::format("dcukit guard ended ({}): {}", ctx.guard().status()->describe(), read_tail(ctx.out("guard.log"))));
+      return serve_failed(fmt::format("dcukit guard ended ({}): {}", ctx.guard().status()->describe(), read_tail(ctx.out("guard.log"))));
     util::HttpRequest probe;
     probe.url = fmt::format("http://{}/healthz", r.listen);
     probe.timeout = 2s;
@@ -89,13 +91,13 @@ StepResult serve_step(UpContext& ctx) {
                               to_string(r.engine), ctx.report().url, ctx.guard().pid(), r.listen),
                   ctx.out("service.log"), 0};
         if (last == "failed")
-          return failed(fmt::format("the engine never became ready: {}; its log: {}", util::string_at(j, "reason"),
+          return serve_failed(fmt::format("the engine never became ready: {}; its log: {}", util::string_at(j, "reason"),
                                     read_tail(ctx.out("service.log"))));
       }
     }
     std::this_thread::sleep_for(500ms);
   }
-  return failed(fmt::format("not ready within the start-up budget (guard's state: {}); its log: {}",
+  return serve_failed(fmt::format("not ready within the start-up budget (guard's state: {}); its log: {}",
                             last.empty() ? "unknown" : last, read_tail(ctx.out("service.log"))));
 }
 
@@ -106,12 +108,12 @@ StepResult smoke_step(UpContext& ctx) {
   models.timeout = 30s;
   auto listed = util::http_request(models);
   if (!listed || listed->status != 200)
-    return failed(fmt::format("GET /v1/models: {}", listed ? fmt::format("HTTP {}", listed->status) : listed.error().message));
+    return serve_failed(fmt::format("GET /v1/models: {}", listed ? fmt::format("HTTP {}", listed->status) : listed.error().message));
   const auto mj = util::parse_json(listed->body);
   std::string model;
   if (mj.is_object() && mj.contains("data") && mj["data"].is_array() && !mj["data"].empty() && mj["data"][0].is_object())
     model = util::string_at(mj["data"][0], "id");
-  if (model.empty()) return failed("GET /v1/models listed no model");
+  if (model.empty()) return serve_failed("GET /v1/models listed no model");
   constexpr int kTokens = 8;
   const char* prompts[] = {"The capital of France is", "def fibonacci(n):", "Once upon a time"};
   for (const char* prompt : prompts) {
@@ -124,17 +126,17 @@ StepResult smoke_step(UpContext& ctx) {
                  .dump();
     q.timeout = 120s;
     auto reply = util::http_request(q);
-    if (!reply) return failed(fmt::format("the completion of \"{}\": {}", prompt, reply.error().message));
+    if (!reply) return serve_failed(fmt::format("the completion of \"{}\": {}", prompt, reply.error().message));
     if (reply->status != 200)
-      return failed(fmt::format("the completion of \"{}\": HTTP {}: {}", prompt, reply->status, tail_lines(reply->body, 2)));
+      return serve_failed(fmt::format("the completion of \"{}\": HTTP {}: {}", prompt, reply->status, tail_lines(reply->body, 2)));
     const auto j = util::parse_json(reply->body);
     if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty())
-      return failed(fmt::format("the completion of \"{}\" has no choices: {}", prompt, tail_lines(reply->body, 2)));
+      return serve_failed(fmt::format("the completion of \"{}\" has no choices: {}", prompt, tail_lines(reply->body, 2)));
     const std::string text = util::string_at(j["choices"][0], "text");
-    if (text.empty()) return failed(fmt::format("the completion of \"{}\" is empty", prompt));
+    if (text.empty()) return serve_failed(fmt::format("the completion of \"{}\" is empty", prompt));
     const int counted = j.contains("usage") && j["usage"].is_object() ? j["usage"].value("completion_tokens", -1) : -1;
     if (counted != kTokens)
-      return failed(fmt::format("asked for {} tokens (ignore_eos) of \"{}\", the server counted {}", kTokens, prompt,
+      return serve_failed(fmt::format("asked for {} tokens (ignore_eos) of \"{}\", the server counted {}", kTokens, prompt,
                                 counted < 0 ? "none (no usage)" : std::to_string(counted)));
   }
   return {UpStep::smoke, StepOutcome::done,

@@ -15,8 +15,8 @@ namespace {
 
 using std::chrono::minutes;
 
-StepResult failed(std::string why) { return {UpStep::doctor, StepOutcome::failed, std::move(why), "", 0}; }
-StepResult done(std::string what, std::string file = "") {
+StepResult step_failed(std::string why) { return {UpStep::doctor, StepOutcome::failed, std::move(why), "", 0}; }
+StepResult step_done(std::string what, std::string file = "") {
   return {UpStep::doctor, StepOutcome::done, std::move(what), std::move(file), 0};
 }
 
@@ -29,7 +29,7 @@ StepResult doctor_step(UpContext& ctx) {
   const std::string file = ctx.out("doctor.json");
   const auto c = ctx.run_dcukit({"doctor", "--json", file, "-q", "--progress", "none"}, minutes(5), "doctor");
   auto r = read_result(file);
-  if (!r) return failed(child_failure("dcukit doctor wrote no result:", c));
+  if (!r) return step_failed(child_failure("dcukit doctor wrote no result:", c));
   const auto& d = std::get<doctor::Report>(r->report);
   const auto s = d.summary();
   std::string first;
@@ -38,8 +38,8 @@ StepResult doctor_step(UpContext& ctx) {
       first = fmt::format("{}{}", f.summary, f.fix.empty() ? "" : "; fix: " + f.fix);
   const std::string counts = fmt::format("{} ok, {} warn, {} fail", s.ok, s.warn, s.fail);
   if (!first.empty() && !ctx.request().force)
-    return failed(fmt::format("{} ({}); --force goes on past it", first, counts));
-  return done(counts, file);
+    return step_failed(fmt::format("{} ({}); --force goes on past it", first, counts));
+  return step_done(counts, file);
 }
 
 StepResult prove_step(UpContext& ctx) {
@@ -47,7 +47,7 @@ StepResult prove_step(UpContext& ctx) {
   const auto c = ctx.run_dcukit({"stress", "--level", "1", "--json", file, "-q", "--progress", "none"}, minutes(10),
                                 "stress");
   auto r = read_result(file);
-  if (!r) return failed(child_failure("dcukit stress wrote no result:", c));
+  if (!r) return step_failed(child_failure("dcukit stress wrote no result:", c));
   const auto& s = std::get<stress::Report>(r->report);
   std::string first;
   for (const auto& d : s.devices)
@@ -57,8 +57,8 @@ StepResult prove_step(UpContext& ctx) {
                             stress::to_string(check.action));
   const std::string what = fmt::format("stress level 1 on the {} backend, {} device(s): {}",
                                        device::to_string(s.backend), s.devices.size(), stress::to_string(s.verdict()));
-  if (!first.empty() && !ctx.request().force) return failed(fmt::format("{}; --force goes on past it", first));
-  return done(what, file);
+  if (!first.empty() && !ctx.request().force) return step_failed(fmt::format("{}; --force goes on past it", first));
+  return step_done(what, file);
 }
 
 StepResult plan_step(UpContext& ctx) {
@@ -71,13 +71,13 @@ StepResult plan_step(UpContext& ctx) {
   auto json_args = base;
   json_args.insert(json_args.end(), {"--json", ctx.out("plan.json"), "-q"});
   const auto c = ctx.run_dcukit(json_args, minutes(2), "plan");
-  if (!c.status.success()) return failed(child_failure("dcukit plan", c));
+  if (!c.status.success()) return step_failed(child_failure("dcukit plan", c));
   auto script_args = base;
   script_args.insert(script_args.end(), {"--emit", "vllm", "-o", ctx.out("launch.sh"), "--host", rq.host, "--port",
                                          std::to_string(rq.port), "-q"});
   const auto s = ctx.run_dcukit(script_args, minutes(2), "plan-script");
-  if (!s.status.success()) return failed(child_failure("dcukit plan --emit vllm", s));
-  return done("the budget in plan.json, the launch script in launch.sh", ctx.out("plan.json"));
+  if (!s.status.success()) return step_failed(child_failure("dcukit plan --emit vllm", s));
+  return step_done("the budget in plan.json, the launch script in launch.sh", ctx.out("plan.json"));
 }
 
 StepResult sweep_step(UpContext& ctx) {
@@ -88,15 +88,15 @@ StepResult sweep_step(UpContext& ctx) {
   if (!rq.slo.empty()) args.insert(args.end(), {"--slo", rq.slo});
   const auto c = ctx.run_dcukit(args, minutes(15), "load");
   auto r = read_result(file);
-  if (!r) return failed(child_failure("dcukit load wrote no result:", c));
+  if (!r) return step_failed(child_failure("dcukit load wrote no result:", c));
   const auto& l = std::get<load::Report>(r->report);
   std::string what;
   for (const auto& level : l.levels)
     what += fmt::format("{}{}: {:.2f} req/s, TTFT median {:.0f} ms{}", what.empty() ? "" : "; ", level.label,
                         level.request_throughput, level.lat.ttft.summary.median,
                         level.request_goodput ? fmt::format(", goodput {:.2f}", *level.request_goodput) : "");
-  if (!c.status.success()) return failed(fmt::format("{}; {}", what, child_failure("dcukit load", c)));
-  return done(what, file);
+  if (!c.status.success()) return step_failed(fmt::format("{}; {}", what, child_failure("dcukit load", c)));
+  return step_done(what, file);
 }
 
 StepResult report_step(UpContext& ctx) {
@@ -107,14 +107,11 @@ StepResult report_step(UpContext& ctx) {
   args.insert(args.end(), {"-o", ctx.out("report.html"), "--markdown", ctx.out("report.md"), "--json",
                            ctx.out("report-merged.json")});
   const auto c = ctx.run_dcukit(args, minutes(2), "report");
-  if (!c.status.success()) return failed(child_failure("dcukit report", c));
-  return done("report.html, report.md", ctx.out("report.html"));
+  if (!c.status.success()) return step_failed(child_failure("dcukit report", c));
+  return step_done("report.html, report.md", ctx.out("report.html"));
 }
 
 }  // namespace
-
-StepResult serve_step(UpContext& ctx);
-StepResult smoke_step(UpContext& ctx);
 
 StepResult run_step(UpContext& ctx, UpStep step) {
   switch (step) {
@@ -126,7 +123,7 @@ StepResult run_step(UpContext& ctx, UpStep step) {
     case UpStep::sweep: return sweep_step(ctx);
     case UpStep::report: return report_step(ctx);
   }
-  return failed("unknown step");
+  return step_failed("unknown step");
 }
 
 std::string tail_lines(const std::string& text, std::size_t n) {

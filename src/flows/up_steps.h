@@ -36,6 +36,11 @@ private:
   util::Process m_guard;
 };
 
+/// The engine started under guard, ready (tune runs it once a setting).
+StepResult serve_step(UpContext& ctx);
+/// Three completions whose text and token counts are checked.
+StepResult smoke_step(UpContext& ctx);
+
 /// Runs one step (its outcome and detail; run_up sets step and seconds).
 StepResult run_step(UpContext& ctx, UpStep step);
 

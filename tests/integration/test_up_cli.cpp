@@ -114,3 +114,58 @@ TEST(UpCli, BadInputExitsTwoBeforeAnythingStarts) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TuneCli, LlamaCppSlotsAreSearchedARefusedSettingIsRejectedAndARunResumes) {
+  DCUKIT_REQUIRE_SHARED(peer, "peers/llama.cpp");
+  testutil::TempDir dir("tune");
+  const std::string out = dir.file("out");
+  const char* path = ::getenv("PATH");
+  const std::vector<std::string> args{DCUKIT_BINARY, "tune", "--engine", "llama.cpp", "--model", peer + "/mini.gguf",
+                                      "--slo", "ttft=5000", "--grid", "parallel=1,2", "--grid", "ctx-size=4096,bogus",
+                                      "--max-rate", "4", "--requests", "4", "--out", out, "--port",
+                                      std::to_string(itest::free_port()), "--listen",
+                                      "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "60s"};
+  const std::vector<std::string> env{"PATH=" + peer + ":" + (path ? path : "/usr/bin:/bin")};
+  auto e = Child(args, dir.file("tune"), env).wait(std::chrono::seconds(280));
+  ASSERT_EQ(e.code, 0) << e.out << e.err;
+  const auto j = nlohmann::json::parse(itest::slurp(out + "/tune.json"));
+  ASSERT_EQ(j["settings"].size(), 4U) << j.dump(2);
+  for (const auto& s : j["settings"]) {
+    const std::string flags = s["flags"].dump();
+    if (flags.find("bogus") != std::string::npos) {
+      EXPECT_EQ(s["outcome"], "rejected") << s.dump();
+      EXPECT_NE(s["why"].get<std::string>().find("never became ready"), std::string::npos) << s.dump();
+    } else {
+      EXPECT_EQ(s["outcome"], "served") << s.dump();
+      EXPECT_EQ(s["best_rate"], 4.0) << "a 5 s TTFT is met at 4 requests a second: " << s.dump();
+    }
+  }
+  const std::string script = itest::slurp(out + "/best.sh");
+  EXPECT_NE(script.find("llama-server"), std::string::npos) << script;
+  EXPECT_NE(script.find("--parallel"), std::string::npos) << script;
+  EXPECT_EQ(processes_with("--ctx-size bogus"), 0);
+  // Again with the same folder: every setting is read from tune.jsonl, none is started again.
+  auto again = Child(args, dir.file("tune2"), env).wait(std::chrono::seconds(60));
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.out.find("(earlier run)"), std::string::npos) << again.out;
+  EXPECT_EQ(again.err.find("setting 1 of 4"), std::string::npos) << again.err;
+}
+
+TEST(TuneCli, BadInputExitsTwo) {
+  testutil::TempDir dir("tune_bad");
+  auto no_slo = Child({DCUKIT_BINARY, "tune", "--model", dir.path()}, dir.file("a")).wait(std::chrono::seconds(30));
+  EXPECT_EQ(no_slo.code, 2);
+  auto no_grid = Child({DCUKIT_BINARY, "tune", "--slo", "ttft=1", "--out", dir.file("o"), "--", "/bin/true"}, dir.file("b"))
+                     .wait(std::chrono::seconds(30));
+  EXPECT_EQ(no_grid.code, 2);
+  EXPECT_NE(no_grid.err.find("--grid"), std::string::npos) << no_grid.err;
+  auto bad_grid = Child({DCUKIT_BINARY, "tune", "--slo", "ttft=1", "--grid", "parallel", "--", "/bin/true"},
+                        dir.file("c"))
+                      .wait(std::chrono::seconds(30));
+  EXPECT_EQ(bad_grid.code, 2);
+  EXPECT_NE(bad_grid.err.find("NAME=V1,V2"), std::string::npos) << bad_grid.err;
+}
+
+}  // namespace
