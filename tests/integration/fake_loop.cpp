@@ -33,6 +33,7 @@ struct Conn {
   bool want_write = false;
   bool busy = false;         // a response is in progress
   bool close_after = false;  // close once the reply's last bytes are written
+  bool running = false;      // holds one of --max-num-seqs' places
   fake::GenRequest req;
   fake::Modes modes;
   Clock::time_point start;
@@ -70,6 +71,8 @@ private:
               const std::unordered_map<std::string, std::string>& headers);
   void respond(Conn& c, int status, const std::string& type, const std::string& body);
   void start_stream(Conn& c);
+  void begin(Conn& c, Clock::time_point now);
+  void release(Conn& c);
   void on_timer(const Timer& t);
   void emit_chunk(Conn& c, int index);
   void emit(Conn& c, const std::string& sse);
@@ -88,6 +91,8 @@ private:
   int m_listen, m_ep = -1, m_tfd = -1;
   std::uint64_t m_next_gen = 1;
   std::unordered_map<int, std::unique_ptr<Conn>> m_conns;
+  int m_running = 0;                                     // requests generating (--max-num-seqs)
+  std::deque<std::pair<int, std::uint64_t>> m_waiting;  // (fd, gen) of requests waiting for a place
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> m_timers;
 };
 
@@ -148,14 +153,33 @@ void Loop::flush(Conn& c) {
 // the connection at once has sent its next request into a connection about to die.
 void Loop::reply_done(Conn& c) {
   c.busy = false;
+  release(c);
   if (!m_cfg.close_after_reply) return;
   c.close_after = true;
   schedule(c, Clock::now() + ms(2), Action::close, 0);
 }
 
+// A request that held a place gives it up; the first waiting request still connected starts.
+void Loop::release(Conn& c) {
+  if (!c.running) return;
+  c.running = false;
+  --m_running;
+  while (!m_waiting.empty()) {
+    const auto [fd, gen] = m_waiting.front();
+    m_waiting.pop_front();
+    const auto it = m_conns.find(fd);
+    if (it == m_conns.end() || it->second->gen != gen || !it->second->busy) continue;
+    ++m_running;
+    it->second->running = true;
+    begin(*it->second, Clock::now());
+    return;
+  }
+}
+
 void Loop::close_conn(Conn& c) {
   const int fd = c.fd;
-  if (c.busy && c.req.stream) add(m_counts.active, -1);
+  if (c.busy && c.req.stream && c.running) add(m_counts.active, -1);
+  release(c);
   epoll_ctl(m_ep, EPOLL_CTL_DEL, fd, nullptr);
   ::close(fd);
   m_conns.erase(fd);  // destroys c
@@ -280,8 +304,18 @@ void Loop::handle(Conn& c, const std::string& method, const std::string& path, c
   if (c.modes.has("ignore_continuous")) c.req.continuous_usage = false;
   add(m_counts.requests, 1LL);
   add(m_counts.prompt, static_cast<long long>(c.req.prompt_tokens));
-  c.start = now;
   c.busy = true;
+  if (m_cfg.max_num_seqs > 0 && m_running >= m_cfg.max_num_seqs) {  // its turn comes in release()
+    m_waiting.emplace_back(c.fd, c.gen);
+    return;
+  }
+  ++m_running;
+  c.running = true;
+  begin(c, now);
+}
+
+void Loop::begin(Conn& c, Clock::time_point now) {
+  c.start = now;
   c.per_chunk = c.modes.has("multi") ? 3 : 1;
   c.tokens = std::max(1, c.req.max_tokens);
   c.chunks = (c.tokens + c.per_chunk - 1) / c.per_chunk;

@@ -29,6 +29,13 @@ struct Config {
   int max_prompt_tokens = 0;       ///< longer prompts are cut to this many tokens (0: never)
   std::string models_body;         ///< the /v1/models reply body ("" = one model, named model)
   int metrics_auth_status = 0;     ///< /metrics answers this status to a request with credentials (0: never)
+  /// vLLM's --max-num-seqs: at most this many requests generate at once a loop, the others wait
+  /// their turn (0: no limit). The time between tokens grows by itl_ms_per_seq for each seq
+  /// allowed (a bigger batch steps slower), and a limit above oom_above_seqs exits at start-up
+  /// with vLLM's out-of-memory message: a fake engine whose best setting is known.
+  int max_num_seqs = 0;
+  double itl_ms_per_seq = 0;
+  int oom_above_seqs = 0;
 };
 
 /// What one loop has served. Written only by its own loop's thread, read by whichever loop

@@ -76,6 +76,14 @@ const std::vector<Flag>& flags() {
        "tokens a chat template adds to each chat prompt"},
       {"--metrics-auth-status", true, [](C& c, const std::string& v) { c.metrics_auth_status = std::stoi(v); },
        "/metrics answers this HTTP status to a request that carries credentials"},
+      {"--max-num-seqs", true, [](C& c, const std::string& v) { c.max_num_seqs = std::stoi(v); },
+       "vLLM's: requests generating at once; the others wait"},
+      {"--itl-ms-per-seq", true, [](C& c, const std::string& v) { c.itl_ms_per_seq = std::stod(v); },
+       "added to --itl-ms for each of --max-num-seqs"},
+      {"--oom-above-seqs", true, [](C& c, const std::string& v) { c.oom_above_seqs = std::stoi(v); },
+       "exit at start with vLLM's out-of-memory message when --max-num-seqs is above this"},
+      {"--gpu-memory-utilization", true, [](C&, const std::string& v) { (void)std::stod(v); }, "vLLM's; accepted"},
+      {"--max-num-batched-tokens", true, [](C&, const std::string& v) { (void)std::stoi(v); }, "vLLM's; accepted"},
       {"--max-prompt-tokens", true, [](C& c, const std::string& v) { c.max_prompt_tokens = std::stoi(v); },
        "cut longer prompts to this many tokens, and count them so"},
   };
@@ -125,6 +133,14 @@ int main(int argc, char** argv) {
   fake::Shared shared;
   fake::Config& c = shared.cfg;
   if (!parse_flags(argc, argv, c)) return 2;
+  if (c.oom_above_seqs > 0 && c.max_num_seqs > c.oom_above_seqs) {
+    std::fprintf(stderr,
+                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB for %d sequences "
+                 "(fake_server --oom-above-seqs %d)\n",
+                 c.max_num_seqs, c.oom_above_seqs);
+    return 1;
+  }
+  c.itl_ms += c.itl_ms_per_seq * c.max_num_seqs;
   if (c.threads < 1) {
     std::fprintf(stderr, "fake_server: --threads must be at least 1\n");
     return 2;

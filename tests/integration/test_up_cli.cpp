@@ -169,3 +169,43 @@ TEST(TuneCli, BadInputExitsTwo) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TuneCli, AFakeVllmsKnownBestSettingIsFoundAndItsOutOfMemorySettingRejected) {
+  // The fake engine: 20 ms to the first token, then 5 ms + 0.1 ms per --max-num-seqs between
+  // tokens, at most --max-num-seqs requests at once (the rest wait), out of memory above 300.
+  // Within TPOT 25 ms and TTFT 400 ms: 4 seqs keep up with about 40 requests a second (16
+  // tokens in ~100 ms each), 128 with far more than 64, 256 step at 30.6 ms (over the TPOT at
+  // any rate), 512 never starts. The best is 128, at the search's cap.
+  testutil::TempDir dir("tune_fake");
+  const std::string out = dir.file("out");
+  const int port = itest::free_port();
+  auto e = Child({DCUKIT_BINARY, "tune", "--slo", "ttft=400,tpot=25", "--grid", "max-num-seqs=4,128,256,512",
+                  "--max-rate", "64", "--requests", "4", "--out", out, "--port", std::to_string(port), "--listen",
+                  "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "30s", "--",
+                  DCUKIT_FAKE_SERVER, "--port", std::to_string(port), "--ttft-ms", "20", "--itl-ms", "5",
+                  "--itl-ms-per-seq", "0.1", "--oom-above-seqs", "300"},
+                 dir.file("tune"))
+               .wait(std::chrono::seconds(280));
+  ASSERT_EQ(e.code, 0) << e.out << e.err;
+  const auto j = nlohmann::json::parse(itest::slurp(out + "/tune.json"));
+  ASSERT_EQ(j["settings"].size(), 4U) << j.dump(2);
+  const auto& s4 = j["settings"][0];
+  const auto& s128 = j["settings"][1];
+  const auto& s256 = j["settings"][2];
+  const auto& s512 = j["settings"][3];
+  EXPECT_EQ(s4["outcome"], "served");
+  EXPECT_GE(s4["best_rate"].get<double>(), 8.0) << s4.dump();
+  EXPECT_LT(s4["best_rate"].get<double>(), 64.0) << "4 places cannot keep up with 64 a second: " << s4.dump();
+  EXPECT_EQ(s128["best_rate"], 64.0) << s128.dump();
+  EXPECT_EQ(s256["outcome"], "served");
+  EXPECT_EQ(s256["best_rate"], 0.0) << "30.6 ms between tokens misses a 25 ms TPOT: " << s256.dump();
+  EXPECT_EQ(s512["outcome"], "rejected");
+  EXPECT_NE(s512["why"].get<std::string>().find("out of memory"), std::string::npos) << s512.dump();
+  ASSERT_TRUE(j["best"].is_object());
+  EXPECT_EQ(j["best"]["flags"], nlohmann::json::array({"--max-num-seqs", "128"}));
+  EXPECT_NE(itest::slurp(out + "/best.sh").find("--max-num-seqs 128"), std::string::npos);
+}
+
+}  // namespace
