@@ -86,8 +86,8 @@ void setup_tune(CLI::App& app, Runner& runner) {
       "tune", "Find the engine settings that serve the most requests a second within an SLO (each setting started "
               "under guard, a bracketing search with load)");
   sub->footer(
-      "Default grids: vllm --gpu-memory-utilization 0.95,0.90 x --max-num-seqs 64,128,256; sglang "
-      "--max-running-requests 64,128,256; llama.cpp --parallel 1,2,4,8. A setting the engine refuses (never ready, "
+      "Default grids: vllm --gpu-memory-utilization 0.95,0.90 x --max-num-seqs 64,128,256 x --max-num-batched-tokens "
+      "2048,8192; sglang --max-running-requests 64,128,256; llama.cpp --parallel 1,2,4,8 x --ctx-size 4096,8192. A setting the engine refuses (never ready, "
       "out of memory) is rejected with why. Writes OUT/tune.json, OUT/tune.jsonl (one line a finished setting: a "
       "second run with the same --out goes on from it) and OUT/best.sh. Exit status: 0 a setting met the SLO; 1 none "
       "did; 2 bad input, before anything starts; 130 interrupted.");

@@ -120,11 +120,13 @@ Result<std::vector<std::string>> engine_base_command(const UpRequest& r) {
 std::vector<std::pair<std::string, std::vector<std::string>>> default_grid(Engine e) {
   switch (e) {
     case Engine::vllm:  // seed 004: no more than 0.95 of a DCU's memory
-      return {{"gpu-memory-utilization", {"0.95", "0.90"}}, {"max-num-seqs", {"64", "128", "256"}}};
+      return {{"gpu-memory-utilization", {"0.95", "0.90"}},
+              {"max-num-seqs", {"64", "128", "256"}},
+              {"max-num-batched-tokens", {"2048", "8192"}}};
     case Engine::sglang:
       return {{"max-running-requests", {"64", "128", "256"}}};
     case Engine::llama_cpp:
-      return {{"parallel", {"1", "2", "4", "8"}}};
+      return {{"parallel", {"1", "2", "4", "8"}}, {"ctx-size", {"4096", "8192"}}};
     case Engine::command:
       return {};
   }

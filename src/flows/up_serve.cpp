@@ -134,10 +134,14 @@ StepResult smoke_step(UpContext& ctx) {
       return serve_failed(fmt::format("the completion of \"{}\" has no choices: {}", prompt, tail_lines(reply->body, 2)));
     const std::string text = util::string_at(j["choices"][0], "text");
     if (text.empty()) return serve_failed(fmt::format("the completion of \"{}\" is empty", prompt));
-    const int counted = j.contains("usage") && j["usage"].is_object() ? j["usage"].value("completion_tokens", -1) : -1;
-    if (counted != kTokens)
-      return serve_failed(fmt::format("asked for {} tokens (ignore_eos) of \"{}\", the server counted {}", kTokens, prompt,
-                                counted < 0 ? "none (no usage)" : std::to_string(counted)));
+    // A number of any size or type is read as a double: a hostile count is a finding, not a cast.
+    std::optional<double> counted;
+    if (j.contains("usage") && j["usage"].is_object() && j["usage"].contains("completion_tokens") &&
+        j["usage"]["completion_tokens"].is_number())
+      counted = j["usage"]["completion_tokens"].get<double>();
+    if (!counted || *counted != kTokens)
+      return serve_failed(fmt::format("asked for {} tokens (ignore_eos) of \"{}\", the server counted {}", kTokens,
+                                      prompt, counted ? fmt::format("{:g}", *counted) : "none (no usage)"));
   }
   return {UpStep::smoke, StepOutcome::done,
           fmt::format("{} completions of {} tokens from {}, each non-empty and counted", std::size(prompts), kTokens,

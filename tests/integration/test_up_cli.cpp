@@ -209,3 +209,27 @@ TEST(TuneCli, AFakeVllmsKnownBestSettingIsFoundAndItsOutOfMemorySettingRejected)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(UpCli, ASmokeTestWhoseTokenCountIsWrongFailsTheSmokeStep) {
+  testutil::TempDir dir("up_smoke");
+  const std::string out = dir.file("out");
+  const int port = itest::free_port();
+  auto e = Child({DCUKIT_BINARY, "up", "--from", "serve", "--out", out, "--port", std::to_string(port), "--listen",
+                  "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "30s", "--",
+                  DCUKIT_FAKE_SERVER, "--port", std::to_string(port), "--mode", "usage_huge"},
+                 dir.file("up"))
+               .wait(std::chrono::seconds(200));
+  EXPECT_EQ(e.code, 1) << e.err;
+  const auto j = nlohmann::json::parse(itest::slurp(out + "/up.json"));
+  ASSERT_EQ(j["steps"].size(), 2U) << j.dump(2);
+  EXPECT_EQ(j["steps"][0]["outcome"], "done");
+  EXPECT_EQ(j["steps"][1]["step"], "smoke");
+  EXPECT_EQ(j["steps"][1]["outcome"], "failed");
+  EXPECT_NE(j["steps"][1]["detail"].get<std::string>().find("the server counted 1e+30"), std::string::npos)
+      << j["steps"][1].dump();
+  EXPECT_FALSE(listening(port)) << "the engine is stopped when a step after serve fails";
+}
+
+}  // namespace
