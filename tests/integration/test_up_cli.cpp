@@ -233,3 +233,44 @@ TEST(UpCli, ASmokeTestWhoseTokenCountIsWrongFailsTheSmokeStep) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(UpCli, VllmIsPlannedAndServedFromThePlansLaunchScript) {
+  // A stand-in `vllm` (the fake server, given the port the script asks for) and `numactl` (runs
+  // the rest of its command line) on PATH: the path from plan's launch script to a served,
+  // smoke-tested, swept engine runs as it would on a GPU host.
+  testutil::TempDir dir("up_vllm");
+  const std::string bin = dir.file("bin");
+  std::filesystem::create_directories(bin);
+  dir.write("bin/vllm",
+            "#!/bin/sh\nport=8000\nwhile [ $# -gt 0 ]; do [ \"$1\" = --port ] && port=$2; shift; done\n"
+            "exec " DCUKIT_FAKE_SERVER " --port \"$port\" --model llama-3.1-8b-instruct\n");
+  dir.write("bin/numactl", "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --*) shift ;; *) exec \"$@\" ;; esac; done\n");
+  std::filesystem::permissions(bin + "/vllm", std::filesystem::perms::owner_all);
+  std::filesystem::permissions(bin + "/numactl", std::filesystem::perms::owner_all);
+  const std::string out = dir.file("out");
+  const int port = itest::free_port();
+  const char* path = ::getenv("PATH");
+  Child up({DCUKIT_BINARY, "up", "--model", std::string(DCUKIT_FIXTURES) + "/models/llama-3.1-8b-instruct", "--gpu",
+            "h200", "--out", out, "--port", std::to_string(port), "--listen",
+            "127.0.0.1:" + std::to_string(itest::free_port()), "--from", "plan", "--detach"},
+           dir.file("up"), {"PATH=" + bin + ":" + (path ? path : "/usr/bin:/bin")});
+  const auto e = up.wait(std::chrono::seconds(200));
+  ASSERT_EQ(e.code, 0) << e.out << e.err;
+  const auto j = nlohmann::json::parse(itest::slurp(out + "/up.json"));
+  ASSERT_EQ(j["steps"].size(), 5U) << j.dump(2);
+  for (const auto& s : j["steps"]) EXPECT_EQ(s["outcome"], "done") << s.dump();
+  EXPECT_NE(itest::slurp(out + "/launch.sh").find("vllm serve"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(out + "/plan.json"));
+  EXPECT_TRUE(listening(port)) << "--detach leaves the engine served";
+  // Detached: guard's pid is in guard.pid; SIGTERM to it stops the engine completely.
+  const int pid = std::stoi(itest::slurp(out + "/guard.pid"));
+  ASSERT_GT(pid, 0);
+  ::kill(pid, SIGTERM);
+  for (int i = 0; i < 300 && (::kill(pid, 0) == 0 || listening(port)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(listening(port)) << "the engine outlived its guard";
+}
+
+}  // namespace
