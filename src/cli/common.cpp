@@ -15,6 +15,12 @@
 
 namespace dcukit::cli {
 
+std::string self_path() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("dcukit") : p.string();
+}
+
 CLI::Validator number_in(double lo, double hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {

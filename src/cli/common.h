@@ -14,6 +14,10 @@
 
 namespace dcukit::cli {
 
+/// This binary's path (/proc/self/exe), for commands that run dcukit's other commands as
+/// children (up, tune); "dcukit" (from PATH) where it cannot be read.
+std::string self_path();
+
 /// A number in [lo, hi]; NaN and text that is not a number are refused with the range.
 CLI::Validator number_in(double lo, double hi);
 

@@ -58,9 +58,7 @@ ExitCode run_tune(TuneArgs& a) {
   r.budget = *budget;
   if (Status s = check_outputs({a.json}); !s) return fail(kTune, ExitCode::bad_input, s.message());
   if (Status s = flows::check_tune(r); !s) return fail(kTune, ExitCode::bad_input, s.message());
-  std::error_code ec;
-  r.base.self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) r.base.self = "dcukit";
+  r.base.self = self_path();
   r.base.stop = &util::StopToken::process();
   r.base.say = [](const std::string& line) { std::fprintf(stderr, "dcukit tune: %s\n", line.c_str()); };
   const auto report = flows::run_tune(r);

@@ -24,12 +24,6 @@ struct UpArgs {
   Output json{"--json", ""};
 };
 
-std::string self_path() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("dcukit") : p.string();
-}
-
 ExitCode run_up(UpArgs& a) {
   auto& r = a.request;
   const auto engine = flows::parse_engine(a.engine);

@@ -98,25 +98,6 @@ std::vector<std::vector<std::string>> expand_grid(const std::vector<std::pair<st
   return out;
 }
 
-Result<std::vector<std::string>> engine_base_command(const UpRequest& r) {
-  const std::string port = std::to_string(r.port);
-  switch (r.engine) {
-    case Engine::vllm:
-      return std::vector<std::string>{"vllm", "serve", r.model, "--host", r.host, "--port", port};
-    case Engine::sglang:
-      return std::vector<std::string>{"python3", "-m", "sglang.launch_server", "--model-path", r.model,
-                                      "--host",  r.host, "--port", port};
-    case Engine::llama_cpp: {
-      const auto bin = util::find_program("llama-server");
-      if (!bin) return Error{"llama-server is not on PATH"};
-      return std::vector<std::string>{*bin, "-m", r.model, "--host", r.host, "--port", port, "-c", "4096", "--metrics"};
-    }
-    case Engine::command:
-      return r.command;
-  }
-  return Error{"unknown engine"};
-}
-
 std::vector<std::pair<std::string, std::vector<std::string>>> default_grid(Engine e) {
   switch (e) {
     case Engine::vllm:  // seed 004: no more than 0.95 of a DCU's memory

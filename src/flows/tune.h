@@ -50,8 +50,7 @@ struct TuneReport {
 /// The grid's settings, each a list of flags ("--parallel", "4"), in order.
 std::vector<std::vector<std::string>> expand_grid(const std::vector<std::pair<std::string, std::vector<std::string>>>& grid);
 
-/// The engine's command line without a setting, and its default grid.
-Result<std::vector<std::string>> engine_base_command(const UpRequest& r);
+/// The engine's default grid.
 std::vector<std::pair<std::string, std::vector<std::string>>> default_grid(Engine e);
 
 /// Checks the request (an SLO, a grid, the engine) before anything starts.

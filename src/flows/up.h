@@ -72,6 +72,11 @@ struct UpReport {
   bool ok() const;
 };
 
+/// The engine's command line as dcukit starts it, without a setting of tune's: vLLM `vllm serve
+/// MODEL --host --port` (up serves the plan's launch script instead), SGLang's launch_server,
+/// llama-server from PATH with a 4096-token context and its metrics, or the command given.
+Result<std::vector<std::string>> engine_base_command(const UpRequest& r);
+
 /// Checks the request before anything starts: the model exists, the engine's program is found,
 /// the output folder can be made. An Error says which and what to do.
 Status check_up(const UpRequest& request);

@@ -22,28 +22,17 @@ using namespace std::chrono_literals;
 
 StepResult serve_failed(std::string why) { return {UpStep::serve, StepOutcome::failed, std::move(why), "", 0}; }
 
-/// The engine's command line.
+/// The engine's command line: vLLM from the plan's launch script, llama.cpp with 4 slots.
 Result<std::vector<std::string>> engine_command(const UpContext& ctx) {
   const auto& r = ctx.request();
-  const std::string port = std::to_string(r.port);
-  switch (r.engine) {
-    case Engine::vllm:
-      if (!std::filesystem::exists(ctx.out("launch.sh")))
-        return Error{"no launch.sh in the output folder: run the plan step (--from plan)"};
-      return std::vector<std::string>{"bash", ctx.out("launch.sh")};
-    case Engine::sglang:
-      return std::vector<std::string>{"python3", "-m", "sglang.launch_server", "--model-path", r.model,
-                                      "--host",  r.host, "--port", port};
-    case Engine::llama_cpp: {
-      const auto bin = util::find_program("llama-server");
-      if (!bin) return Error{"llama-server is not on PATH"};
-      return std::vector<std::string>{*bin, "-m", r.model, "--host", r.host, "--port", port, "-np", "4", "-c", "4096",
-                                      "--metrics"};
-    }
-    case Engine::command:
-      return r.command;
+  if (r.engine == Engine::vllm) {
+    if (!std::filesystem::exists(ctx.out("launch.sh")))
+      return Error{"no launch.sh in the output folder: run the plan step (--from plan)"};
+    return std::vector<std::string>{"bash", ctx.out("launch.sh")};
   }
-  return Error{"unknown engine"};
+  auto cmd = engine_base_command(r);
+  if (cmd && r.engine == Engine::llama_cpp) cmd->insert(cmd->end(), {"-np", "4"});
+  return cmd;
 }
 
 std::string read_tail(const std::string& path) {
@@ -53,6 +42,25 @@ std::string read_tail(const std::string& path) {
 }
 
 }  // namespace
+
+Result<std::vector<std::string>> engine_base_command(const UpRequest& r) {
+  const std::string port = std::to_string(r.port);
+  switch (r.engine) {
+    case Engine::vllm:
+      return std::vector<std::string>{"vllm", "serve", r.model, "--host", r.host, "--port", port};
+    case Engine::sglang:
+      return std::vector<std::string>{"python3", "-m", "sglang.launch_server", "--model-path", r.model,
+                                      "--host",  r.host, "--port", port};
+    case Engine::llama_cpp: {
+      const auto bin = util::find_program("llama-server");
+      if (!bin) return Error{"llama-server is not on PATH"};
+      return std::vector<std::string>{*bin, "-m", r.model, "--host", r.host, "--port", port, "-c", "4096", "--metrics"};
+    }
+    case Engine::command:
+      return r.command;
+  }
+  return Error{"unknown engine"};
+}
 
 StepResult serve_step(UpContext& ctx) {
   const auto& r = ctx.request();
