@@ -107,10 +107,8 @@ ColumnSpec percent_column(std::string header) {
 
 ColumnSpec placement_column(std::string header) {
   return {std::move(header), core::Align::left, [](const Measurement& m) {
-            const auto& p = m.placed;
-            if (m.outcome != Outcome::ok || p.placement == core::Placement::no_reference) return std::string("-");
-            const std::string word = p.placement == core::Placement::low ? "LOW" : std::string(to_string(p.placement));
-            return fmt::format("{} {:.2f}x", word, p.ratio());
+            if (m.outcome != Outcome::ok) return std::string("-");
+            return core::placement_text(m.placed.placement, m.placed.ratio());
           }};
 }
 

@@ -26,11 +26,8 @@ struct TuneArgs {
 
 ExitCode run_tune(TuneArgs& a) {
   auto& r = a.request;
-  const auto engine = flows::parse_engine(a.engine);
-  if (!engine) return fail(kTune, ExitCode::bad_input, fmt::format("--engine {}: choose vllm, sglang or llama.cpp, or "
-                                                                   "give the command after --", a.engine));
-  r.base.engine = a.command.empty() ? *engine : flows::Engine::command;
-  r.base.command = a.command;
+  if (Status s = flows::set_engine(r.base, a.engine, a.command, a.startup); !s)
+    return fail(kTune, ExitCode::bad_input, s.message());
   for (const auto& g : a.grid) {
     const auto eq = g.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == g.size())
@@ -50,9 +47,6 @@ ExitCode run_tune(TuneArgs& a) {
     while (!name.empty() && name.front() == '-') name.erase(0, 1);
     r.grid.emplace_back(name, values);
   }
-  const auto startup = util::parse_duration(a.startup);
-  if (!startup) return fail(kTune, ExitCode::bad_input, fmt::format("--startup-timeout {}: {}", a.startup, startup.error().message));
-  r.base.startup_timeout = *startup;
   const auto budget = util::parse_duration(a.budget);
   if (!budget) return fail(kTune, ExitCode::bad_input, fmt::format("--budget {}: {}", a.budget, budget.error().message));
   r.budget = *budget;

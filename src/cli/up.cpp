@@ -9,7 +9,6 @@
 #include "cli/common.h"
 #include "cli/output.h"
 #include "flows/up.h"
-#include "util/duration.h"
 #include "util/signals.h"
 
 namespace dcukit::cli {
@@ -26,19 +25,13 @@ struct UpArgs {
 
 ExitCode run_up(UpArgs& a) {
   auto& r = a.request;
-  const auto engine = flows::parse_engine(a.engine);
-  if (!engine) return fail(kUp, ExitCode::bad_input, fmt::format("--engine {}: choose vllm, sglang or llama.cpp, or give "
-                                                                 "the command after --", a.engine));
-  r.engine = a.command.empty() ? *engine : flows::Engine::command;
-  r.command = a.command;
+  if (Status s = flows::set_engine(r, a.engine, a.command, a.startup); !s)
+    return fail(kUp, ExitCode::bad_input, s.message());
   const auto from = flows::parse_up_step(a.from);
   if (!from)
     return fail(kUp, ExitCode::bad_input,
                 fmt::format("--from {}: choose doctor, prove, plan, serve, smoke, sweep or report", a.from));
   r.from = *from;
-  const auto startup = util::parse_duration(a.startup);
-  if (!startup) return fail(kUp, ExitCode::bad_input, fmt::format("--startup-timeout {}: {}", a.startup, startup.error().message));
-  r.startup_timeout = *startup;
   if (Status s = check_outputs({a.json}); !s) return fail(kUp, ExitCode::bad_input, s.message());
   if (Status s = flows::check_up(r); !s) return fail(kUp, ExitCode::bad_input, s.message());
   r.self = self_path();

@@ -80,6 +80,12 @@ std::string_view to_string(Placement p) { return util::name_of(kPlacements, p); 
 
 std::optional<Placement> parse_placement(std::string_view text) { return util::value_of(kPlacements, text); }
 
+std::string placement_word(Placement p) { return p == Placement::low ? "LOW" : std::string(to_string(p)); }
+
+std::string placement_text(Placement p, double ratio) {
+  return p == Placement::no_reference ? "-" : fmt::format("{} {:.2f}x", placement_word(p), ratio);
+}
+
 Placement place_figure(double value, double expected, double floor, double high_margin) {
   if (expected <= 0) return Placement::no_reference;
   if (value < floor) return Placement::low;

@@ -18,6 +18,11 @@ enum class Placement { no_reference, normal, low, high };
 std::string_view to_string(Placement p);
 /// The inverse of to_string; nullopt for any other text.
 std::optional<Placement> parse_placement(std::string_view text);
+/// As tables print it: "LOW" in capitals, so that it stands out; the others as to_string.
+std::string placement_word(Placement p);
+/// A figure's place and its ratio to the expected one: "normal 0.98x", "LOW 0.43x", "high
+/// 1.31x"; "-" without a reference.
+std::string placement_text(Placement p, double ratio);
 
 /// One metric of one SKU: which measurements it applies to and what they should read.
 struct ExpectedMetric {

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/stats.h"
 #include "core/units.h"
 
 namespace dcukit::flows {
@@ -64,13 +65,15 @@ nlohmann::ordered_json table_json(const core::Table& t) {
 /// A bench case's key for the fleet table.
 std::string fleet_key(const bench::Measurement& m) { return m.benchmark + " " + m.name; }
 
-/// Whether a folder holds a *.csv anywhere under it.
-bool has_csv(const std::string& dir) {
+/// Every *.csv under `dir`, sorted by path.
+std::vector<std::string> csv_files(const std::string& dir) {
+  std::vector<std::string> out;
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file() && it->path().extension() == ".csv") return true;
-  return false;
+    if (it->is_regular_file() && it->path().extension() == ".csv") out.push_back(it->path().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
@@ -93,7 +96,7 @@ std::vector<core::Table> placement_tables(const ResultFile& file) {
         }
         t.add_row({std::to_string(d.info.index), m.benchmark + " " + m.name, rate_text(m.rate, m.rate_unit),
                    rate_text(p.expected, m.rate_unit), rate_text(p.floor, m.rate_unit), fmt::format("{:.2f}x", p.ratio()),
-                   p.placement == core::Placement::low ? "LOW" : std::string(core::to_string(p.placement)),
+                   core::placement_word(p.placement),
                    p.placement == core::Placement::low ? fmt::format("{}", fmt::join(p.causes, "; ")) : p.source});
       }
     for (const auto& why : unplaced) t.notes.push_back("Other cases: " + why);
@@ -113,7 +116,7 @@ std::vector<core::Table> placement_tables(const ResultFile& file) {
         t.add_row({std::to_string(d.index), std::string(stress::to_string(c.kind)),
                    fmt::format("{:.1f} {}", *c.rate * scale, unit), fmt::format("{:.1f} {}", *c.expected * scale, unit),
                    fmt::format("{:.1f} {}", *c.floor * scale, unit), fmt::format("{:.2f}x", *c.rate / *c.expected),
-                   p == core::Placement::low ? "LOW" : std::string(core::to_string(p))});
+                   core::placement_word(p)});
       }
     if (!t.rows.empty()) out.push_back(std::move(t));
   }
@@ -160,8 +163,7 @@ std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std:
   for (const auto& c : cases) {
     std::vector<double> v;
     for (const auto& [h, r] : rates) v.push_back(r.at(c));
-    std::sort(v.begin(), v.end());
-    medians[c] = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    medians[c] = core::percentile(v, 50);
   }
   int outliers = 0;
   for (const auto& h : hosts) {
@@ -224,14 +226,11 @@ Result<ReportDoc> build_report(const std::vector<std::string>& inputs, const cor
     if (fs::is_directory(in, ec)) {
       auto all = read_results(in, &doc.notes);
       if (!all) return all.error();
-      if (all->empty() && !has_csv(in)) return Error{fmt::format("{}: no dcukit result in this folder (no *.json file that a dcukit "
-                                                 "command wrote with --json)", in)};
+      const auto csvs = csv_files(in);
+      if (all->empty() && csvs.empty())
+        return Error{fmt::format("{}: no dcukit result in this folder (no *.json file that a dcukit command wrote "
+                                 "with --json)", in)};
       for (auto& f : *all) doc.files.push_back(std::move(f));
-      std::vector<std::string> csvs;
-      for (auto it = fs::recursive_directory_iterator(in, ec); !ec && it != fs::recursive_directory_iterator();
-           it.increment(ec))
-        if (it->is_regular_file() && it->path().extension() == ".csv") csvs.push_back(it->path().string());
-      std::sort(csvs.begin(), csvs.end());
       for (const auto& c : csvs)
         if (auto st = add_csv(c, true); !st) return st.error();
     } else {

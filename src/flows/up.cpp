@@ -9,6 +9,7 @@
 
 #include "flows/results.h"
 #include "flows/up_steps.h"
+#include "util/duration.h"
 #include "util/json_text.h"
 #include "util/names.h"
 #include "util/signals.h"
@@ -37,6 +38,18 @@ bool UpReport::ok() const {
   for (const auto& s : steps)
     if (s.outcome == StepOutcome::failed) return false;
   return !interrupted;
+}
+
+Status set_engine(UpRequest& r, std::string_view engine, const std::vector<std::string>& command,
+                  std::string_view startup) {
+  const auto e = parse_engine(engine);
+  if (!e) return Error{fmt::format("--engine {}: choose vllm, sglang or llama.cpp, or give the command after --", engine)};
+  r.engine = command.empty() ? *e : Engine::command;
+  r.command = command;
+  const auto budget = util::parse_duration(startup);
+  if (!budget) return Error{fmt::format("--startup-timeout {}: {}", startup, budget.error().message)};
+  r.startup_timeout = *budget;
+  return {};
 }
 
 Status check_up(const UpRequest& r) {

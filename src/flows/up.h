@@ -72,6 +72,11 @@ struct UpReport {
   bool ok() const;
 };
 
+/// The engine from `--engine NAME` or the command after `--` (which wins), and the start-up
+/// budget from its text (`--startup-timeout`); an Error names the flag and its choices.
+Status set_engine(UpRequest& r, std::string_view engine, const std::vector<std::string>& command,
+                  std::string_view startup);
+
 /// The engine's command line as dcukit starts it, without a setting of tune's: vLLM `vllm serve
 /// MODEL --host --port` (up serves the plan's launch script instead), SGLang's launch_server,
 /// llama-server from PATH with a 4096-token context and its metrics, or the command given.

@@ -22,9 +22,7 @@ std::string figure(const CheckResult& c, const std::optional<double>& v) {
 /// "normal 1.00x", "LOW 0.80x", "high 1.20x", or "-" without a reference.
 std::string placement_text(const CheckResult& c) {
   if (!c.rate || !c.expected || !c.floor || *c.expected <= 0) return "-";
-  const auto p = core::place_figure(*c.rate, *c.expected, *c.floor);
-  const std::string word = p == core::Placement::low ? "LOW" : std::string(core::to_string(p));
-  return fmt::format("{} {:.2f}x", word, *c.rate / *c.expected);
+  return core::placement_text(core::place_figure(*c.rate, *c.expected, *c.floor), *c.rate / *c.expected);
 }
 
 core::Table verdict_table(const Report& r) {
