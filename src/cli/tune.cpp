@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -21,6 +22,7 @@ struct TuneArgs {
   flows::TuneRequest request;
   std::string engine = "vllm", startup = "20m", budget = "30m";
   std::vector<std::string> grid, command;
+  std::optional<double> utilization_from;
   Output json{"--json", ""};
 };
 
@@ -47,6 +49,14 @@ ExitCode run_tune(TuneArgs& a) {
     while (!name.empty() && name.front() == '-') name.erase(0, 1);
     r.grid.emplace_back(name, values);
   }
+  bool grid_has_utilization = false;
+  for (const auto& [name, values] : r.grid) grid_has_utilization = grid_has_utilization || name == "gpu-memory-utilization";
+  if (a.utilization_from && *a.utilization_from > 0 && grid_has_utilization)
+    return fail(kTune, ExitCode::bad_input,
+                "--utilization-from and --grid gpu-memory-utilization=...: give one (the probe, or the values to try)");
+  // seed 004: no more than 0.95 of a DCU's memory; the probe goes down from there
+  r.utilization_from = a.utilization_from ? *a.utilization_from
+                                          : (r.base.engine == flows::Engine::vllm && !grid_has_utilization ? 0.95 : 0.0);
   const auto budget = util::parse_duration(a.budget);
   if (!budget) return fail(kTune, ExitCode::bad_input, fmt::format("--budget {}: {}", a.budget, budget.error().message));
   r.budget = *budget;
@@ -78,9 +88,11 @@ void setup_tune(CLI::App& app, Runner& runner) {
       "tune", "Find the engine settings that serve the most requests a second within an SLO (each setting started "
               "under guard, a bracketing search with load)");
   sub->footer(
-      "Default grids: vllm --gpu-memory-utilization 0.95,0.90 x --max-num-seqs 64,128,256 x --max-num-batched-tokens "
-      "2048,8192; sglang --max-running-requests 64,128,256; llama.cpp --parallel 1,2,4,8 x --ctx-size 4096,8192. A setting the engine refuses (never ready, "
-      "out of memory) is rejected with why. Writes OUT/tune.json, OUT/tune.jsonl (one line a finished setting: a "
+      "Default grids: vllm --max-num-seqs 64,128,256 x --max-num-batched-tokens 2048,8192, after a probe of "
+      "--gpu-memory-utilization from 0.95 down (0.05 a step) until the engine starts with the grid's first setting; "
+      "sglang --max-running-requests 64,128,256; llama.cpp --parallel 1,2,4,8 x --ctx-size 4096,8192. A setting the "
+      "engine refuses (never ready, out of memory) is rejected with why; so is one that fills a card's memory past "
+      "--memory-limit under load, before it runs out. Writes OUT/tune.json, OUT/tune.jsonl (one line a finished setting: a "
       "second run with the same --out goes on from it) and OUT/best.sh. Exit status: 0 a setting met the SLO; 1 none "
       "did; 2 bad input, before anything starts; 130 interrupted.");
   sub->add_option("--model", a->request.base.model, "The model's folder (vLLM, SGLang) or file (llama.cpp's GGUF)");
@@ -94,6 +106,17 @@ void setup_tune(CLI::App& app, Runner& runner) {
       ->check(CLI::Range(2, 100000));
   sub->add_option("--max-rate", a->request.max_rate, "The highest request rate tried (default 64/s)")
       ->check(CLI::Range(0.01, 1e6));
+  sub->add_option("--memory-limit", a->request.memory_limit,
+                  "Reject a setting once a card's memory use passes this share under load (default 0.98; 0: not "
+                  "watched). The cards: those CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES name, else all")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--memory-from", a->request.memory_from,
+                  "Read the cards' memory from this file at each sample (a vendor tool's latest output, as telemetry "
+                  "--from reads it) instead of the live sources");
+  sub->add_option("--utilization-from", a->utilization_from,
+                  "Probe vLLM's --gpu-memory-utilization downward from this until the engine starts (default 0.95 "
+                  "for vllm; 0: no probe)")
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--out", a->request.base.out, "Where each setting's logs and load results go (default dcukit-tune)");
   sub->add_option("--host", a->request.base.host, "The address the engine listens on (default 127.0.0.1)");
   sub->add_option("--port", a->request.base.port, "The engine's port (default 8000)")->check(CLI::Range(1, 65535));

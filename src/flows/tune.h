@@ -23,6 +23,19 @@ struct TuneRequest {
   std::chrono::milliseconds budget{30 * 60 * 1000};
   int requests = 16;      ///< requests a probe sends (at least twice the rate)
   double max_rate = 64;   ///< requests a second the search does not go past
+  /// A card's share of memory that rejects a setting under load before it runs out (0: not watched).
+  double memory_limit = 0.98;
+  std::string memory_from;  ///< a file holding a vendor tool's latest reading, instead of the live sources
+  /// vLLM's --gpu-memory-utilization probed downward from here, 0.05 a step, until the engine
+  /// starts; the value found goes with every setting (0: no probe).
+  double utilization_from = 0;
+};
+
+/// One start of the utilization probe.
+struct UtilizationTry {
+  double value = 0;
+  bool started = false;
+  std::string why;  ///< for a start that failed: the engine's reason
 };
 
 /// One probe of the search: the rate asked and the share of requests that met the SLO.
@@ -35,12 +48,15 @@ struct TuneRow {
   std::string outcome;             ///< "served", "rejected", "not reached" (the budget ran out first)
   std::string why;                 ///< for rejected: the engine's reason
   double best_rate = 0;            ///< the highest rate that met the SLO (0: not even the first)
+  double memory_peak = 0;          ///< the fullest card's share of memory under load (0: not read)
   std::vector<TuneProbe> probes;
   bool resumed = false;  ///< read from an earlier run's tune.jsonl
 };
 
 struct TuneReport {
   core::RunInfo run_info;
+  std::vector<UtilizationTry> utilization_probe;
+  double utilization = 0;  ///< what the probe found (0: no probe, or none started)
   std::vector<TuneRow> rows;
   int best = -1;  ///< the row with the highest best_rate
   bool interrupted = false, over_budget = false;

@@ -2,6 +2,7 @@
 // Each is a dcukit command run as a child with a deadline; its JSON is read back to decide.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -80,11 +81,36 @@ StepResult plan_step(UpContext& ctx) {
   return step_done("the budget in plan.json, the launch script in launch.sh", ctx.out("plan.json"));
 }
 
+/// The sweep's concurrency levels: 1, 2, 4; with a plan, 1, 4, 16, ... up to what the planned KV
+/// cache holds of the sweep's 80-token requests (at most 64). Each level sends twice the highest
+/// level's requests, or what it sends in 10 s, whichever ends first: a short sweep.
+std::vector<int> sweep_levels(UpContext& ctx, std::string& why) {
+  why = "1, 2 and 4 in flight";
+  const auto r = std::filesystem::exists(ctx.out("plan.json")) ? read_result(ctx.out("plan.json"))
+                                                                : Result<ResultFile>(Error{"no plan"});
+  if (!r || !std::holds_alternative<plan::Report>(r->report)) return {1, 2, 4};
+  const auto* chosen = std::get<plan::Report>(r->report).plan.chosen();
+  if (!chosen || chosen->budget.tokens <= 0) return {1, 2, 4};
+  const int cap = static_cast<int>(std::clamp<double>(static_cast<double>(chosen->budget.tokens) / 80.0, 1.0, 64.0));
+  std::vector<int> levels;
+  for (int c = 1; c < cap; c *= 4) levels.push_back(c);
+  levels.push_back(cap);
+  why = fmt::format("up to {} in flight: the plan's KV cache holds {} tokens, {} of the sweep's 80-token requests",
+                    cap, chosen->budget.tokens, chosen->budget.tokens / 80);
+  return levels;
+}
+
 StepResult sweep_step(UpContext& ctx) {
   const auto& rq = ctx.request();
   const std::string file = ctx.out("load.json");
-  std::vector<std::string> args{"load", "--url", ctx.report().url, "-n", "8", "-c", "1,2,4", "--input-len", "64",
-                                "--output-len", "16", "--timeout", "120", "--json", file, "-q", "--progress", "none"};
+  std::string sized;
+  const auto levels = sweep_levels(ctx, sized);
+  std::string list;
+  for (int c : levels) list += (list.empty() ? "" : ",") + std::to_string(c);
+  ctx.say(fmt::format("sweep: {}", sized));
+  std::vector<std::string> args{"load", "--url", ctx.report().url, "-n", std::to_string(std::max(8, 2 * levels.back())),
+                                "--duration", "10s", "-c", list, "--input-len", "64", "--output-len", "16", "--timeout", "120", "--json",
+                                file, "-q", "--progress", "none"};
   if (!rq.slo.empty()) args.insert(args.end(), {"--slo", rq.slo});
   const auto c = ctx.run_dcukit(args, minutes(15), "load");
   auto r = read_result(file);
@@ -150,7 +176,7 @@ bool UpContext::stopped() const { return m_request.stop && m_request.stop->stop_
 std::string UpContext::out(const std::string& name) const { return (std::filesystem::path(m_request.out) / name).string(); }
 
 util::Captured UpContext::run_dcukit(const std::vector<std::string>& args, std::chrono::milliseconds timeout,
-                                     const std::string& log) {
+                                     const std::string& log, const std::function<bool()>& cut) {
   util::Captured out;
   util::SpawnOptions o;
   o.argv = {m_request.self};
@@ -169,7 +195,7 @@ util::Captured UpContext::run_dcukit(const std::vector<std::string>& args, std::
   std::optional<util::ExitStatus> status;
   bool passed_on = false;
   while (!(status = child->wait_for(std::chrono::milliseconds(200)))) {
-    if (stopped() && !passed_on) {
+    if ((stopped() || (cut && cut())) && !passed_on) {
       (void)child->signal_group(SIGINT);
       passed_on = true;
     }

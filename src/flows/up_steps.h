@@ -22,9 +22,11 @@ public:
   bool stopped() const;
   /// The path of `name` in the output folder.
   std::string out(const std::string& name) const;
-  /// Runs `dcukit ARGS...` with a deadline; its output is kept in OUT/<log>.log.
+  /// Runs `dcukit ARGS...` with a deadline; its output is kept in OUT/<log>.log. Once `cut`
+  /// returns true (asked every 200 ms), the child is interrupted as Ctrl-C would: it writes what
+  /// it measured and ends.
   util::Captured run_dcukit(const std::vector<std::string>& args, std::chrono::milliseconds timeout,
-                            const std::string& log);
+                            const std::string& log, const std::function<bool()>& cut = {});
   /// The guard child, once the serve step started it.
   util::Process& guard() { return m_guard; }
   /// After the steps: detach, or keep serving until the stop token, then stop guard completely.

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <queue>
 #include <string>
@@ -164,12 +165,14 @@ void Loop::release(Conn& c) {
   if (!c.running) return;
   c.running = false;
   --m_running;
+  running_changed(m_cfg, m_running);
   while (!m_waiting.empty()) {
     const auto [fd, gen] = m_waiting.front();
     m_waiting.pop_front();
     const auto it = m_conns.find(fd);
     if (it == m_conns.end() || it->second->gen != gen || !it->second->busy) continue;
     ++m_running;
+    running_changed(m_cfg, m_running);
     it->second->running = true;
     begin(*it->second, Clock::now());
     return;
@@ -310,6 +313,7 @@ void Loop::handle(Conn& c, const std::string& method, const std::string& path, c
     return;
   }
   ++m_running;
+  running_changed(m_cfg, m_running);
   c.running = true;
   begin(c, now);
 }
@@ -542,6 +546,24 @@ void Loop::run() {
 
 void run_loop(const Shared& shared, std::size_t index, int listen_fd) {
   Loop(shared, index, listen_fd).run();
+}
+
+void running_changed(const Config& c, int generating) {
+  if (c.oom_at_seqs > 0 && generating >= c.oom_at_seqs) {
+    std::fprintf(stderr,
+                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB with %d sequences running "
+                 "(fake_server --oom-at-seqs %d)\n",
+                 generating, c.oom_at_seqs);
+    std::_Exit(1);
+  }
+  if (c.memory_file.empty()) return;
+  const std::string tmp = c.memory_file + ".tmp";
+  if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
+    std::fprintf(f, "index, name, pci.bus_id, memory.used [MiB], memory.total [MiB]\n0, Fake GPU, 00000000:41:00.0, %.0f MiB, %.0f MiB\n",
+                 c.memory_base_mib + c.memory_per_seq_mib * generating, c.memory_total_mib);
+    std::fclose(f);
+    std::rename(tmp.c_str(), c.memory_file.c_str());
+  }
 }
 
 }  // namespace fake

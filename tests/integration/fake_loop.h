@@ -36,7 +36,19 @@ struct Config {
   int max_num_seqs = 0;
   double itl_ms_per_seq = 0;
   int oom_above_seqs = 0;
+  /// vLLM's --gpu-memory-utilization; above oom_above_utilization the start fails out of memory.
+  double gpu_memory_utilization = 0.9, oom_above_utilization = 0;
+  /// A card's memory as nvidia-smi's CSV prints it, written to memory_file at start and whenever
+  /// the number of requests generating changes: base + per_seq x generating, of total (MiB). At
+  /// oom_at_seqs generating requests the server ends with vLLM's out-of-memory message (a
+  /// setting that starts and then runs out of memory under load).
+  std::string memory_file;
+  double memory_total_mib = 81920, memory_base_mib = 0, memory_per_seq_mib = 0;
+  int oom_at_seqs = 0;
 };
+
+/// Writes c.memory_file (when set) for `generating` requests; at c.oom_at_seqs ends the process.
+void running_changed(const Config& c, int generating);
 
 /// What one loop has served. Written only by its own loop's thread, read by whichever loop
 /// serves /metrics, which sums (and, for the max, takes the maximum of) all loops' counters.

@@ -82,7 +82,20 @@ const std::vector<Flag>& flags() {
        "added to --itl-ms for each of --max-num-seqs"},
       {"--oom-above-seqs", true, [](C& c, const std::string& v) { c.oom_above_seqs = std::stoi(v); },
        "exit at start with vLLM's out-of-memory message when --max-num-seqs is above this"},
-      {"--gpu-memory-utilization", true, [](C&, const std::string& v) { (void)std::stod(v); }, "vLLM's; accepted"},
+      {"--gpu-memory-utilization", true, [](C& c, const std::string& v) { c.gpu_memory_utilization = std::stod(v); },
+       "vLLM's"},
+      {"--oom-above-utilization", true, [](C& c, const std::string& v) { c.oom_above_utilization = std::stod(v); },
+       "exit at start with vLLM's out-of-memory message when --gpu-memory-utilization is above this"},
+      {"--memory-file", true, [](C& c, const std::string& v) { c.memory_file = v; },
+       "write a card's memory there as nvidia-smi's CSV, growing with the requests generating"},
+      {"--memory-total-mib", true, [](C& c, const std::string& v) { c.memory_total_mib = std::stod(v); },
+       "the card's memory (default 81920)"},
+      {"--memory-base-mib", true, [](C& c, const std::string& v) { c.memory_base_mib = std::stod(v); },
+       "memory in use with nothing generating"},
+      {"--memory-per-seq-mib", true, [](C& c, const std::string& v) { c.memory_per_seq_mib = std::stod(v); },
+       "memory each generating request adds"},
+      {"--oom-at-seqs", true, [](C& c, const std::string& v) { c.oom_at_seqs = std::stoi(v); },
+       "end with vLLM's out-of-memory message when this many requests generate at once"},
       {"--max-num-batched-tokens", true, [](C&, const std::string& v) { (void)std::stoi(v); }, "vLLM's; accepted"},
       {"--max-prompt-tokens", true, [](C& c, const std::string& v) { c.max_prompt_tokens = std::stoi(v); },
        "cut longer prompts to this many tokens, and count them so"},
@@ -140,6 +153,14 @@ int main(int argc, char** argv) {
                  c.max_num_seqs, c.oom_above_seqs);
     return 1;
   }
+  if (c.oom_above_utilization > 0 && c.gpu_memory_utilization > c.oom_above_utilization) {
+    std::fprintf(stderr,
+                 "torch.OutOfMemoryError: CUDA out of memory while profiling at --gpu-memory-utilization %g "
+                 "(fake_server --oom-above-utilization %g)\n",
+                 c.gpu_memory_utilization, c.oom_above_utilization);
+    return 1;
+  }
+  fake::running_changed(c, 0);
   c.itl_ms += c.itl_ms_per_seq * c.max_num_seqs;
   if (c.threads < 1) {
     std::fprintf(stderr, "fake_server: --threads must be at least 1\n");

@@ -27,16 +27,19 @@ struct CliRun {
   std::string out;  // stdout and stderr together
 };
 
-// Runs a shell command line and collects what it prints on stdout.
+// Runs a shell command line and collects what it prints on stdout, within a deadline: processes
+// left holding the output (an MPI rank that outlived mpirun) cannot keep the test waiting, and
+// past the deadline everything the command started is killed.
 CliRun shell(const std::string& cmd) {
   CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto c = dcukit::util::run_capture({"/bin/sh", "-c", cmd}, std::chrono::seconds(240));
+  if (!c) {
+    r.out = c.error().message;
+    return r;
+  }
+  r.out = c->out + c->err;
+  r.code = c->status.timed_out ? 124 : c->status.code;
+  if (c->status.timed_out) r.out += "\n(the test's deadline of 240 s passed; every process of the command was killed)";
   return r;
 }
 

@@ -80,8 +80,13 @@ TEST(UpCli, LlamaCppIsServedSmokedSweptAndReportedAndCtrlCLeavesNothingBehind) {
 TEST(UpCli, AStepThatFailsIsNamedAndStopsTheRunWithExitOne) {
   testutil::TempDir dir("up_fail");
   const std::string out = dir.file("out");
+  // An engine that exits at once, under a name no other process on the machine has (tests run
+  // side by side, and CI machines run other jobs).
+  const std::string engine = dir.file("engine-that-exits");
+  std::ofstream(engine) << "#!/bin/sh\nexit 1\n";
+  std::filesystem::permissions(engine, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
   Child up({DCUKIT_BINARY, "up", "--from", "serve", "--out", out, "--port", std::to_string(itest::free_port()),
-            "--listen", "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "10s", "--", "/bin/false"},
+            "--listen", "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "10s", "--", engine},
            dir.file("up"));
   const auto e = up.wait(std::chrono::seconds(200));
   EXPECT_EQ(e.code, 1) << e.err;
@@ -90,7 +95,7 @@ TEST(UpCli, AStepThatFailsIsNamedAndStopsTheRunWithExitOne) {
   const auto j = nlohmann::json::parse(itest::slurp(out + "/up.json"));
   ASSERT_EQ(j["steps"].size(), 1U);  // from serve: the smoke test, sweep and report never ran
   EXPECT_EQ(j["steps"][0]["step"], "serve");
-  EXPECT_EQ(processes_with("/bin/false"), 0);
+  EXPECT_EQ(processes_with(engine), 0) << "a process of the engine or its guard is left";
 }
 
 TEST(UpCli, BadInputExitsTwoBeforeAnythingStarts) {
@@ -208,6 +213,66 @@ TEST(TuneCli, AFakeVllmsKnownBestSettingIsFoundAndItsOutOfMemorySettingRejected)
   EXPECT_NE(itest::slurp(out + "/best.sh").find("--max-num-seqs 128"), std::string::npos);
 }
 
+TEST(TuneCli, UtilizationIsProbedDownAndASettingThatFillsTheCardIsRejectedBeforeItRunsOut) {
+  // The fake engine runs out of memory at start above --gpu-memory-utilization 0.87, and under
+  // load once 20 requests generate at once; its card holds 900 of 1000 MiB idle and 10 MiB more
+  // for each request generating, written as nvidia-smi's CSV. With a limit of 95%: 2 seqs peak at
+  // 92% and are searched; 64 seqs pass 95% at 5 requests and are rejected before the engine
+  // runs out of memory. The probe goes 0.95, 0.90 (out of memory), 0.85 (started).
+  testutil::TempDir dir("tune_memory");
+  const std::string out = dir.file("out"), memory = dir.file("memory.csv");
+  const int port = itest::free_port();
+  const std::vector<std::string> fake{DCUKIT_FAKE_SERVER, "--port", std::to_string(port), "--ttft-ms", "20",
+                                      "--itl-ms", "40", "--memory-file", memory, "--memory-total-mib", "1000",
+                                      "--memory-base-mib", "900", "--memory-per-seq-mib", "10"};
+  std::vector<std::string> argv{DCUKIT_BINARY, "tune", "--slo", "ttft=1500", "--grid", "max-num-seqs=2,64",
+                                "--utilization-from", "0.95", "--memory-from", memory, "--memory-limit", "0.95",
+                                "--max-rate", "16", "--requests", "8", "--out", out, "--port", std::to_string(port),
+                                "--listen", "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "30s",
+                                "--"};
+  argv.insert(argv.end(), fake.begin(), fake.end());
+  argv.insert(argv.end(), {"--oom-above-utilization", "0.87", "--oom-at-seqs", "20"});
+  auto e = Child(argv, dir.file("tune")).wait(std::chrono::seconds(280));
+  ASSERT_EQ(e.code, 0) << e.out << e.err;
+  const auto j = nlohmann::json::parse(itest::slurp(out + "/tune.json"));
+  ASSERT_EQ(j["utilization_probe"].size(), 3U) << j.dump(2);
+  EXPECT_FALSE(j["utilization_probe"][0]["started"].get<bool>());
+  EXPECT_NE(j["utilization_probe"][0]["why"].get<std::string>().find("never became ready"), std::string::npos)
+      << j["utilization_probe"].dump(2);
+  EXPECT_FALSE(j["utilization_probe"][1]["started"].get<bool>());
+  EXPECT_TRUE(j["utilization_probe"][2]["started"].get<bool>());
+  EXPECT_EQ(j["utilization"], 0.85);
+  ASSERT_EQ(j["settings"].size(), 2U) << j.dump(2);
+  const auto& few = j["settings"][0];
+  const auto& many = j["settings"][1];
+  EXPECT_EQ(few["outcome"], "served") << few.dump();
+  EXPECT_GE(few["best_rate"].get<double>(), 1.0) << few.dump();
+  EXPECT_NEAR(few["memory_peak"].get<double>(), 0.92, 0.0051) << few.dump();
+  EXPECT_EQ(many["outcome"], "rejected") << many.dump();
+  EXPECT_NE(many["why"].get<std::string>().find("it would run out of memory"), std::string::npos) << many.dump();
+  EXPECT_GE(many["memory_peak"].get<double>(), 0.95) << many.dump();
+  EXPECT_EQ(itest::slurp(out + "/setting-2/service.log").find("out of memory"), std::string::npos)
+      << "the setting was to be rejected before the engine ran out of memory";
+  EXPECT_NE(itest::slurp(out + "/best.sh").find("--gpu-memory-utilization 0.85 --max-num-seqs 2"), std::string::npos)
+      << itest::slurp(out + "/best.sh");
+  EXPECT_NE(e.out.find("--gpu-memory-utilization 0.90: refused"), std::string::npos) << e.out;
+
+  // Not watched, the same setting runs out of memory under load (at 3 generating): rejected so.
+  const std::string out2 = dir.file("out2");
+  argv = {DCUKIT_BINARY, "tune", "--slo", "ttft=1500", "--grid", "max-num-seqs=64", "--memory-limit", "0",
+          "--max-rate", "16", "--requests", "8", "--out", out2, "--port", std::to_string(port), "--listen",
+          "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "30s", "--"};
+  argv.insert(argv.end(), fake.begin(), fake.end());
+  argv.insert(argv.end(), {"--oom-at-seqs", "3"});
+  auto e2 = Child(argv, dir.file("tune2")).wait(std::chrono::seconds(200));
+  EXPECT_EQ(e2.code, 1) << "no setting met the SLO\n" << e2.out << e2.err;
+  const auto j2 = nlohmann::json::parse(itest::slurp(out2 + "/tune.json"));
+  ASSERT_EQ(j2["settings"].size(), 1U) << j2.dump(2);
+  EXPECT_EQ(j2["settings"][0]["outcome"], "rejected") << j2.dump(2);
+  EXPECT_NE(j2["settings"][0]["why"].get<std::string>().find("ran out of memory under load"), std::string::npos)
+      << j2.dump(2);
+}
+
 }  // namespace
 
 namespace {
@@ -263,6 +328,12 @@ TEST(UpCli, VllmIsPlannedAndServedFromThePlansLaunchScript) {
   for (const auto& s : j["steps"]) EXPECT_EQ(s["outcome"], "done") << s.dump();
   EXPECT_NE(itest::slurp(out + "/launch.sh").find("vllm serve"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(out + "/plan.json"));
+  // The sweep is sized from the plan: an 8B model on an H200 holds far more than 64 of its
+  // 80-token requests, so the sweep goes 1, 4, 16, 64 in flight.
+  const auto load = nlohmann::json::parse(itest::slurp(out + "/load.json"));
+  ASSERT_EQ(load["runs"].size(), 4U) << load.dump(2).substr(0, 2000);
+  EXPECT_EQ(load["runs"][3]["max_concurrency"], 64);
+  EXPECT_NE(e.err.find("sweep: up to 64 in flight: the plan's KV cache holds"), std::string::npos) << e.err;
   EXPECT_TRUE(listening(port)) << "--detach leaves the engine served";
   // Detached: guard's pid is in guard.pid; SIGTERM to it stops the engine completely.
   const int pid = std::stoi(itest::slurp(out + "/guard.pid"));
