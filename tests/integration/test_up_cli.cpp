@@ -98,6 +98,45 @@ TEST(UpCli, AStepThatFailsIsNamedAndStopsTheRunWithExitOne) {
   EXPECT_EQ(processes_with(engine), 0) << "a process of the engine or its guard is left";
 }
 
+TEST(UpCli, AFailedDoctorFindingStopsTheRunUnlessForced) {
+  // NCCL_SOCKET_IFNAME naming no interface of this host is a failed doctor finding.
+  testutil::TempDir dir("up_doctor");
+  const int port = itest::free_port();
+  const auto up = [&](const std::string& out, std::vector<std::string> extra, const std::string& name) {
+    std::vector<std::string> argv{DCUKIT_BINARY, "up", "--out", out, "--port", std::to_string(port), "--listen",
+                                  "127.0.0.1:" + std::to_string(itest::free_port()), "--startup-timeout", "30s"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.insert(argv.end(), {"--", DCUKIT_FAKE_SERVER, "--port", std::to_string(port)});
+    return Child(argv, dir.file(name), {"NCCL_SOCKET_IFNAME=nosuchif9"}).wait(std::chrono::seconds(200));
+  };
+  const auto stopped = up(dir.file("out"), {}, "stopped");
+  EXPECT_EQ(stopped.code, 1) << stopped.out << stopped.err;
+  const auto j = nlohmann::json::parse(itest::slurp(dir.file("out") + "/up.json"));
+  ASSERT_EQ(j["steps"].size(), 1U) << j.dump(2);
+  EXPECT_EQ(j["steps"][0]["step"], "doctor");
+  EXPECT_EQ(j["steps"][0]["outcome"], "failed");
+  const std::string why = j["steps"][0]["detail"];
+  EXPECT_NE(why.find("nosuchif9"), std::string::npos) << why;
+  EXPECT_NE(why.find("fix: "), std::string::npos) << why;
+  EXPECT_NE(why.find("--force"), std::string::npos) << why;
+  EXPECT_FALSE(listening(port)) << "nothing was started";
+
+  const auto forced = up(dir.file("forced"), {"--force", "--detach"}, "forced");
+  EXPECT_EQ(forced.code, 0) << forced.out << forced.err;
+  const auto f = nlohmann::json::parse(itest::slurp(dir.file("forced") + "/up.json"));
+  ASSERT_GE(f["steps"].size(), 4U) << f.dump(2);
+  EXPECT_EQ(f["steps"][0]["outcome"], "done") << f["steps"][0].dump();
+  EXPECT_NE(f["steps"][0]["detail"].get<std::string>().find("1 fail"), std::string::npos) << f["steps"][0].dump();
+  EXPECT_EQ(f["steps"][3]["step"], "serve");
+  EXPECT_EQ(f["steps"][3]["outcome"], "done") << f["steps"][3].dump();
+  const int pid = std::stoi(itest::slurp(dir.file("forced") + "/guard.pid"));
+  ASSERT_GT(pid, 0);
+  ::kill(pid, SIGTERM);
+  for (int i = 0; i < 300 && (::kill(pid, 0) == 0 || listening(port)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(listening(port));
+}
+
 TEST(UpCli, BadInputExitsTwoBeforeAnythingStarts) {
   testutil::TempDir dir("up_bad");
   const std::string out = dir.file("never");
