@@ -6,6 +6,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/launch.h"
+
 namespace dcukit::cli {
 namespace {
 
@@ -36,8 +38,10 @@ Status check_outputs(const std::vector<Output>& outputs) {
 }
 
 CLI::Option* add_output(CLI::App* sub, Output& out, const std::string& what) {
-  return sub->add_option(out.flag, out.path, what + " (no FILE or -: stdout, in place of the text)")
-      ->type_name("[FILE]");
+  // Under mpirun or srun each rank names its own file: {host}, {rank}, {local_rank}, {size}.
+  return sub->add_option(out.flag, out.path, what + " (no FILE or -: stdout, in place of the text; {host} and {rank} in FILE name one file a rank under mpirun or srun)")
+      ->type_name("[FILE]")
+      ->transform([](std::string v) { return core::expand_launch_pattern(v); }, "", "launch pattern");
 }
 
 bool emit(const std::string& command, const Output& out, const std::string& content) {

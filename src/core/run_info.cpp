@@ -61,13 +61,14 @@ RunInfo collect_run_info(const std::string& tool, const std::string& command) {
     if (changes_results(name)) r.environment.emplace_back(name, util::redact(entry.substr(eq + 1)));
   }
   std::sort(r.environment.begin(), r.environment.end());
+  r.launch = launch_from_environment();
   return r;
 }
 
 nlohmann::json to_json(const RunInfo& r) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& [k, v] : r.environment) env[k] = v;
-  return {{"tool", r.tool},
+  nlohmann::json j = {{"tool", r.tool},
           {"dcukit_version", r.version},
           {"command", r.command},
           {"started_at", r.started_at},
@@ -80,6 +81,12 @@ nlohmann::json to_json(const RunInfo& r) {
             {"numa_nodes", r.host.numa_nodes},
             {"memory_bytes", r.host.memory_bytes}}},
           {"environment", env}};
+  if (r.launch)
+    j["launch"] = {{"rank", r.launch->rank},
+                   {"size", r.launch->size},
+                   {"local_rank", r.launch->local_rank},
+                   {"launcher", r.launch->launcher}};
+  return j;
 }
 
 RunInfo run_info_from_json(const nlohmann::json& j) {
@@ -104,6 +111,11 @@ RunInfo run_info_from_json(const nlohmann::json& j) {
   if (j.contains("environment") && j["environment"].is_object())
     for (const auto& [k, v] : j["environment"].items())
       if (v.is_string()) r.environment.emplace_back(k, v.get<std::string>());
+  if (j.contains("launch") && j["launch"].is_object()) {
+    const auto& l = j["launch"];
+    r.launch = Launch{static_cast<int>(num(l, "rank")), static_cast<int>(num(l, "size")),
+                      static_cast<int>(num(l, "local_rank")), str(l, "launcher")};
+  }
   return r;
 }
 

@@ -4,9 +4,12 @@
 // switches, thread counts), so that a figure can always be traced to how it was made.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/launch.h"
 
 namespace dcukit::core {
 
@@ -26,6 +29,7 @@ struct RunInfo {
   std::string started_at;  ///< ISO 8601 UTC
   HostFacts host;
   std::vector<std::pair<std::string, std::string>> environment;  ///< results-changing variables that are set
+  std::optional<Launch> launch;  ///< under mpirun or srun: this process's rank of the job
 };
 
 /// This host's facts (name, OS, kernel, CPU, memory, NUMA nodes).

@@ -62,9 +62,6 @@ nlohmann::ordered_json table_json(const core::Table& t) {
   return {{"title", t.title}, {"columns", cols}, {"rows", t.rows}, {"notes", t.notes}};
 }
 
-/// A bench case's key for the fleet table.
-std::string fleet_key(const bench::Measurement& m) { return m.benchmark + " " + m.name; }
-
 /// Every *.csv under `dir`, sorted by path.
 std::vector<std::string> csv_files(const std::string& dir) {
   std::vector<std::string> out;
@@ -121,88 +118,6 @@ std::vector<core::Table> placement_tables(const ResultFile& file) {
     if (!t.rows.empty()) out.push_back(std::move(t));
   }
   return out;
-}
-
-std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std::vector<Chart>* charts) {
-  // host -> case -> best rate over that host's devices; the case's unit
-  std::map<std::string, std::map<std::string, double>> rates;
-  std::map<std::string, bench::RateUnit> units;
-  std::map<std::string, std::string> verdicts;
-  for (const auto& f : files) {
-    if (const auto* b = std::get_if<bench::Report>(&f.report)) {
-      for (const auto& d : b->devices) {
-        const std::string host = d.host.empty() ? host_of(f) : d.host;
-        for (const auto& m : d.results) {
-          if (m.outcome != bench::Outcome::ok || m.rate <= 0 || m.rate_unit == bench::RateUnit::microseconds) continue;
-          auto& v = rates[host][fleet_key(m)];
-          v = std::max(v, m.rate);
-          units[fleet_key(m)] = m.rate_unit;
-        }
-      }
-    } else if (const auto* s = std::get_if<stress::Report>(&f.report)) {
-      verdicts[host_of(f)] = fmt::format("level {}: {}", s->level, stress::to_string(s->verdict()));
-    }
-  }
-  std::set<std::string> hosts;
-  for (const auto& [h, _] : rates) hosts.insert(h);
-  for (const auto& [h, _] : verdicts) hosts.insert(h);
-  if (hosts.size() < 2) return {};
-  // The cases every host with bench results measured, at most 8, in the order first seen.
-  std::vector<std::string> cases;
-  for (const auto& [key, unit] : units) {
-    const bool everywhere = std::all_of(rates.begin(), rates.end(), [&](const auto& h) { return h.second.count(key); });
-    if (everywhere && rates.size() >= 2) cases.push_back(key);
-  }
-  if (cases.size() > 8) cases.resize(8);
-  core::Table t;
-  t.title = fmt::format("Fleet: {} hosts, the best device of each (LOW: under 0.9 of the hosts' median)", hosts.size());
-  t.columns = {{"host", core::Align::left}};
-  for (const auto& c : cases) t.columns.push_back({c});
-  if (!verdicts.empty()) t.columns.push_back({"stress", core::Align::left});
-  std::map<std::string, double> medians;
-  for (const auto& c : cases) {
-    std::vector<double> v;
-    for (const auto& [h, r] : rates) v.push_back(r.at(c));
-    medians[c] = core::percentile(v, 50);
-  }
-  int outliers = 0;
-  for (const auto& h : hosts) {
-    std::vector<std::string> row{h};
-    for (const auto& c : cases) {
-      const auto it = rates.find(h);
-      if (it == rates.end() || !it->second.count(c)) {
-        row.push_back("-");
-        continue;
-      }
-      const double v = it->second.at(c);
-      const bool low = v < 0.9 * medians[c];
-      outliers += low;
-      row.push_back(rate_text(v, units[c]) + (low ? " LOW" : ""));
-    }
-    if (!verdicts.empty()) row.push_back(verdicts.count(h) ? verdicts[h] : "-");
-    t.add_row(std::move(row));
-  }
-  t.notes.push_back(outliers ? fmt::format("{} figure(s) under 0.9 of the hosts' median", outliers)
-                             : "no host under 0.9 of the hosts' median");
-  if (charts)
-    for (const auto& c : cases) {
-      Chart chart;
-      chart.kind = ChartKind::bars;
-      chart.title = "Fleet: " + c;
-      const auto unit = units[c];
-      const double scale = unit == bench::RateUnit::byte_per_s ? 1e-9 : 1e-12;
-      chart.y_label = unit == bench::RateUnit::byte_per_s ? "GB/s" : "T/s";
-      Series s{"best device", {}, {}, {}};
-      for (const auto& [h, r] : rates) {
-        chart.categories.push_back(h);
-        s.values.push_back(r.at(c) * scale);
-        s.flags.push_back(r.at(c) < 0.9 * medians[c] ? "low" : "");
-      }
-      chart.series.push_back(std::move(s));
-      chart.lines.push_back({"0.9 of the median", 0.9 * medians[c] * scale});
-      charts->push_back(std::move(chart));
-    }
-  return {t};
 }
 
 Result<ReportDoc> build_report(const std::vector<std::string>& inputs, const core::RunInfo& run_info) {

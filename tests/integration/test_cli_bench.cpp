@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -519,3 +520,70 @@ TEST(CliBench, CompareFindsARegressionRefusesAnotherCardAndExitsAsDocumented) {
   EXPECT_EQ(notbench.code, 2) << notbench.out;
   EXPECT_NE(notbench.out.find("load.json"), std::string::npos) << notbench.out;
 }
+
+namespace {
+
+TEST(CliFleetMpi, FourRanksWriteTheirOwnFilesAndReportNamesThePlantedOutlierAndItsCause) {
+  // A fleet on one machine: four ranks of mpirun, each a node of the fleet. bench merges every
+  // rank's device into rank 0's file; stress writes one file a rank through {host} and {rank}.
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: install openmpi-bin (scripts/setup.sh --tests does)";
+  testutil::TempDir dir("cli_fleet");
+  const std::string fleet = dir.file("fleet");
+  std::filesystem::create_directories(fleet);
+  const CliRun b = shell(mpirun(4) + "bench -q --backend cpu --only memory --memory-sizes 1MiB --json '" + fleet +
+                         "/bench-{host}.json' 2>&1");
+  ASSERT_EQ(b.code, 0) << b.out;
+  const CliRun s = shell(mpirun(4) + "stress -q --level 1 --backend cpu --json '" + fleet +
+                         "/stress-{host}-{rank}.json' 2>&1");
+  ASSERT_EQ(s.code, 0) << s.out;
+  std::vector<std::string> stress_files, bench_files;
+  for (const auto& e : std::filesystem::directory_iterator(fleet))
+    (e.path().filename().string().rfind("stress-", 0) == 0 ? stress_files : bench_files).push_back(e.path().string());
+  ASSERT_EQ(stress_files.size(), 4U) << "one stress file a rank";
+  ASSERT_EQ(bench_files.size(), 1U) << "bench's ranks merged at rank 0";
+  std::set<int> ranks;
+  for (const auto& f : stress_files) {
+    const auto j = read_json(f);
+    ASSERT_TRUE(j["run_info"].contains("launch")) << f;
+    EXPECT_EQ(j["run_info"]["launch"]["size"], 4);
+    ranks.insert(j["run_info"]["launch"]["rank"].get<int>());
+    EXPECT_NE(f.find("-" + std::to_string(j["run_info"]["launch"]["rank"].get<int>()) + ".json"), std::string::npos) << f;
+  }
+  EXPECT_EQ(ranks, (std::set<int>{0, 1, 2, 3}));
+  // The planted outlier: every rank measures rank 0's figures (a CPU's own spread is not the
+  // point), with its clock at 1700 MHz; rank 3 measures half, its clock at 1200 MHz.
+  auto j = read_json(bench_files[0]);
+  ASSERT_EQ(j["devices"].size(), 4U) << j.dump().substr(0, 2000);
+  const auto first = j["devices"][0]["results"];
+  for (auto& d : j["devices"]) {
+    const bool slow = d["rank"] == 3;
+    d["results"] = first;
+    d["clock_mhz"] = slow ? 1200 : 1700;
+    if (slow)
+      for (auto& m : d["results"]) m["rate"] = m["rate"].get<double>() * 0.5;
+  }
+  std::ofstream(bench_files[0]) << j.dump(2);
+  const std::string merged = dir.file("merged.json");
+  const CliRun r = shell(std::string("timeout 120 ") + DCUKIT_BINARY + " report " + fleet + " -o " +
+                         dir.file("fleet.html") + " --json " + merged + " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto m = read_json(merged);
+  ASSERT_EQ(m["fleet"].size(), 1U) << m["fleet"].dump(2);
+  const auto& t = m["fleet"][0];
+  ASSERT_EQ(t["rows"].size(), 4U) << t.dump(2);
+  int low_rows = 0;
+  for (const auto& row : t["rows"]) {
+    const std::string node = row[0];
+    EXPECT_NE(node.find(" rank "), std::string::npos) << "four ranks of one host are four nodes: " << node;
+    const std::string text = row.dump();
+    EXPECT_NE(text.find("level 1: "), std::string::npos) << "the node's stress verdict: " << text;
+    if (text.find("LOW") == std::string::npos) continue;
+    ++low_rows;
+    EXPECT_NE(node.find("rank 3"), std::string::npos) << text;
+    EXPECT_NE(row.back().get<std::string>().find("clock 1200 MHz where 3 of 4 nodes have 1700 MHz"), std::string::npos)
+        << text;
+  }
+  EXPECT_EQ(low_rows, 1) << t.dump(2);
+}
+
+}  // namespace

@@ -354,30 +354,7 @@ private:
   bool m_stall = false;  ///< DCUKIT_CPU_FAULTS="stall=R" (tests only): rank R never reaches a barrier
 };
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
 }  // namespace
-
-std::optional<Launch> launch_from_environment() {
-  struct Kind {
-    const char *rank, *size, *local, *name;
-  };
-  constexpr Kind kinds[] = {
-      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI"},
-      {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPICH (PMI)"},
-      {"PMIX_RANK", "PMIX_SIZE", "PMIX_LOCAL_RANK", "PMIx"},
-      {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "Slurm"},
-  };
-  for (const auto& k : kinds)
-    if (std::getenv(k.rank) && std::getenv(k.size)) {
-      Launch l{env_int(k.rank, 0), env_int(k.size, 1), env_int(k.local, 0), k.name};
-      if (l.size > 1) return l;
-    }
-  return std::nullopt;
-}
 
 Result<std::unique_ptr<MpiComm>> mpi_world() {
   auto api = load();

@@ -10,19 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "core/launch.h"
 #include "device/comm/comm.h"
 
 namespace dcukit::device::comm {
 
 /// What the launcher put in the environment of this process, before MPI is loaded.
-struct Launch {
-  int rank = 0, size = 1, local_rank = 0;
-  std::string launcher;  ///< "Open MPI", "MPICH (PMI)", "PMIx", "Slurm"
-};
+using Launch = core::Launch;
 
-/// The launch this process is part of, from the launchers' variables (OMPI_COMM_WORLD_*, PMI_*,
-/// PMIX_RANK, SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID), or nullopt when run alone.
-std::optional<Launch> launch_from_environment();
+/// The launch this process is part of (core::launch_from_environment), or nullopt when run alone.
+inline std::optional<Launch> launch_from_environment() { return core::launch_from_environment(); }
 
 /// This process's rank of MPI_COMM_WORLD; the collectives run over host memory.
 class MpiComm : public Communicator {
