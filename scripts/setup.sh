@@ -5,7 +5,7 @@
 # `--tests` also builds the tests and installs what the test stages use (clang for the fuzz
 # targets, shellcheck, Prometheus' promtool and server, systemd-analyze, the packaging tools,
 # npm for the Kubernetes schema check, zsh for its completion's test, headless Chromium and tidy
-# for the report's browser check).
+# for the report's browser check, Slurm and munge for the health check's test under a real Slurm).
 # The time taken by the installation and by the build is printed, each apart.
 # GPU toolkits are not installed: the CUDA backend builds where nvcc is found (PATH or
 # /usr/local/cuda), the HIP backend where hipcc is (Debian's `hipcc` package, or DTK/ROCm).
@@ -20,7 +20,7 @@ optional=(hipcc libamdhip64-dev ccache)
 tests=OFF
 if [ "${1:-}" = "--tests" ]; then
   tests=ON
-  optional+=(clang libclang-rt-dev shellcheck prometheus systemd rpm dpkg-dev file zsh openmpi-bin libopenmpi-dev chromium tidy)
+  optional+=(clang libclang-rt-dev shellcheck prometheus systemd rpm dpkg-dev file zsh openmpi-bin libopenmpi-dev chromium tidy slurm-wlm munge)
   # npm from Debian only where no other node (e.g. NodeSource's, which bundles npm) is installed.
   command -v npm >/dev/null || optional+=(npm)
 fi

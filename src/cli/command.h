@@ -14,7 +14,7 @@ enum class ExitCode : int {
   ok = 0,
   failed = 1,     ///< ran, but something failed (a benchmark, a check, an SLO)
   bad_input = 2,  ///< the input was wrong; nothing was run
-  unknown = 3,    ///< patrol only (a Nagios plugin): the input was wrong or nothing could be judged
+  unknown = 3,    ///< patrol (a Nagios plugin) and slurm-check (as NHC): nothing could be judged
   interrupted = 130,
 };
 

@@ -19,7 +19,8 @@
   X(compare)               \
   X(report)                \
   X(up)                    \
-  X(tune)
+  X(tune)                  \
+  X(slurm_check)
 // clang-format on
 
 namespace dcukit::cli {

@@ -14,7 +14,7 @@ std::optional<telemetry::Snapshot> read_devices(const Request& o, Report& r) {
   if (!o.from.empty()) {
     auto snap = telemetry::read_capture_file(o.from);
     if (!snap) {
-      add(r, {"devices", "read", State::unknown, "--from " + snap.error().message});
+      add(r, {"devices", "read", State::unknown, snap.error().message});  // it names --from and the file
       return std::nullopt;
     }
     return *snap;
