@@ -15,6 +15,8 @@
 #include "exporter/exporter.h"
 #include "exporter/render.h"
 #include "exporter/settings.h"
+#include "patrol/thresholds.h"
+#include "patrol/types.h"
 #include "util/duration.h"
 #include "util/json_text.h"
 #include "util/signals.h"
@@ -42,6 +44,12 @@ ExitCode run_exporter(ExporterFlags f) {
   exporter::Request& o = *request;
   o.log = [](const std::string& line) { print_note("exporter", line); };
   o.log_scrapes = presentation().verbose;
+  // dcukit_gpu_health: patrol's judgment of each device's figures, with its default limits.
+  o.health = [](const telemetry::DeviceState& d) {
+    patrol::Report r;
+    patrol::check_device(d, patrol::Thresholds{}, r);
+    return r.state == patrol::State::unknown ? -1 : static_cast<int>(r.state);
+  };
   o.stop = &util::StopToken::process();
   o.on_listening = [](const std::string& address) {
     print_note("exporter", fmt::format("serving http://{}/metrics", address));

@@ -68,17 +68,20 @@ Result<Report> run(const Request& o) {
   // Prometheus' default scrape timeout is 10 s: a write deadline a little past ours.
   util::HttpServer server(
       {.host = listen.host, .port = listen.port, .threads = 4, .io_timeout = o.deadline + std::chrono::seconds(2)});
-  RenderOptions render{o.names, {host_name(), o.cluster}};
+  RenderOptions render{o.names, {host_name(), o.cluster, {}}, o.health};
   const auto say = [sink = o.log](const std::string& line) {
     if (sink) return sink(line);
     fmt::print(stderr, "dcukit exporter: {}\n", util::terminal_safe(line));
     std::fflush(stderr);
   };
-  server.get("/metrics", [scraper, log, render, say, every = o.log_scrapes](const util::HttpServerRequest&) {
+  server.get("/metrics", [scraper, log, render, say, every = o.log_scrapes,
+                          jobs = o.job_mapping_dir](const util::HttpServerRequest&) {
     util::HttpServerReply reply;
     reply.content_type = serving::kTextContentType;
     const Scrape s = scraper->scrape();
-    reply.body = render_metrics(s, render);
+    RenderOptions now = render;
+    now.identity.jobs = read_job_mapping(jobs);  // a job starts and ends between scrapes
+    reply.body = render_metrics(s, now);
     const std::string line = diagnostics(s);
     std::lock_guard<std::mutex> lock(log->mutex);
     if (every)

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -17,15 +21,36 @@ using serving::Labels;
 using serving::MetricType;
 using telemetry::DeviceState;
 
-/// A device's identity labels: gpu, then uuid and bus_id where known, model, vendor, hostname.
-Labels identity_labels(const DeviceState& d, const std::string& hostname) {
+/// A device's identity labels: gpu, then uuid and bus_id where known, model, vendor, hostname,
+/// and hpc_job where the job-mapping folder names a job.
+Labels identity_labels(const DeviceState& d, const Identity& id) {
+  const std::string& hostname = id.hostname;
   Labels l{{"gpu", std::to_string(d.index)}};
   if (d.uuid) l.emplace_back("uuid", *d.uuid);
   if (d.bus_id) l.emplace_back("bus_id", *d.bus_id);
   l.emplace_back("model", d.name.value_or(""));
   l.emplace_back("vendor", d.vendor ? std::string(telemetry::to_string(*d.vendor)) : "");
   l.emplace_back("hostname", hostname);
+  if (const auto job = id.job_of(d.index); !job.empty()) l.emplace_back("hpc_job", job);
   return l;
+}
+
+/// "power cap, thermal (software)" -> {"power_cap", "thermal_software"}: bounded label values.
+std::vector<std::string> throttle_reasons(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  const auto flush = [&] {
+    while (!cur.empty() && cur.back() == '_') cur.pop_back();
+    if (!cur.empty()) out.push_back(cur);
+    cur.clear();
+  };
+  for (char c : text) {
+    if (c == ',') flush();
+    else if (std::isalnum(static_cast<unsigned char>(c))) cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!cur.empty() && cur.back() != '_') cur += '_';
+  }
+  flush();
+  return out;
 }
 
 const std::vector<Series>& device_families() {
@@ -65,8 +90,8 @@ const std::vector<Series>& device_families() {
   return kFamilies;
 }
 
-void write_devices(serving::TextWriter& w, const std::vector<DeviceState>& devices, const std::string& host) {
-  const auto device_labels = [&host](const DeviceState& d) { return identity_labels(d, host); };
+void write_devices(serving::TextWriter& w, const std::vector<DeviceState>& devices, const RenderOptions& o) {
+  const auto device_labels = [&o](const DeviceState& d) { return identity_labels(d, o.identity); };
   if (devices.empty()) return;
   w.family("dcukit_gpu_info", MetricType::gauge,
            "Always 1: a device and what it is (arch, driver version) in the labels");
@@ -90,6 +115,42 @@ void write_devices(serving::TextWriter& w, const std::vector<DeviceState>& devic
       Labels l = device_labels(d);
       l.emplace_back("type", type);
       w.sample("dcukit_gpu_ecc_errors_total", l, static_cast<double>(**value));
+    }
+  }
+  bool throttle = false;
+  for (const auto& d : devices) {
+    if (!d.throttle_reasons) continue;
+    if (!throttle) {
+      w.family("dcukit_gpu_throttled", MetricType::gauge,
+               "1 when the driver holds the clocks below their maximum, 0 when nothing does");
+      throttle = true;
+    }
+    w.sample("dcukit_gpu_throttled", device_labels(d), d.throttle_reasons->empty() ? 0 : 1);
+  }
+  bool reasons = false;
+  for (const auto& d : devices)
+    for (const auto& reason : throttle_reasons(d.throttle_reasons.value_or(""))) {
+      if (!reasons) {
+        w.family("dcukit_gpu_throttle_reason", MetricType::gauge,
+                 "1 for each reason the driver gives for holding the clocks down (power_cap, thermal_software, ...)");
+        reasons = true;
+      }
+      Labels l = device_labels(d);
+      l.emplace_back("reason", reason);
+      w.sample("dcukit_gpu_throttle_reason", l, 1);
+    }
+  if (o.health) {
+    bool health = false;
+    for (const auto& d : devices) {
+      const int h = o.health(d);
+      if (h < 0) continue;
+      if (!health) {
+        w.family("dcukit_gpu_health", MetricType::gauge,
+                 "The device's health from patrol's limits on its figures (temperature, power, memory, ECC, PCIe "
+                 "link): 0 ok, 1 warning, 2 failing");
+        health = true;
+      }
+      w.sample("dcukit_gpu_health", device_labels(d), h);
     }
   }
 }
@@ -153,12 +214,39 @@ std::string diagnostics(const Scrape& s) {
   return out;
 }
 
+std::map<int, std::string> read_job_mapping(const std::string& dir) {
+  std::map<int, std::string> out;
+  if (dir.empty()) return out;
+  std::error_code ec;
+  int files = 0;
+  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.size() > 4 || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (++files > 256 || !it->is_regular_file(ec)) continue;
+    std::ifstream in(it->path());
+    std::string text(4096, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    std::string jobs, line;
+    std::istringstream lines(text);
+    while (std::getline(lines, line)) {
+      std::string job;
+      for (char c : line)
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-') job += c;
+      if (!job.empty()) jobs += (jobs.empty() ? "" : ",") + job;
+    }
+    if (!jobs.empty()) out[std::stoi(name)] = jobs;
+  }
+  return out;
+}
+
 std::string render_metrics(const Scrape& s, const RenderOptions& o) {
   serving::TextWriter w;
   if (s.snapshot) {
     switch (o.names) {
       case NameSet::dcukit:
-        write_devices(w, s.snapshot->devices, o.identity.hostname);
+        write_devices(w, s.snapshot->devices, o);
         break;
       case NameSet::dcgm:
         write_dcgm(w, s.snapshot->devices, o.identity);

@@ -4,6 +4,8 @@
 // the exporter's own families, which say why a scrape has no devices or no fresh figures. A pure
 // function of a Scrape, so that tests render fixtures without a server.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -37,8 +39,16 @@ std::string diagnostics(const Scrape& s);
 /// How the device series are named, and the labels every one carries.
 struct RenderOptions {
   NameSet names = NameSet::dcukit;
-  Identity identity;  ///< hostname on every device series; the cluster for AMD's names
+  Identity identity;  ///< hostname on every device series; the cluster for AMD's names; the jobs
+  /// A device's health, 0 ok, 1 warning, 2 failing, -1 not judged (dcukit_gpu_health); empty:
+  /// no health series. The CLI gives patrol's judgment of the device's figures.
+  std::function<int(const telemetry::DeviceState&)> health;
 };
+
+/// dcgm-exporter's job-mapping folder: a file a device, named by its index, holding the job id(s)
+/// using it, one a line (a Slurm prolog writes it, the epilog removes it). Files whose name is
+/// not an index, and anything past 4 KiB a file, are not read.
+std::map<int, std::string> read_job_mapping(const std::string& dir);
 
 /// Renders `s` in Prometheus' text format (version 0.0.4), process_* families included.
 std::string render_metrics(const Scrape& s, const RenderOptions& o = {});

@@ -70,6 +70,7 @@ void write_dcgm(serving::TextWriter& w, const std::vector<DeviceState>& devices,
              {"modelName", d.name.value_or("")},
              {"Hostname", id.hostname}};
     if (d.driver_version) l.emplace_back("DCGM_FI_DRIVER_VERSION", *d.driver_version);
+    if (const auto job = id.job_of(d.index); !job.empty()) l.emplace_back("hpc_job", job);
     return l;
   };
   static const std::vector<Series> kSeries = {
@@ -127,7 +128,7 @@ void write_amd(serving::TextWriter& w, const std::vector<DeviceState>& devices, 
                   {"pod", ""},
                   {"namespace", ""},
                   {"container", ""},
-                  {"job_id", ""},
+                  {"job_id", id.job_of(d.index)},
                   {"job_user", ""},
                   {"job_partition", ""},
                   {"gpu_uuid", d.uuid.value_or(d.serial.value_or(d.bus_id.value_or("")))},

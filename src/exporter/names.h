@@ -10,6 +10,7 @@
 // Names and units from dcgm-exporter's etc/default-counters.csv and AMD's metrics list; the
 // dashboards' queries run against this output in a real Prometheus in
 // tests/integration/test_exporter_dashboards.cpp.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,13 @@ std::string_view to_string(NameSet n);
 struct Identity {
   std::string hostname;
   std::string cluster = "default";
+  /// The Slurm job(s) on each device, by index ("1234" or "1234,1240"), from the job-mapping
+  /// folder: hpc_job on dcukit's and dcgm-exporter's series, job_id on AMD's.
+  std::map<int, std::string> jobs;
+  std::string job_of(int index) const {
+    const auto it = jobs.find(index);
+    return it == jobs.end() ? "" : it->second;
+  }
 };
 
 /// The device series under dcgm-exporter's names.

@@ -33,6 +33,10 @@ const std::vector<Setting> kSettings = {
      set_names, [](const Request& r) { return std::string(to_string(r.names)); }},
     {"cluster-name", "NAME", "The cluster_name label of --names amd (AMD's dashboards select on it)",
      util::set_text<&Request::cluster>, util::show_text<&Request::cluster>},
+    {"job-mapping-dir", "DIR",
+     "dcgm-exporter's job-mapping folder: a file a GPU, named by its index, holding the Slurm job id(s) on it "
+     "(a prolog writes it); the series get hpc_job (job_id under --names amd)",
+     util::set_text<&Request::job_mapping_dir>, util::show_text<&Request::job_mapping_dir>},
 };
 
 }  // namespace

@@ -25,6 +25,9 @@ struct Request {
   std::chrono::milliseconds deadline{8000};  ///< the most a scrape waits for its reading
   NameSet names = NameSet::dcukit;           ///< --names: dcukit's, dcgm-exporter's or AMD's
   std::string cluster = "default";           ///< --cluster-name, for AMD's dashboards
+  std::string job_mapping_dir;               ///< --job-mapping-dir: the Slurm job on each device
+  /// A device's health (0 ok, 1 warning, 2 failing, -1 not judged); empty: no health series.
+  std::function<int(const telemetry::DeviceState&)> health;
   /// Where the log lines go (what the labels leave out, once per change); empty: stderr.
   std::function<void(const std::string&)> log;
   bool log_scrapes = false;  ///< -v: also a line for every scrape

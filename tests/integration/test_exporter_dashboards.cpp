@@ -136,18 +136,22 @@ struct Case {
   std::set<std::string> unmeasured;
   /// Labels whose variables may find no value (what no tool dcukit reads reports).
   std::set<std::string> absent_labels = {};
+  std::vector<std::string> exporter_args = {};  ///< more of the exporter's options
 };
 
 void run_dashboard(const Case& c) {
   const std::string prometheus = find_tool("prometheus");
   if (prometheus.empty()) GTEST_SKIP() << "prometheus is not installed (Debian: apt-get install prometheus)";
   testutil::TempDir dir(std::string("dashboard_") + c.names);
-  ExporterProcess exporter(dir, {"--names", c.names, "--from", telemetry_fixture(c.capture)}, "exporter");
+  std::vector<std::string> args{"--names", c.names, "--from", telemetry_fixture(c.capture)};
+  args.insert(args.end(), c.exporter_args.begin(), c.exporter_args.end());
+  ExporterProcess exporter(dir, args, "exporter");
   ASSERT_GT(exporter.port(), 0) << exporter.err();
   Scraped prom(dir, prometheus, exporter.port());
   ASSERT_TRUE(prom.wait_scraped()) << prom.out();
 
-  const auto dashboard = json::parse(slurp(exporter_fixture(c.dashboard)), nullptr, false);
+  const std::string path = c.dashboard[0] == '/' ? c.dashboard : exporter_fixture(c.dashboard);
+  const auto dashboard = json::parse(slurp(path), nullptr, false);
   ASSERT_TRUE(dashboard.is_object()) << c.dashboard;
   int variables = 0;
   for (const auto& v : dashboard["templating"]["list"]) {
@@ -202,6 +206,16 @@ void run_dashboard(const Case& c) {
             << " charting what is not read\n";
   ::testing::Test::RecordProperty("panels_with_data", shown);
   ::testing::Test::RecordProperty("panels_unmeasured", unmeasured);
+}
+
+TEST(ExporterDashboards, DcukitsFleetDashboardShowsEveryPanelItCan) {
+  // contrib/grafana/dcukit-fleet.json over an H200's nvidia-smi -q, its GPU 0 in Slurm job 4242
+  // (the job-mapping folder); the capture holds no throttle reason.
+  testutil::TempDir jobs("dashboard_jobs");
+  jobs.write("0", "4242\n");
+  const std::string dashboard = std::string(DCUKIT_SOURCE_DIR) + "/contrib/grafana/dcukit-fleet.json";
+  run_dashboard({"dcukit", "h200/q.txt", dashboard.c_str(), {"dcukit_gpu_throttle"}, {},
+                 {"--job-mapping-dir", jobs.path()}});
 }
 
 TEST(ExporterDashboards, DcgmExportersDashboardWorksUnchanged) {

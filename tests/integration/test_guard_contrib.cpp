@@ -70,6 +70,16 @@ TEST(GuardContrib, TheAlertRulesPassPromtool) {
   EXPECT_NE(r->out.find("SUCCESS"), std::string::npos) << r->out;
 }
 
+TEST(GuardContrib, TheFleetsScrapeConfigurationPassesPromtool) {
+  auto promtool = util::find_program("promtool");
+  if (!promtool) GTEST_SKIP() << "promtool is not installed (Debian: apt install prometheus); skipping";
+  auto r = util::run_capture({*promtool, "check", "config", contrib("prometheus/prometheus-fleet.yml")}, 60s);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status.code, 0) << r->out << r->err;
+  EXPECT_NE(r->out.find("is valid prometheus config file syntax"), std::string::npos) << r->out;
+  EXPECT_NE(r->out.find("SUCCESS: 1 rule files found"), std::string::npos) << "alerts.yml beside it: " << r->out;
+}
+
 TEST(GuardContrib, ThePodsProbesAskGuardsHealthz) {
   auto pod = util::read_file(contrib("kubernetes/dcukit-guard-pod.yaml"));
   ASSERT_TRUE(pod) << pod.error().message;
