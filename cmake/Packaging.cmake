@@ -21,7 +21,9 @@ install(DIRECTORY docs/ DESTINATION share/doc/dcukit/docs)
 install(FILES contrib/systemd/dcukit-guard.service contrib/systemd/dcukit-exporter.service
         DESTINATION lib/systemd/system)
 install(FILES contrib/systemd/guard.conf DESTINATION share/doc/dcukit/examples/systemd)
-install(DIRECTORY contrib/kubernetes contrib/prometheus DESTINATION share/doc/dcukit/examples)
+install(DIRECTORY contrib/kubernetes contrib/prometheus contrib/grafana DESTINATION share/doc/dcukit/examples)
+# Slurm's HealthCheckProgram and the job-mapping Prolog/Epilog: programs slurm.conf names by path.
+install(PROGRAMS contrib/slurm/dcukit-healthcheck contrib/slurm/dcukit-job-mapping DESTINATION share/dcukit/slurm)
 install(FILES contrib/completion/dcukit.bash DESTINATION share/bash-completion/completions RENAME dcukit)
 install(FILES contrib/completion/_dcukit DESTINATION share/zsh/vendor-completions)
 set(_man ${CMAKE_BINARY_DIR}/man/dcukit.1.gz)

@@ -4,7 +4,8 @@
 # dcukit; a planted finding (a 4-card capture with 5 cards expected) drains the node with a
 # "dcukit:" reason that sinfo -R shows, and the node resumes when the finding is gone; slurmd's own
 # HealthCheckProgram (contrib/slurm/dcukit-healthcheck) drains and resumes it the same way; a
-# reason set by hand is never touched; the prolog tier runs stress level 1.
+# reason set by hand is never touched; the prolog tier runs stress level 1; the job-mapping
+# Prolog/Epilog (contrib/slurm/dcukit-job-mapping) keeps the exporter's folder.
 # Usage: check_slurm.sh BIN_DIR SOURCE_DIR. Exit 77 (skipped) where Slurm or munge is not installed.
 set -euo pipefail
 bin=$(cd "$1" && pwd)
@@ -140,4 +141,12 @@ echo "ok: slurmd's HealthCheckProgram resumed the node"
   fail "the prolog tier on a healthy node: $(cat "$d/prolog.json")"
 grep -q '"stress level 1: pass' "$d/prolog.json" || fail "the prolog ran no stress level 1: $(cat "$d/prolog.json")"
 echo "ok: the prolog tier ran stress level 1"
+# The exporter's job-mapping folder as the Prolog and Epilog keep it (two jobs share GPU 2)
+jobs="$d/jobs"
+DCUKIT_JOB_MAPPING_DIR="$jobs" SLURM_JOB_ID=77 SLURM_JOB_GPUS=0,2 "$src/contrib/slurm/dcukit-job-mapping" start
+DCUKIT_JOB_MAPPING_DIR="$jobs" SLURM_JOB_ID=78 SLURM_JOB_GPUS=2 "$src/contrib/slurm/dcukit-job-mapping" start
+[ "$(cat "$jobs/0")" = 77 ] && [ "$(tr '\n' , < "$jobs/2")" = "77,78," ] || fail "the prolog's job mapping: $(ls "$jobs")"
+DCUKIT_JOB_MAPPING_DIR="$jobs" SLURM_JOB_ID=77 SLURM_JOB_GPUS=0,2 "$src/contrib/slurm/dcukit-job-mapping" stop
+[ ! -e "$jobs/0" ] && [ "$(cat "$jobs/2")" = 78 ] || fail "the epilog's job mapping: $(ls "$jobs")"
+echo "ok: the job-mapping Prolog and Epilog keep one file a GPU"
 echo "slurm-check: all checks passed"

@@ -80,7 +80,8 @@ for deb in "$out"/dcukit_*.deb; do
   for f in lib/systemd/system/dcukit-guard.service lib/systemd/system/dcukit-exporter.service \
            share/man/man1/dcukit.1.gz share/bash-completion/completions/dcukit share/zsh/vendor-completions/_dcukit \
            share/doc/dcukit/copyright share/doc/dcukit/LICENSE share/doc/dcukit/examples/kubernetes/dcukit-exporter.yaml \
-           share/doc/dcukit/examples/prometheus/alerts.yml share/doc/dcukit/examples/systemd/guard.conf; do
+           share/doc/dcukit/examples/prometheus/alerts.yml share/doc/dcukit/examples/systemd/guard.conf \
+           share/doc/dcukit/examples/grafana/dcukit-fleet.json share/dcukit/slurm/dcukit-healthcheck; do
     need "$root/usr/$f" "$f"
   done
   grep -q 'Apache License' "$root/usr/share/doc/dcukit/copyright" || { echo "package: copyright holds no licence" >&2; exit 1; }

@@ -49,7 +49,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   done
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${installable[@]}" >/dev/null
 fi
-# The Kubernetes schema check (scripts/check_k8s.sh): npm packages pinned by contrib/check's lock.
+# The Kubernetes and Grafana schema checks (scripts/check_k8s.sh, check_grafana.sh): npm packages
+# pinned by contrib/check's lock.
 if [ "$tests" = ON ]; then
   if command -v npm >/dev/null; then
     (cd contrib/check && timeout 600 npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
