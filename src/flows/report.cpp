@@ -18,19 +18,6 @@ std::string host_of(const ResultFile& f) {
   return h.empty() ? "(unknown host)" : h;
 }
 
-std::string rate_text(double v, bench::RateUnit unit) {
-  switch (unit) {
-    case bench::RateUnit::flop_per_s:
-      return fmt::format("{:.1f} TFLOPS", v / 1e12);
-    case bench::RateUnit::op_per_s:
-      return fmt::format("{:.1f} TOPS", v / 1e12);
-    case bench::RateUnit::byte_per_s:
-      return fmt::format("{:.1f} GB/s", v / 1e9);
-    default:
-      return fmt::format("{:.3g}", v);
-  }
-}
-
 std::string title_of(const ResultFile& f) {
   std::string what;
   if (const auto* b = std::get_if<bench::Report>(&f.report)) {
@@ -74,6 +61,19 @@ std::vector<std::string> csv_files(const std::string& dir) {
 }
 
 }  // namespace
+
+std::string rate_text(double v, bench::RateUnit unit) {
+  switch (unit) {
+    case bench::RateUnit::flop_per_s:
+      return fmt::format("{:.1f} TFLOPS", v / 1e12);
+    case bench::RateUnit::op_per_s:
+      return fmt::format("{:.1f} TOPS", v / 1e12);
+    case bench::RateUnit::byte_per_s:
+      return fmt::format("{:.1f} GB/s", v / 1e9);
+    default:
+      return fmt::format("{:.3g}", v);
+  }
+}
 
 std::vector<core::Table> placement_tables(const ResultFile& file) {
   std::vector<core::Table> out;

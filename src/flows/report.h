@@ -59,6 +59,9 @@ std::vector<Chart> charts_of(const ResultFile& file);
 /// The placement table of one result (empty where nothing was placed).
 std::vector<core::Table> placement_tables(const ResultFile& file);
 
+/// A bench rate as the report's tables print it: "989.4 TFLOPS", "4512.3 GB/s".
+std::string rate_text(double v, bench::RateUnit unit);
+
 /// One row a host over the bench and stress results of several hosts; empty for one host.
 std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std::vector<Chart>* charts);
 

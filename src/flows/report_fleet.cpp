@@ -1,14 +1,16 @@
-// The fleet table of `dcukit report`: one row a node (a host, or a host's rank where a host ran
-// several: mpirun on one machine, or one rank a GPU), the best device's figure of each case every
-// node measured, LOW under 0.9 of the nodes' median, and for a LOW row its likely cause from the
-// node's own facts: what differs from most of the fleet (the card, its link as trained, its NUMA
-// node, its clocks, the kernel, the CPU, a results-changing variable), and the causes the run
-// itself found (bench's placement: link, NUMA, telemetry at the end of the run).
+// The fleet table of `dcukit report`: one row a device of each node (a node is a host, or a
+// host's rank where a host ran several: mpirun on one machine, or one rank a GPU), its figure of
+// each case every device measured, LOW under 0.9 of the devices' median (a bad card among eight
+// good ones is not hidden behind them), its stress verdict, and for a LOW row its likely cause
+// from its own facts: what differs from most of the fleet (the card, its link as trained, its
+// NUMA node, its clocks, the kernel, the CPU, a results-changing variable), and the causes the
+// run itself found (bench's placement: link, NUMA, telemetry at the end of the run).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/stats.h"
 #include "flows/report.h"
@@ -18,25 +20,12 @@ namespace {
 
 struct FleetNode {
   std::string host;
-  int rank = -1;
+  int rank = -1, device = 0;
   std::map<std::string, double> rates;                      ///< case -> best rate
   std::map<std::string, std::vector<std::string>> causes;   ///< case -> the run's own causes, when low
   std::map<std::string, std::string> facts;                 ///< fact -> value
   std::string verdict;                                      ///< stress's
 };
-
-std::string fleet_rate(double v, bench::RateUnit unit) {
-  switch (unit) {
-    case bench::RateUnit::flop_per_s:
-      return fmt::format("{:.1f} TFLOPS", v / 1e12);
-    case bench::RateUnit::op_per_s:
-      return fmt::format("{:.1f} TOPS", v / 1e12);
-    case bench::RateUnit::byte_per_s:
-      return fmt::format("{:.1f} GB/s", v / 1e9);
-    default:
-      return fmt::format("{:.3g}", v);
-  }
-}
 
 void file_facts(const ResultFile& f, FleetNode& n) {
   const auto& h = f.run_info.host;
@@ -58,7 +47,7 @@ bool is_environment(const std::string& fact) {
          fact != "clock" && fact != "memory clock";
 }
 
-/// The facts of `n` that differ from what most nodes have: "clock 1200 MHz where 3 of 4 have 1700 MHz".
+/// The facts of `n` that differ from what most devices have: "clock 1200 MHz where 3 of 4 devices have 1700 MHz".
 std::vector<std::string> differences(const FleetNode& n, const std::vector<const FleetNode*>& all) {
   std::set<std::string> names;
   for (const auto* o : all)
@@ -78,9 +67,9 @@ std::vector<std::string> differences(const FleetNode& n, const std::vector<const
     const std::string mine = it != n.facts.end() ? it->second : (is_environment(name) ? "unset" : "");
     if (mine.empty() || mine == mode->first || mode->second * 2 <= known) continue;
     out.push_back(is_environment(name)
-                      ? fmt::format("{}={} where {} of {} nodes have {}", name, mine, mode->second, known,
+                      ? fmt::format("{}={} where {} of {} devices have {}", name, mine, mode->second, known,
                                     mode->first == "unset" ? "it unset" : name + "=" + mode->first)
-                      : fmt::format("{} {} where {} of {} nodes have {}", name, mine, mode->second, known, mode->first));
+                      : fmt::format("{} {} where {} of {} devices have {}", name, mine, mode->second, known, mode->first));
   }
   return out;
 }
@@ -88,12 +77,13 @@ std::vector<std::string> differences(const FleetNode& n, const std::vector<const
 }  // namespace
 
 std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std::vector<Chart>* charts) {
-  std::map<std::pair<std::string, int>, FleetNode> nodes;
+  std::map<std::tuple<std::string, int, int>, FleetNode> nodes;  // (host, rank, device)
   std::map<std::string, bench::RateUnit> units;
-  const auto node = [&](const std::string& host, int rank) -> FleetNode& {
-    auto& n = nodes[{host, rank}];
+  const auto node = [&](const std::string& host, int rank, int device) -> FleetNode& {
+    auto& n = nodes[{host, rank, device}];
     n.host = host;
     n.rank = rank;
+    n.device = device;
     return n;
   };
   for (const auto& f : files) {
@@ -101,7 +91,7 @@ std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std:
     const int file_rank = f.run_info.launch ? f.run_info.launch->rank : -1;
     if (const auto* b = std::get_if<bench::Report>(&f.report)) {
       for (const auto& d : b->devices) {
-        auto& n = node(d.host.empty() ? file_host : d.host, d.rank >= 0 ? d.rank : file_rank);
+        auto& n = node(d.host.empty() ? file_host : d.host, d.rank >= 0 ? d.rank : file_rank, d.info.index);
         device_facts(d, n);
         file_facts(f, n);
         for (const auto& m : d.results) {
@@ -114,20 +104,30 @@ std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std:
         }
       }
     } else if (const auto* s = std::get_if<stress::Report>(&f.report)) {
-      auto& n = node(file_host, file_rank);
-      file_facts(f, n);
-      n.verdict = fmt::format("level {}: {}", s->level, stress::to_string(s->verdict()));
+      for (const auto& d : s->devices) {
+        auto& n = node(file_host, file_rank, d.index);
+        file_facts(f, n);
+        n.verdict = fmt::format("level {}: {}{}", s->level, stress::to_string(d.verdict),
+                                d.action == stress::Action::none ? "" : fmt::format(" ({})", stress::to_string(d.action)));
+      }
     }
   }
   if (nodes.size() < 2) return {};
-  // A host with several ranks is named by rank; one alone by its name.
-  std::map<std::string, int> per_host;
-  for (const auto& [key, _] : nodes) ++per_host[key.first];
+  // A host with several ranks is named by rank, a rank with several devices by device.
+  std::map<std::string, std::set<int>> ranks;
+  std::map<std::pair<std::string, int>, int> devices;
+  for (const auto& [key, _] : nodes) {
+    ranks[std::get<0>(key)].insert(std::get<1>(key));
+    ++devices[{std::get<0>(key), std::get<1>(key)}];
+  }
   std::vector<std::pair<std::string, const FleetNode*>> named;
-  for (const auto& [key, n] : nodes)
-    named.emplace_back(per_host[key.first] > 1 && key.second >= 0 ? fmt::format("{} rank {}", key.first, key.second)
-                                                                   : key.first,
-                       &n);
+  for (const auto& [key, n] : nodes) {
+    const auto& [host, rank, device] = key;
+    std::string name = host;
+    if (ranks[host].size() > 1 && rank >= 0) name += fmt::format(" rank {}", rank);
+    if (devices[{host, rank}] > 1) name += fmt::format(" gpu {}", device);
+    named.emplace_back(name, &n);
+  }
   std::vector<const FleetNode*> all;
   for (const auto& [_, n] : named) all.push_back(n);
   // The cases every node with bench results measured, at most 8.
@@ -150,8 +150,9 @@ std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std:
     medians[c] = core::percentile(v, 50);
   }
   core::Table t;
-  t.title = fmt::format("Fleet: {} nodes, the best device of each (LOW: under 0.9 of the nodes' median)", all.size());
-  t.columns = {{"node", core::Align::left}};
+  t.title = fmt::format("Fleet: {} devices of {} nodes (LOW: under 0.9 of the devices' median)", all.size(),
+                        devices.size());
+  t.columns = {{"device", core::Align::left}};
   for (const auto& c : cases) t.columns.push_back({c});
   if (any_verdict) t.columns.push_back({"stress", core::Align::left});
   int outliers = 0;
@@ -170,7 +171,7 @@ std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std:
       const bool low = it->second < 0.9 * medians[c];
       outliers += low;
       low_row = low_row || low;
-      row.push_back(fleet_rate(it->second, units[c]) + (low ? " LOW" : ""));
+      row.push_back(rate_text(it->second, units[c]) + (low ? " LOW" : ""));
       if (low)
         for (const auto& cause : n->causes.at(c))
           if (std::find(causes.begin(), causes.end(), cause) == causes.end()) causes.push_back(cause);
@@ -179,8 +180,8 @@ std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std:
     if (low_row) {
       for (auto& d : differences(*n, all)) causes.push_back(std::move(d));
       if (causes.empty())
-        causes.push_back("no recorded fact of this node differs from the fleet's: run dcukit doctor and dcukit "
-                         "telemetry on it (other processes, throttling, residue)");
+        causes.push_back("no recorded fact of this device differs from the fleet's: run dcukit doctor and dcukit "
+                         "telemetry on its node (other processes, throttling, residue)");
       any_cause = true;
     }
     row.push_back(low_row ? fmt::format("{}", fmt::join(causes, "; ")) : "");
@@ -191,8 +192,8 @@ std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std:
     if (!any_cause) row.pop_back();
     t.add_row(std::move(row));
   }
-  t.notes.push_back(outliers ? fmt::format("{} figure(s) under 0.9 of the nodes' median", outliers)
-                             : "no node under 0.9 of the nodes' median");
+  t.notes.push_back(outliers ? fmt::format("{} figure(s) under 0.9 of the devices' median", outliers)
+                             : "no device under 0.9 of the devices' median");
   if (charts)
     for (const auto& c : cases) {
       Chart chart;
@@ -201,7 +202,7 @@ std::vector<core::Table> fleet_tables(const std::vector<ResultFile>& files, std:
       const auto unit = units[c];
       const double scale = unit == bench::RateUnit::byte_per_s ? 1e-9 : 1e-12;
       chart.y_label = unit == bench::RateUnit::byte_per_s ? "GB/s" : "T/s";
-      Series s{"best device", {}, {}, {}};
+      Series s{"device", {}, {}, {}};
       for (const auto& [name, n] : named) {
         if (!n->rates.count(c)) continue;
         chart.categories.push_back(name);

@@ -580,7 +580,7 @@ TEST(CliFleetMpi, FourRanksWriteTheirOwnFilesAndReportNamesThePlantedOutlierAndI
     if (text.find("LOW") == std::string::npos) continue;
     ++low_rows;
     EXPECT_NE(node.find("rank 3"), std::string::npos) << text;
-    EXPECT_NE(row.back().get<std::string>().find("clock 1200 MHz where 3 of 4 nodes have 1700 MHz"), std::string::npos)
+    EXPECT_NE(row.back().get<std::string>().find("clock 1200 MHz where 3 of 4 devices have 1700 MHz"), std::string::npos)
         << text;
   }
   EXPECT_EQ(low_rows, 1) << t.dump(2);

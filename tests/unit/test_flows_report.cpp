@@ -2,6 +2,8 @@
 // with its likely cause, high, no reference), the charts each kind of result gets, a fleet's
 // outlier, the HTML's self-containment and escaping, and every dcukit result the repository
 // holds (tests/fixtures, docs/results) rendering.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -225,6 +227,8 @@ TEST(Report, AFleetFolderMarksTheSlowHostAndListsWhatItLeftOut) {
   EXPECT_EQ(t.rows[2][0], "node-c");
   EXPECT_NE(t.rows[2][1].find("LOW"), std::string::npos) << t.rows[2][1];
   EXPECT_EQ(t.rows[0][1].find("LOW"), std::string::npos);
+  // Nothing of node-c differs from the others: the cause says where to look.
+  EXPECT_NE(t.rows[2].back().find("dcukit doctor"), std::string::npos) << t.rows[2].back();
   const std::string html = flows::render_html(*doc);
   EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
@@ -235,6 +239,35 @@ TEST(Report, AFleetFolderMarksTheSlowHostAndListsWhatItLeftOut) {
   const auto j = flows::to_json(*doc);
   EXPECT_EQ(j["results"].size(), 3U);
   EXPECT_EQ(j["results"][2]["result"]["run_info"]["host"]["hostname"], "node-c");
+}
+
+TEST(Report, ABadCardAmongAHostsGoodOnesIsItsOwnRowWithItsCause) {
+  // node-d's second card trained its link at Gen4 where every other card has Gen5: the host's
+  // best card is normal, the bad one is its own LOW row, named by its index, the link its cause.
+  testutil::TempDir dir("report");
+  for (const char* host : {"node-a", "node-b"}) {
+    auto r = h200_report(host, {gemm("bf16", 8192, 775e12), h2d_pinned(55e9, 0)});
+    dir.write(std::string("fleet/") + host + ".json", util::json_document(bench::to_json(r)));
+  }
+  auto r = h200_report("node-d", {gemm("bf16", 8192, 772e12), h2d_pinned(55e9, 0)});
+  auto second = h200_report("node-d", {gemm("bf16", 8192, 771e12), h2d_pinned(27e9, 0)}, 4).devices[0];
+  second.info.index = 1;
+  r.devices.push_back(second);
+  dir.write("fleet/node-d.json", util::json_document(bench::to_json(r)));
+  auto doc = flows::build_report({dir.file("fleet")}, core::RunInfo{});
+  ASSERT_TRUE(doc) << doc.error().message;
+  ASSERT_EQ(doc->fleet.size(), 1U);
+  const auto& t = doc->fleet[0];
+  ASSERT_EQ(t.rows.size(), 4U);
+  EXPECT_EQ(t.rows[2][0], "node-d gpu 0");
+  EXPECT_EQ(t.rows[3][0], "node-d gpu 1");
+  int low = 0;
+  for (const auto& row : t.rows)
+    for (const auto& cell : row) low += cell.find("LOW") != std::string::npos;
+  EXPECT_EQ(low, 1);
+  const std::string text = fmt::format("{}", fmt::join(t.rows[3], " | "));
+  EXPECT_NE(text.find("LOW"), std::string::npos) << text;
+  EXPECT_NE(text.find("link PCIe Gen4 x16 where 3 of 4 devices have PCIe Gen5 x16"), std::string::npos) << text;
 }
 
 TEST(Report, BadInputsAreRefusedByName) {
