@@ -1,8 +1,8 @@
 #include "core/launch.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
+
+#include "util/host.h"
 
 namespace dcukit::core {
 namespace {
@@ -10,13 +10,6 @@ namespace {
 int env_number(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
-}
-
-std::string short_host() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  std::string h = buf;
-  return h.substr(0, h.find('.'));
 }
 
 }  // namespace
@@ -42,7 +35,7 @@ std::optional<Launch> launch_from_environment() {
 std::string expand_launch_pattern(const std::string& pattern) {
   if (pattern.find('{') == std::string::npos) return pattern;
   const auto l = launch_from_environment().value_or(Launch{});
-  const std::pair<const char*, std::string> names[] = {{"{host}", short_host()},
+  const std::pair<const char*, std::string> names[] = {{"{host}", util::short_hostname()},
                                                        {"{rank}", std::to_string(l.rank)},
                                                        {"{local_rank}", std::to_string(l.local_rank)},
                                                        {"{size}", std::to_string(l.size)}};

@@ -9,6 +9,7 @@
 #include "flows/results.h"
 #include "flows/up_steps.h"
 #include "util/json_text.h"
+#include "util/host.h"
 #include "util/process.h"
 
 namespace dcukit::flows {
@@ -20,14 +21,12 @@ using namespace std::chrono_literals;
 std::string node_name(const SlurmCheckRequest& r) {
   if (!r.node.empty()) return r.node;
   if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  const std::string h = buf;
-  return h.substr(0, h.find('.'));
+  return util::short_hostname();
 }
 
-std::chrono::milliseconds left(Clock::time_point end) {
-  return std::max(0ms, std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()));
+/// The time until `end`, less `reserve` (kept for what comes after), never below 0.
+std::chrono::milliseconds left(Clock::time_point end, std::chrono::milliseconds reserve = 0ms) {
+  return std::max(0ms, std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()) - reserve);
 }
 
 /// One line, at most 200 characters: what a drain reason can hold.
@@ -43,7 +42,7 @@ void judge_patrol(const SlurmCheckRequest& r, const std::string& dir, Clock::tim
   const std::string file = (std::filesystem::path(dir) / "patrol.json").string();
   std::vector<std::string> argv{r.self, "patrol", "--json", file, "-q"};
   argv.insert(argv.end(), r.patrol_args.begin(), r.patrol_args.end());
-  const auto c = util::run_capture(argv, left(end) - std::min(left(end), 5000ms));
+  const auto c = util::run_capture(argv, left(end, 5000ms));
   auto res = read_result(file);
   if (!res || !std::holds_alternative<patrol::Report>(res->report)) {
     out.verdict = NodeVerdict::unknown;
@@ -74,12 +73,11 @@ void judge_stress(const SlurmCheckRequest& r, const std::string& dir, Clock::tim
   const int level = r.tier == NodeTier::prolog ? 1 : 2;
   const std::string file = (std::filesystem::path(dir) / "stress.json").string();
   std::vector<std::string> argv{r.self, "stress", "--level", std::to_string(level), "--json", file, "-q", "--progress", "none"};
-  if (level == 2)  // its two minutes, fitted to what the deadline leaves
-    argv.insert(argv.end(), {"--duration", fmt::format("{}s", std::max<long long>(
-                                                                 1, std::chrono::duration_cast<std::chrono::seconds>(
-                                                                        left(end) - std::min(left(end), 15000ms))
-                                                                        .count()))});
-  const auto c = util::run_capture(argv, left(end) - std::min(left(end), 5000ms));
+  if (level == 2) {  // its two minutes, fitted to what the deadline leaves
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(left(end, 15000ms)).count();
+    argv.insert(argv.end(), {"--duration", fmt::format("{}s", std::max<long long>(1, seconds))});
+  }
+  const auto c = util::run_capture(argv, left(end, 5000ms));
   auto res = read_result(file);
   if (!res || !std::holds_alternative<stress::Report>(res->report)) {
     out.verdict = NodeVerdict::unknown;

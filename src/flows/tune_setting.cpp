@@ -10,7 +10,6 @@
 #include "flows/results.h"
 #include "flows/tune_memory.h"
 #include "flows/up_steps.h"
-#include "util/http.h"
 #include "util/json_text.h"
 #include "util/signals.h"
 
@@ -35,17 +34,6 @@ UpRequest setting_request(const TuneRequest& r, const std::vector<std::string>& 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   return rq;
-}
-
-/// Whether guard still says the engine is ready (it is not, once the engine ended under load).
-bool still_ready(const UpRequest& rq) {
-  util::HttpRequest probe;
-  probe.url = fmt::format("http://{}/healthz", rq.listen);
-  probe.timeout = 5s;
-  const auto reply = util::http_request(probe);
-  if (!reply || reply->status <= 0) return false;
-  const auto j = util::parse_json(reply->body);
-  return j.is_object() && j.value("ready", false);
 }
 
 /// One probe: `requests` at `rate` a second; the share that met the SLO, or an error. `cut` ends
@@ -84,7 +72,7 @@ TuneRow run_setting(const TuneRequest& r, const std::vector<std::string>& comman
   TuneRow row;
   const UpRequest rq = setting_request(r, command, dir);
   UpReport up;
-  up.url = fmt::format("http://{}:{}", rq.host, rq.port);
+  up.url = engine_url(rq);
   UpContext ctx(rq, up);  // its end stops guard, and the engine, completely
   const auto served = serve_step(ctx);
   if (served.outcome != StepOutcome::done) {
@@ -105,7 +93,8 @@ TuneRow run_setting(const TuneRequest& r, const std::vector<std::string>& comman
                             "--max-num-batched-tokens or --gpu-memory-utilization", watch.describe(*watch.peak()), rate);
       return true;
     }
-    if (still_ready(rq)) return false;
+    // guard no longer says ready once the engine ended under load
+    if (const auto j = guard_status(rq, 5s); j.is_object() && j.value("ready", false)) return false;
     const std::string log = file_text(ctx.out("service.log"));
     row.why = fmt::format("{} under load at {:g}/s: {}", says_out_of_memory(log) ? "ran out of memory" : "the engine ended",
                           rate, tail_lines(log, 2));
@@ -160,7 +149,7 @@ std::vector<UtilizationTry> probe_utilization(const TuneRequest& r, const std::v
     const std::string dir = (std::filesystem::path(r.base.out) / fmt::format("utilization-{:.2f}", t.value)).string();
     const UpRequest rq = setting_request(r, cmd, dir);
     UpReport up;
-    up.url = fmt::format("http://{}:{}", rq.host, rq.port);
+    up.url = engine_url(rq);
     StepResult served;
     {
       UpContext ctx(rq, up);

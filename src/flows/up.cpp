@@ -72,10 +72,12 @@ Status check_up(const UpRequest& r) {
   return {};
 }
 
+std::string engine_url(const UpRequest& r) { return fmt::format("http://{}:{}", r.host, r.port); }
+
 UpReport run_up(const UpRequest& request) {
   UpReport report;
   report.run_info = core::collect_run_info("dcukit up", "");
-  report.url = fmt::format("http://{}:{}", request.host, request.port);
+  report.url = engine_url(request);
   UpContext ctx(request, report);
   for (UpStep step : kUpSteps) {
     if (step < request.from) continue;

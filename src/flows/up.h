@@ -82,6 +82,9 @@ Status set_engine(UpRequest& r, std::string_view engine, const std::vector<std::
 /// llama-server from PATH with a 4096-token context and its metrics, or the command given.
 Result<std::vector<std::string>> engine_base_command(const UpRequest& r);
 
+/// Where the engine answers: "http://HOST:PORT".
+std::string engine_url(const UpRequest& r);
+
 /// Checks the request before anything starts: the model exists, the engine's program is found,
 /// the output folder can be made. An Error says which and what to do.
 Status check_up(const UpRequest& request);

@@ -86,27 +86,29 @@ StepResult serve_step(UpContext& ctx) {
     if (ctx.stopped()) return serve_failed("interrupted while the engine started");
     if (!ctx.guard().running())
       return serve_failed(fmt::format("dcukit guard ended ({}): {}", ctx.guard().status()->describe(), read_tail(ctx.out("guard.log"))));
-    util::HttpRequest probe;
-    probe.url = fmt::format("http://{}/healthz", r.listen);
-    probe.timeout = 2s;
-    if (auto reply = util::http_request(probe); reply && reply->status > 0) {
-      const auto j = util::parse_json(reply->body);
-      if (j.is_object()) {
-        last = util::string_at(j, "state");
-        if (j.value("ready", false))
-          return {UpStep::serve, StepOutcome::done,
-                  fmt::format("{} served at {} under guard (pid {}, status at http://{}/healthz)",
-                              to_string(r.engine), ctx.report().url, ctx.guard().pid(), r.listen),
-                  ctx.out("service.log"), 0};
-        if (last == "failed")
-          return serve_failed(fmt::format("the engine never became ready: {}; its log: {}", util::string_at(j, "reason"),
-                                    read_tail(ctx.out("service.log"))));
-      }
+    if (const auto j = guard_status(r, 2s); j.is_object()) {
+      last = util::string_at(j, "state");
+      if (j.value("ready", false))
+        return {UpStep::serve, StepOutcome::done,
+                fmt::format("{} served at {} under guard (pid {}, status at http://{}/healthz)",
+                            to_string(r.engine), ctx.report().url, ctx.guard().pid(), r.listen),
+                ctx.out("service.log"), 0};
+      if (last == "failed")
+        return serve_failed(fmt::format("the engine never became ready: {}; its log: {}", util::string_at(j, "reason"),
+                                        read_tail(ctx.out("service.log"))));
     }
     std::this_thread::sleep_for(500ms);
   }
   return serve_failed(fmt::format("not ready within the start-up budget (guard's state: {}); its log: {}",
                             last.empty() ? "unknown" : last, read_tail(ctx.out("service.log"))));
+}
+
+nlohmann::json guard_status(const UpRequest& r, std::chrono::milliseconds timeout) {
+  util::HttpRequest probe;
+  probe.url = fmt::format("http://{}/healthz", r.listen);
+  probe.timeout = timeout;
+  const auto reply = util::http_request(probe);
+  return reply && reply->status > 0 ? util::parse_json(reply->body) : nlohmann::json();
 }
 
 StepResult smoke_step(UpContext& ctx) {

@@ -1,6 +1,8 @@
 #pragma once
 // The steps of `dcukit up` (flows/up.h) and what they share: the request, the report, the guard
 // child that keeps the engine served.
+#include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,10 @@ StepResult smoke_step(UpContext& ctx);
 
 /// Runs one step (its outcome and detail; run_up sets step and seconds).
 StepResult run_step(UpContext& ctx, UpStep step);
+
+/// Guard's /healthz (its state, ready, reason) as JSON; not an object when guard did not answer
+/// within `timeout`.
+nlohmann::json guard_status(const UpRequest& r, std::chrono::milliseconds timeout);
 
 /// The last `n` lines of `text`, joined with " | ".
 std::string tail_lines(const std::string& text, std::size_t n);

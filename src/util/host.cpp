@@ -20,6 +20,11 @@ std::string hostname() {
   return buf;
 }
 
+std::string short_hostname() {
+  const std::string h = hostname();
+  return h.substr(0, h.find('.'));
+}
+
 std::string os_name() {
   std::ifstream in("/etc/os-release");
   std::string line;

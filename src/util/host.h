@@ -6,6 +6,8 @@
 namespace dcukit::util {
 
 std::string hostname();
+/// hostname() up to its first dot ("node07" of "node07.cluster.local"), as Slurm names nodes.
+std::string short_hostname();
 /// PRETTY_NAME from /etc/os-release, or "unknown".
 std::string os_name();
 /// The kernel release (uname -r).
