@@ -161,7 +161,8 @@ int SlurmCheckReport::exit_code() const {
 }
 
 Status check_slurm_check(const SlurmCheckRequest& r) {
-  if (r.deadline < 5s) return Error{"--deadline: give at least 5s (Slurm kills a health check after 60s: 50s fits)"};
+  // 5 s of the deadline are kept for scontrol: below 10 s patrol would have too little to read the cards
+  if (r.deadline < 10s) return Error{"--deadline: give at least 10s (Slurm kills a health check after 60s: 50s fits)"};
   if (r.tier == NodeTier::epilog && r.deadline < 30s)
     return Error{"--deadline: the epilog tier runs stress level 2, which needs at least 30s"};
   return {};
