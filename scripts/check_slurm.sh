@@ -44,12 +44,14 @@ chmod 400 "$d/munge/munge.key"
 munged --key-file="$d/munge/munge.key" --socket="$d/munge/run/munge.socket" --pid-file="$d/munge/munged.pid" \
   --log-file="$d/munge/munged.log" --seed-file="$d/munge/seed" -f
 port=$((20000 + RANDOM % 20000))
-# What the health check judges: a file the test rewrites (slurm.conf's program takes no arguments).
-echo "--from $capture --expect-devices 4" > "$d/patrol-args"
+# What slurmd's periodic health check judges: a file the test writes (slurm.conf's program takes
+# no arguments). Until its own part of the test the file is absent and the check does nothing, so
+# that it cannot resume a node the checks run by hand drained, between their run and sinfo.
 # slurmd runs it with an environment of its own: this cluster's slurm.conf is named here (a real
 # node reads /etc/slurm/slurm.conf).
 cat > "$d/healthcheck" <<HC
 #!/bin/sh
+[ -f "$d/patrol-args" ] || exit 0
 SLURM_CONF="$d/slurm.conf" PATH="\$PATH:/usr/bin:/usr/sbin" DCUKIT="$dcukit" DCUKIT_DEFAULTS=/dev/null DCUKIT_PATROL_ARGS="\$(cat "$d/patrol-args")" \
   exec "$src/contrib/slurm/dcukit-healthcheck"
 HC
@@ -134,6 +136,7 @@ wait_for 60 drained_by_dcukit || fail "slurmd's health check did not drain the n
 echo "ok: slurmd's HealthCheckProgram drained the node: $(reason)"
 echo "--from $capture --expect-devices 4" > "$d/patrol-args"
 wait_for 60 not_drained || fail "slurmd's health check did not resume the node (state: $(state))"
+rm -f "$d/patrol-args"
 echo "ok: slurmd's HealthCheckProgram resumed the node"
 
 # The prolog tier proves the card too (stress level 1; the CPU backend on a host without a GPU)
