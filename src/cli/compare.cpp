@@ -114,12 +114,13 @@ ExitCode run_compare(const CompareArgs& a) {
 void setup_compare(CLI::App& app, Runner& runner) {
   auto a = std::make_shared<CompareArgs>();
   auto* sub = app.add_subcommand(
-      "compare", "Compare two `dcukit bench --json` runs case by case: the change, and regressions beyond the noise "
-      "(two load results: level by level, as `load compare`)");
+      "compare", "Compare two `dcukit bench --json` runs case by case, or two `dcukit stress --json` runs check by "
+      "check: the change, and regressions beyond the noise (two load results: level by level, as `load compare`)");
   sub->footer(
       "Exit status: 0 when compared (with --fail-on-regression: and nothing regressed); 1 when a case regressed "
       "under --fail-on-regression, or no case was measured in both; 2 for bad input, or runs of a different card, "
-      "backend, device count or driver (without --force). Two `dcukit load --json` results are paired level by level "
+      "backend, device count or driver, or stress runs of another level (without --force). A stress check whose "
+      "verdict got worse, or that found new errors, is a regression of its own. Two `dcukit load --json` results are paired level by level "
       "as `dcukit load compare` (kept) does, each level's latency and throughput judged against --threshold; runs of "
       "different load settings (model, lengths, dataset, prompts) are refused without --force.");
   sub->add_option("base", a->base, "The baseline result JSON")->required()->check(CLI::ExistingFile);

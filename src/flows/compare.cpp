@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/stats.h"
 #include "core/units.h"
 #include "flows/results.h"
 #include "util/names.h"
@@ -30,9 +31,9 @@ std::string format_rate(double v, bench::RateUnit unit) {
     case bench::RateUnit::byte_per_s:
       return core::format_bandwidth(v);
     case bench::RateUnit::flop_per_s:
-      return core::format_ops(v) + "FLOP/s";
+      return core::format_ops(v);
     case bench::RateUnit::op_per_s:
-      return core::format_ops(v) + "OP/s";
+      return core::format_ops(v, true);
     case bench::RateUnit::microseconds:
       return fmt::format("{:.3g} us", v);
     case bench::RateUnit::none:
@@ -94,6 +95,62 @@ void compare_cases(Comparison& c, const std::string& where, const Cases& base, c
     }
 }
 
+/// A stress check's own spread: (p90 - p10) / median of its stretches' rates (a sustained run's
+/// first stretches and a throttled card's dips widen it); 0 where it has fewer than three.
+double spread(const stress::CheckResult& c) {
+  if (c.series.size() < 3) return 0;
+  std::vector<double> rates;
+  for (const auto& p : c.series) rates.push_back(p.rate);
+  const double median = core::percentile(rates, 50);
+  return median > 0 ? (core::percentile(rates, 90) - core::percentile(rates, 10)) / median : 0;
+}
+
+bench::RateUnit stress_unit(const std::string& unit) {
+  if (unit == "FLOP/s") return bench::RateUnit::flop_per_s;
+  if (unit == "B/s") return bench::RateUnit::byte_per_s;
+  return bench::RateUnit::none;
+}
+
+/// One device's checks: each sustained rate (FLOP/s, B/s) against the noise, and each check whose
+/// verdict got worse (pass to warn or fail, new errors) as a regression of its own.
+void compare_checks(Comparison& c, const std::string& where, const stress::DeviceResult& base,
+                    const stress::DeviceResult& now, const CompareOptions& o) {
+  for (const auto& b : base.checks) {
+    const auto it = std::find_if(now.checks.begin(), now.checks.end(), [&](const auto& n) { return n.kind == b.kind; });
+    const std::string name(stress::to_string(b.kind));
+    if (it == now.checks.end()) {
+      c.rows.push_back({where, "stress", name, stress_unit(b.unit), b.rate.value_or(0), 0, 0, 0, Verdict::only_base,
+                        "not run in the new run"});
+      continue;
+    }
+    const stress::CheckResult& n = *it;
+    if (stress::worse(b.verdict, n.verdict) != b.verdict || n.errors > b.errors)
+      c.rows.push_back({where, "stress", name + " verdict", bench::RateUnit::none, 0, 0, 0, 0, Verdict::worse,
+                        fmt::format("{} -> {}{}: {}", stress::to_string(b.verdict), stress::to_string(n.verdict),
+                                    n.errors > b.errors ? fmt::format(", {} error(s)", n.errors) : std::string(),
+                                    n.summary)});
+    const bench::RateUnit unit = stress_unit(b.unit);
+    if (unit == bench::RateUnit::none || b.unit != n.unit) continue;  // power, health: a verdict, not a rate
+    CompareRow r{where, "stress", name, unit};
+    r.base = b.rate.value_or(0);
+    r.now = n.rate.value_or(0);
+    if (!b.rate || !n.rate || r.base <= 0 || r.now <= 0) {
+      r.verdict = Verdict::failed;
+      r.why = fmt::format("{} has no sustained rate: {}", b.rate ? "the new run" : "the base",
+                          b.rate ? n.summary : b.summary);
+    } else {
+      r.change = r.now / r.base - 1.0;
+      r.noise = std::max({o.threshold, spread(b), spread(n)});
+      r.verdict = std::abs(r.change) <= r.noise ? Verdict::same : (r.change > 0 ? Verdict::better : Verdict::worse);
+    }
+    c.rows.push_back(std::move(r));
+  }
+  for (const auto& n : now.checks)
+    if (std::none_of(base.checks.begin(), base.checks.end(), [&](const auto& b) { return b.kind == n.kind; }))
+      c.rows.push_back({where, "stress", std::string(stress::to_string(n.kind)), stress_unit(n.unit), 0,
+                        n.rate.value_or(0), 0, 0, Verdict::only_new, "not run in the base"});
+}
+
 }  // namespace
 
 std::string_view to_string(Verdict v) {
@@ -128,18 +185,44 @@ Comparison compare_reports(const bench::Report& base, const bench::Report& now, 
   return c;
 }
 
+Comparison compare_reports(const stress::Report& base, const stress::Report& now, const CompareOptions& o) {
+  Comparison c;
+  note_difference(c, "backend", std::string(device::to_string(base.backend)), std::string(device::to_string(now.backend)),
+                  true, o);
+  note_difference(c, "device count", std::to_string(base.devices.size()), std::to_string(now.devices.size()), true, o);
+  note_difference(c, "level", std::to_string(base.level), std::to_string(now.level), true, o);
+  note_difference(c, "host", base.run_info.host.hostname, now.run_info.host.hostname, false, o);
+  note_difference(c, "dcukit version", base.run_info.version, now.run_info.version, false, o);
+  note_difference(c, "planned seconds", fmt::format("{:.0f}", base.planned_s), fmt::format("{:.0f}", now.planned_s),
+                  false, o);
+  const std::size_t devices = std::min(base.devices.size(), now.devices.size());
+  for (std::size_t i = 0; i < devices; ++i)
+    note_difference(c, fmt::format("device {} card", i), base.devices[i].name, now.devices[i].name, true, o);
+  if (!c.refusals.empty()) return c;
+  for (std::size_t i = 0; i < devices; ++i)
+    compare_checks(c, fmt::format("device {}", base.devices[i].index), base.devices[i], now.devices[i], o);
+  return c;
+}
+
 Result<Comparison> compare_files(const std::string& base_path, const std::string& new_path, const CompareOptions& o) {
-  std::vector<bench::Report> reports;
+  std::vector<ResultFile> files;
   for (const auto& path : {base_path, new_path}) {
     auto file = read_result(path);
     if (!file) return Error{file.error().message};
-    if (file->kind != ResultKind::bench)
-      return Error{fmt::format("{} is a `dcukit {}` result; dcukit compare reads two `dcukit bench --json` files{}",
+    if (file->kind != ResultKind::bench && file->kind != ResultKind::stress)
+      return Error{fmt::format("{} is a `dcukit {}` result; dcukit compare reads two `dcukit bench --json` or two "
+                               "`dcukit stress --json` files{}",
                                path, to_string(file->kind),
                                file->kind == ResultKind::load ? " (load results: dcukit load compare)" : "")};
-    reports.push_back(std::get<bench::Report>(std::move(file->report)));
+    files.push_back(std::move(*file));
   }
-  Comparison c = compare_reports(reports[0], reports[1], o);
+  if (files[0].kind != files[1].kind)
+    return Error{fmt::format("{} is a `dcukit {}` result and {} a `dcukit {}` one: compare two of the same command",
+                             base_path, to_string(files[0].kind), new_path, to_string(files[1].kind))};
+  Comparison c = files[0].kind == ResultKind::bench
+                     ? compare_reports(std::get<bench::Report>(files[0].report), std::get<bench::Report>(files[1].report), o)
+                     : compare_reports(std::get<stress::Report>(files[0].report),
+                                       std::get<stress::Report>(files[1].report), o);
   c.base_origin = base_path;
   c.new_origin = new_path;
   return c;
@@ -151,9 +234,12 @@ core::Table to_table(const Comparison& c) {
   t.columns = {{"where", core::Align::left},  {"case", core::Align::left}, {"base"}, {"new"},
                {"change"},                    {"noise"},                   {"verdict", core::Align::left}};
   for (const auto& r : c.rows) {
-    const bool measured = r.verdict == Verdict::same || r.verdict == Verdict::better || r.verdict == Verdict::worse;
-    t.add_row({r.where, r.benchmark + " " + r.name, r.verdict == Verdict::only_new ? "-" : format_rate(r.base, r.unit),
-               r.verdict == Verdict::only_base ? "-" : format_rate(r.now, r.unit),
+    const bool measured =
+        (r.verdict == Verdict::same || r.verdict == Verdict::better || r.verdict == Verdict::worse) && r.why.empty();
+    const bool rated = r.unit != bench::RateUnit::none;
+    t.add_row({r.where, r.benchmark + " " + r.name,
+               r.verdict == Verdict::only_new || !rated ? "-" : format_rate(r.base, r.unit),
+               r.verdict == Verdict::only_base || !rated ? "-" : format_rate(r.now, r.unit),
                measured ? fmt::format("{:+.1f}%", 100 * r.change) : "-",
                measured ? fmt::format("{:.1f}%", 100 * r.noise) : "-",
                measured ? std::string(to_string(r.verdict)) : fmt::format("{}: {}", to_string(r.verdict), r.why)});
@@ -161,7 +247,7 @@ core::Table to_table(const Comparison& c) {
   for (const auto& [what, change] : c.differences) t.notes.push_back(fmt::format("{}: {}", what, change));
   for (const auto& why : c.refusals) t.notes.push_back("not compared: " + why + " (--force compares anyway)");
   t.notes.push_back(fmt::format("{} worse, {} better, {} same beyond the noise (the larger of --threshold and each "
-                                "run's (max - min) / median); change is signed so that positive is better",
+                                "run's own spread); change is signed so that positive is better",
                                 c.count(Verdict::worse), c.count(Verdict::better), c.count(Verdict::same)));
   return t;
 }

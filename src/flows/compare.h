@@ -1,5 +1,5 @@
 #pragma once
-// `dcukit compare BASE NEW`: two bench runs, case by case. Each case's rate in NEW against BASE;
+// `dcukit compare BASE NEW`: two bench runs case by case, or two stress runs check by check. Each case's rate in NEW against BASE;
 // a change counts as a regression or an improvement only beyond the noise: the larger of the
 // threshold asked for and the runs' own spread ((max - min) / median of each run's samples).
 // Runs of a different card, backend or device count are not compared unless forced: the
@@ -10,6 +10,7 @@
 
 #include "bench/types.h"
 #include "core/table.h"
+#include "stress/types.h"
 #include "util/result.h"
 
 namespace dcukit::flows {
@@ -51,8 +52,14 @@ struct Comparison {
 /// Compares two bench reports. Never fails: incomparable runs come back with refusals.
 Comparison compare_reports(const bench::Report& base, const bench::Report& now, const CompareOptions& options);
 
-/// Reads two bench result files (dcukit bench --json) and compares them; an Error names the file
-/// that cannot be read or is not a bench report.
+/// Compares two stress reports device by device: each check's sustained rate (FLOP/s, B/s), its
+/// noise the larger of the threshold and each run's (p90 - p10) / median of its stretches; a check
+/// whose verdict got worse (or found new errors) is a regression of its own. Runs of another
+/// level, card, backend or device count are refused unless forced.
+Comparison compare_reports(const stress::Report& base, const stress::Report& now, const CompareOptions& options);
+
+/// Reads two bench (dcukit bench --json) or two stress (dcukit stress --json) result files and
+/// compares them; an Error names the file that cannot be read or is of another kind.
 Result<Comparison> compare_files(const std::string& base_path, const std::string& new_path, const CompareOptions& options);
 
 core::Table to_table(const Comparison& c);

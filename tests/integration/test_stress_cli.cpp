@@ -126,3 +126,45 @@ TEST(CliStress, SigtermStopsTheRunWritesWhatRanAndExits130) {
   ASSERT_FALSE(j["devices"][0]["checks"].empty()) << "the checks that ran are kept";
   EXPECT_EQ(j["devices"][0]["checks"][0]["check"], "health");
 }
+
+/// `dcukit compare` of two stress runs: a run against itself is the same; a run whose GEMM gave
+/// wrong numbers is a regression (exit 1 under --fail-on-regression) naming the check; a run of
+/// another level is refused with exit 2 unless forced.
+TEST(CliStress, CompareJudgesTwoRunsCheckByCheck) {
+  testutil::TempDir dir("cli_stress");
+  const std::vector<std::string> gemm = {"--level", "2", "--duration", "4", "--only", "gemm"};
+  auto with = [](std::vector<std::string> v, std::initializer_list<std::string> more) {
+    v.insert(v.end(), more);
+    return v;
+  };
+  ASSERT_EQ(stress(dir, with(gemm, {"--json", dir.file("good.json")})).code, 0);
+  ASSERT_EQ(stress(dir, with(gemm, {"--json", dir.file("bad.json")}), "gemm=3").code, 1);
+  ASSERT_EQ(stress(dir, {"--level", "3", "--duration", "4", "--only", "gemm", "--json", dir.file("l3.json")}).code, 0);
+  auto compare = [&](std::vector<std::string> args) {
+    dcukit::util::SpawnOptions o;
+    o.argv = {DCUKIT_BINARY, "compare"};
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+    o.stdout_path = o.stderr_path = dir.file("cmp");
+    auto p = dcukit::util::Process::spawn(o);
+    const auto st = p ? p->wait_for(std::chrono::minutes(1)) : std::nullopt;
+    return Ran{st ? st->code : -1, dir.read("cmp")};
+  };
+  const Ran self = compare({dir.file("good.json"), dir.file("good.json"), "--fail-on-regression", "--json",
+                            dir.file("self.json")});
+  EXPECT_EQ(self.code, 0) << self.out;
+  const auto j = read_json(dir.file("self.json"));
+  ASSERT_TRUE(j["cases"].is_array()) << j.dump(1);
+  bool gemm_same = false;
+  for (const auto& c : j["cases"]) gemm_same |= c["name"] == "gemm" && c["verdict"] == "same" && c["change"] == 0.0;
+  EXPECT_TRUE(gemm_same) << j.dump(1);
+
+  const Ran worse = compare({dir.file("good.json"), dir.file("bad.json"), "--fail-on-regression"});
+  EXPECT_EQ(worse.code, 1) << worse.out;
+  EXPECT_NE(worse.out.find("gemm verdict"), std::string::npos) << worse.out;
+  EXPECT_NE(worse.out.find("pass -> fail"), std::string::npos) << worse.out;
+
+  const Ran other = compare({dir.file("good.json"), dir.file("l3.json")});
+  EXPECT_EQ(other.code, 2) << other.out;
+  EXPECT_NE(other.out.find("level differs"), std::string::npos) << other.out;
+  EXPECT_EQ(compare({dir.file("good.json"), dir.file("l3.json"), "--force"}).code, 0);
+}

@@ -110,3 +110,59 @@ TEST(Compare, CasesInOneRunOnlyOrFailedAreListedNotJudged) {
   EXPECT_EQ(row(c, "copy").verdict, flows::Verdict::failed);
   EXPECT_NE(row(c, "copy").why.find("wrong data"), std::string::npos);
 }
+
+namespace {
+
+/// A stress device whose one check sustained `rates` (FLOP/s) with `verdict`.
+stress::Report stress_run(std::vector<double> rates, stress::Verdict verdict = stress::Verdict::pass, int level = 3) {
+  stress::Report r;
+  r.level = level;
+  r.backend = device::BackendKind::cuda;
+  stress::DeviceResult d;
+  d.name = "NVIDIA H200";
+  stress::CheckResult c;
+  c.kind = stress::CheckKind::gemm;
+  c.unit = "FLOP/s";
+  c.verdict = verdict;
+  for (std::size_t i = 0; i < rates.size(); ++i) c.series.push_back({double(i), rates[i]});
+  std::vector<double> sorted = rates;
+  c.rate = core::percentile(sorted, 50);
+  stress::CheckResult power;
+  power.kind = stress::CheckKind::power;
+  power.unit = "W";
+  power.rate = 700;
+  d.checks = {c, power};
+  r.devices.push_back(d);
+  return r;
+}
+
+}  // namespace
+
+TEST(Compare, StressRunsAreJudgedCheckByCheckAgainstTheirOwnSpread) {
+  const auto base = stress_run({700e12, 701e12, 699e12, 700e12, 702e12});
+  // 8% slower sustained: worse; 2% slower: the same; power is a verdict, not a compared rate.
+  const auto c = flows::compare_reports(base, stress_run({644e12, 645e12, 643e12, 644e12, 646e12}), {});
+  ASSERT_TRUE(c.refusals.empty());
+  EXPECT_EQ(row(c, "gemm").verdict, flows::Verdict::worse);
+  EXPECT_NEAR(row(c, "gemm").change, 644.0 / 700.0 - 1.0, 1e-9);
+  EXPECT_THROW(row(c, "power"), std::runtime_error);
+  EXPECT_EQ(row(flows::compare_reports(base, stress_run({686e12, 687e12, 685e12, 686e12, 688e12}), {}), "gemm").verdict,
+            flows::Verdict::same);
+  // A throttling run's own spread (p90 - p10 over the median) widens the noise: 8% down is the same.
+  const auto noisy = stress_run({560e12, 700e12, 640e12, 720e12, 600e12, 644e12, 690e12});
+  const auto n = flows::compare_reports(base, noisy, {});
+  EXPECT_GT(row(n, "gemm").noise, 0.08);
+  EXPECT_EQ(row(n, "gemm").verdict, flows::Verdict::same);
+}
+
+TEST(Compare, AStressCheckWhoseVerdictGotWorseIsARegressionAndAnotherLevelIsRefused) {
+  const auto base = stress_run({700e12, 700e12, 700e12});
+  const auto c = flows::compare_reports(base, stress_run({700e12, 700e12, 700e12}, stress::Verdict::fail), {});
+  EXPECT_EQ(row(c, "gemm verdict").verdict, flows::Verdict::worse);
+  EXPECT_NE(row(c, "gemm verdict").why.find("pass -> fail"), std::string::npos);
+  EXPECT_EQ(row(c, "gemm").verdict, flows::Verdict::same);
+  const auto other = flows::compare_reports(base, stress_run({700e12, 700e12, 700e12}, stress::Verdict::pass, 2), {});
+  ASSERT_EQ(other.refusals.size(), 1u);
+  EXPECT_NE(other.refusals[0].find("level"), std::string::npos);
+  EXPECT_TRUE(other.rows.empty());
+}
