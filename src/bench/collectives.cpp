@@ -67,23 +67,19 @@ public:
 
   std::string applies(const GroupContext& ctx) const override {
     if (ctx.on_cpu()) return {};
-    if (ctx.world)
-      return fmt::format("collectives under MPI on the {} backend (NCCL's id sent through MPI) are not built yet; "
-                         "run one process for every device of a host, or --backend cpu under MPI",
-                         device::to_string(ctx.kind));
     const auto lib = comm::load_collective_library(ctx.kind);
     return lib ? std::string() : fmt::format("collectives on the {} backend: {}", device::to_string(ctx.kind), lib.error().message);
   }
 
   void run(GroupContext& ctx, std::vector<Measurement>& out) override {
     std::vector<std::unique_ptr<comm::Communicator>> owned;
-    if (!ctx.world) {
+    if (!ctx.world || !ctx.on_cpu()) {  // under MPI on the CPU backend, MPI's own collectives
       auto made = make_group(ctx);
       if (!made) return out.push_back(failed_case(kKey, "communicator", made.error().message));
       owned = std::move(*made);
     }
     std::vector<comm::Communicator*> group;  // this process's ranks
-    if (ctx.world) group.push_back(ctx.world);
+    if (owned.empty()) group.push_back(ctx.world);
     for (auto& g : owned) group.push_back(g.get());
     const int ranks = group.front()->size();
     ctx.say(fmt::format("collectives over {} rank(s) through {}", ranks, group.front()->name()));
@@ -146,6 +142,16 @@ public:
 private:
   static Result<std::vector<std::unique_ptr<comm::Communicator>>> make_group(GroupContext& ctx) {
     if (ctx.on_cpu()) return comm::make_thread_group(static_cast<int>(ctx.members.size()));
+    if (ctx.world) {  // one process a device: NCCL's id from rank 0 through MPI, the rank joined on its device
+      device::Device& dev = *ctx.members.front().device;
+      const auto budget = ctx.deadline.remaining();
+      const auto bind = [&dev, budget] { return dev.synchronize(budget); };  // every Device call binds its device
+      auto rank = comm::make_nccl_rank(ctx.kind, *ctx.world, bind, ctx.deadline.remaining());
+      if (!rank) return rank.error();
+      std::vector<std::unique_ptr<comm::Communicator>> one;
+      one.push_back(std::move(*rank));
+      return one;
+    }
     std::vector<int> indices;
     for (const auto& m : ctx.members) indices.push_back(m.device->index());
     return comm::make_nccl_group(ctx.kind, indices);

@@ -4,8 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
 
 #include "device/comm/collective.h"
+#include "device/comm/comm.h"
+#include "tempdir.h"
 
 using namespace dcukit::device::comm;
 
@@ -184,4 +195,135 @@ TEST(CommNccl, AMissingLibraryIsNamedWithWhereToFindIt) {
   EXPECT_NE(lib.error().message.find("DCUKIT_NCCL_LIBRARY"), std::string::npos) << lib.error().message;
   EXPECT_EQ(collective_library(dcukit::device::BackendKind::hip), "librccl.so.1");
   EXPECT_FALSE(make_nccl_group(dcukit::device::BackendKind::cpu, {0}));
+}
+
+namespace {
+
+/// The job's world for make_nccl_rank, as MPI would be: a rank of `size` threads whose
+/// broadcast_bytes hands rank 0's bytes to the others (up to the timeout).
+struct WorldState {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<char> bytes;
+  bool sent = false;
+};
+
+class ThreadWorld final : public dcukit::device::comm::Communicator {
+public:
+  ThreadWorld(std::shared_ptr<WorldState> s, int rank, int size) : m_s(std::move(s)), m_rank(rank), m_size(size) {}
+  int rank() const override { return m_rank; }
+  int size() const override { return m_size; }
+  std::string name() const override { return "test world"; }
+  dcukit::Status run(dcukit::device::comm::Collective, const void*, void*, const dcukit::device::comm::Shape&,
+                     dcukit::device::Stream, std::chrono::milliseconds) override {
+    return dcukit::Error{"not here"};
+  }
+  dcukit::Status barrier(std::chrono::milliseconds) override { return {}; }
+  dcukit::Result<double> max_of(double v, std::chrono::milliseconds) override { return v; }
+  dcukit::Result<double> sum_of(double v, std::chrono::milliseconds) override { return v; }
+  dcukit::Status broadcast_bytes(void* data, std::size_t n, std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(m_s->mutex);
+    if (m_rank == 0) {
+      m_s->bytes.assign(static_cast<char*>(data), static_cast<char*>(data) + n);
+      m_s->sent = true;
+      m_s->cv.notify_all();
+      return {};
+    }
+    if (!m_s->cv.wait_for(lock, timeout, [&] { return m_s->sent; })) return dcukit::Error{"no broadcast"};
+    std::memcpy(data, m_s->bytes.data(), std::min(n, m_s->bytes.size()));
+    return {};
+  }
+
+private:
+  std::shared_ptr<WorldState> m_s;
+  int m_rank, m_size;
+};
+
+/// Three ranks join through the fake NCCL; "" when each joined with rank 0's id and its own rank,
+/// on the thread `bind` ran on, else what went wrong. Runs in a child process (the library is
+/// loaded once a process).
+std::string three_ranks_join(const std::string& log, std::chrono::milliseconds timeout) {
+  setenv("DCUKIT_NCCL_LIBRARY", DCUKIT_FAKE_NCCL, 1);
+  setenv("DCUKIT_FAKE_NCCL_LOG", log.c_str(), 1);
+  auto state = std::make_shared<WorldState>();
+  std::vector<std::string> errors(3);
+  std::vector<int> binds(3, 0);
+  {
+    std::vector<std::jthread> ranks;
+    for (int r = 0; r < 3; ++r)
+      ranks.emplace_back([&, r] {
+        ThreadWorld world(state, r, 3);
+        const auto caller = std::this_thread::get_id();
+        auto comm = make_nccl_rank(
+            dcukit::device::BackendKind::cuda, world,
+            [&, r, caller]() -> dcukit::Status {
+              binds[static_cast<std::size_t>(r)] = std::this_thread::get_id() != caller ? 1 : -1;
+              return {};
+            },
+            timeout);
+        if (!comm) errors[static_cast<std::size_t>(r)] = comm.error().message;
+        else if ((*comm)->rank() != r || (*comm)->size() != 3 || (*comm)->name() != "nccl 2.28.9")
+          errors[static_cast<std::size_t>(r)] = "rank, size or name wrong: " + (*comm)->name();
+      });
+  }
+  std::string out;
+  for (int r = 0; r < 3; ++r) {
+    if (!errors[static_cast<std::size_t>(r)].empty()) out += errors[static_cast<std::size_t>(r)] + "\n";
+    if (binds[static_cast<std::size_t>(r)] != 1) out += "rank " + std::to_string(r) + ": bind not on the joining thread\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+// One process a device under MPI: rank 0's ncclUniqueId reaches every rank through the world's
+// broadcast, and each joins with it and its own rank (checked in the fake library's log). In a
+// child process: NCCL is opened once a process, and other tests want it missing.
+TEST(CommNccl, EveryRankJoinsWithRankZerosIdThroughTheWorld) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child runs this test again, alone
+  std::optional<testutil::TempDir> dir;
+  std::string log;
+  if (const char* given = std::getenv("DCUKIT_TEST_NCCL_LOG")) {
+    log = given;  // the child: the parent's file
+  } else {
+    dir.emplace("nccl_rank");
+    log = dir->file("joined");
+    setenv("DCUKIT_TEST_NCCL_LOG", log.c_str(), 1);
+  }
+  EXPECT_EXIT(
+      {
+        const std::string why = three_ranks_join(log, std::chrono::seconds(20));
+        std::fputs(why.c_str(), stderr);
+        std::fflush(stderr);
+        std::_Exit(why.empty() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  unsetenv("DCUKIT_TEST_NCCL_LOG");
+  std::ifstream in(log);
+  std::set<int> ranks;
+  std::set<std::string> ids;
+  int rank = 0, size = 0;
+  std::string id;
+  while (in >> rank >> size >> id) {
+    ranks.insert(rank);
+    ids.insert(id);
+    EXPECT_EQ(size, 3);
+  }
+  EXPECT_EQ(ranks, (std::set<int>{0, 1, 2}));
+  ASSERT_EQ(ids.size(), 1u) << "every rank must join with the one id rank 0 made";
+  EXPECT_EQ(ids.begin()->rfind("dcukit-fake-nccl-id", 0), 0u) << *ids.begin();
+}
+
+// A rank whose peers never join is an error within the timeout that says so, not a wait.
+TEST(CommNccl, ARankWhosePeersNeverJoinIsAnErrorWithinTheTimeout) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("DCUKIT_FAKE_NCCL_STALL", "1", 1);
+        const std::string why = three_ranks_join("/dev/null", std::chrono::milliseconds(300));
+        std::fputs(why.c_str(), stderr);
+        std::fflush(stderr);
+        std::_Exit(why.find("did not join") != std::string::npos ? 3 : 1);
+      },
+      ::testing::ExitedWithCode(3), "ncclCommInitRank did not complete within 300 ms");
 }

@@ -4,6 +4,7 @@
 // the CPU backend) and each rank is driven by its own thread or process. Every call that waits
 // for the other ranks has a deadline, and running out of it names the ranks that never came.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,12 @@ public:
   virtual Result<double> max_of(double value, std::chrono::milliseconds timeout) = 0;
   /// The sum of every rank's `value` (wrong elements over all ranks). Blocks.
   virtual Result<double> sum_of(double value, std::chrono::milliseconds timeout) = 0;
+  /// Rank 0's `bytes` at `data` copied to every rank's `data` (a group id handed to a library).
+  /// Blocks, up to `timeout`. Only a communicator between processes (MPI) has it.
+  virtual Status broadcast_bytes(void* data, std::size_t bytes, std::chrono::milliseconds timeout) {
+    (void)data, (void)bytes, (void)timeout;
+    return Error{name() + " cannot broadcast a group id"};
+  }
   /// Empty when `c` may run in place here, else why not. Does not block.
   virtual std::string in_place_unsupported(Collective) const { return {}; }
   /// Gives up on the group after a failure (a wait that ran out): the library's abort, so that
@@ -57,5 +64,14 @@ Result<std::string> load_collective_library(BackendKind kind);
 /// One communicator for each of `devices` (the backend's own indices), through NCCL or RCCL
 /// loaded at run time (ncclCommInitAll: one process, a thread a device). Blocks.
 Result<std::vector<std::unique_ptr<Communicator>>> make_nccl_group(BackendKind kind, const std::vector<int>& devices);
+
+/// This process's rank of a job's group of devices, one process a device (under mpirun or srun),
+/// through NCCL or RCCL: rank 0 makes the group's id (ncclGetUniqueId), `world` (MPI) hands it
+/// to every rank, and each joins (ncclCommInitRank) on the device `bind` makes current on the
+/// joining thread. A rank that does not join within `timeout` is an error, not a wait.
+/// barrier(), max_of() and sum_of() go through `world`. Blocks.
+Result<std::unique_ptr<Communicator>> make_nccl_rank(BackendKind kind, Communicator& world,
+                                                     const std::function<Status()>& bind,
+                                                     std::chrono::milliseconds timeout);
 
 }  // namespace dcukit::device::comm

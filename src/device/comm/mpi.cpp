@@ -295,6 +295,17 @@ public:
     return {};
   }
 
+  Status broadcast_bytes(void* data, std::size_t bytes, std::chrono::milliseconds timeout) override {
+    if (bytes > INT_MAX) return Error{"MPI counts are int: a broadcast of more than 2 GiB"};
+    Handle req = 0;
+    if (auto st = m->check(m->ibcast(data, static_cast<int>(bytes), m->chars, kRoot, m->world, &req), "MPI_Ibcast"); !st)
+      return st;
+    if (!wait(req, Clock::now() + timeout))
+      return Error{fmt::format("rank {}: a broadcast from rank {} did not complete within {} ms", m_rank, kRoot,
+                               timeout.count())};
+    return {};
+  }
+
   Result<std::vector<std::string>> gather(const std::string& text, std::chrono::milliseconds timeout) override {
     const auto end = Clock::now() + timeout;
     if (m_rank != 0) {

@@ -4,8 +4,11 @@
 // (RCCL keeps it): opaque communicators, the data types and reduction ops by value.
 #include <fmt/format.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "device/comm/comm.h"
 #include "device/comm/rendezvous.h"
@@ -18,6 +21,10 @@ using ncclComm_t = void*;
 using ncclResult_t = int;
 using Stream_t = void*;  // cudaStream_t / hipStream_t
 constexpr int kNcclFloat32 = 7, kNcclSum = 0, kNcclSuccess = 0;
+constexpr std::size_t kUniqueIdBytes = 128;  // NCCL_UNIQUE_ID_BYTES, RCCL's too
+struct UniqueId {
+  char internal[kUniqueIdBytes];
+};
 
 struct Nccl {
   util::DynLib lib;
@@ -25,6 +32,8 @@ struct Nccl {
   ncclResult_t (*get_version)(int*) = nullptr;
   const char* (*error_string)(ncclResult_t) = nullptr;
   ncclResult_t (*init_all)(ncclComm_t*, int, const int*) = nullptr;
+  ncclResult_t (*get_unique_id)(UniqueId*) = nullptr;
+  ncclResult_t (*init_rank)(ncclComm_t*, int, UniqueId, int) = nullptr;
   ncclResult_t (*destroy)(ncclComm_t) = nullptr;
   ncclResult_t (*abort)(ncclComm_t) = nullptr;
   ncclResult_t (*all_reduce)(const void*, void*, std::size_t, int, int, ncclComm_t, Stream_t) = nullptr;
@@ -74,6 +83,8 @@ const Result<Nccl*>& nccl(BackendKind kind) {
     bind(*n, n->get_version, "ncclGetVersion", missing);
     bind(*n, n->error_string, "ncclGetErrorString", missing);
     bind(*n, n->init_all, "ncclCommInitAll", missing);
+    bind(*n, n->get_unique_id, "ncclGetUniqueId", missing);
+    bind(*n, n->init_rank, "ncclCommInitRank", missing);
     bind(*n, n->destroy, "ncclCommDestroy", missing);
     bind(*n, n->abort, "ncclCommAbort", missing);
     bind(*n, n->all_reduce, "ncclAllReduce", missing);
@@ -105,22 +116,28 @@ struct Shared {
   Rendezvous meeting;
 };
 
+/// One rank: its threads' meeting point is `shared` (a process driving every device), or, one
+/// process a device, the job's MPI communicator `world`.
 class NcclComm final : public Communicator {
 public:
-  NcclComm(const Nccl& n, ncclComm_t comm, std::shared_ptr<Shared> shared, int rank, int size, std::string name)
-      : m_n(n), m_comm(comm), m_shared(std::move(shared)), m_rank(rank), m_size(size), m_name(std::move(name)) {}
+  NcclComm(const Nccl& n, ncclComm_t comm, std::shared_ptr<Shared> shared, Communicator* world, int rank, int size,
+           std::string name)
+      : m_n(n), m_comm(comm), m_shared(std::move(shared)), m_world(world), m_rank(rank), m_size(size),
+        m_name(std::move(name)) {}
   ~NcclComm() override {
     if (m_comm) (m_aborted ? m_n.abort : m_n.destroy)(m_comm);
   }
   int rank() const override { return m_rank; }
   int size() const override { return m_size; }
   std::string name() const override { return m_name; }
-  Status barrier(std::chrono::milliseconds timeout) override { return m_shared->meeting.meet(m_rank, timeout); }
+  Status barrier(std::chrono::milliseconds timeout) override {
+    return m_world ? m_world->barrier(timeout) : m_shared->meeting.meet(m_rank, timeout);
+  }
   Result<double> max_of(double value, std::chrono::milliseconds timeout) override {
-    return m_shared->meeting.max_of(m_rank, value, timeout);
+    return m_world ? m_world->max_of(value, timeout) : m_shared->meeting.max_of(m_rank, value, timeout);
   }
   Result<double> sum_of(double value, std::chrono::milliseconds timeout) override {
-    return m_shared->meeting.sum_of(m_rank, value, timeout);
+    return m_world ? m_world->sum_of(value, timeout) : m_shared->meeting.sum_of(m_rank, value, timeout);
   }
   std::string in_place_unsupported(Collective c) const override {
     if (c == Collective::all_to_all || c == Collective::send_recv)
@@ -128,7 +145,7 @@ public:
     return {};
   }
   void abort() noexcept override {
-    m_shared->meeting.break_with(fmt::format("rank {} gave up", m_rank));
+    if (m_shared) m_shared->meeting.break_with(fmt::format("rank {} gave up", m_rank));
     if (m_comm && !m_aborted) {
       m_n.abort(m_comm);
       m_comm = nullptr;
@@ -186,6 +203,7 @@ private:
   const Nccl& m_n;
   ncclComm_t m_comm;
   std::shared_ptr<Shared> m_shared;
+  Communicator* m_world;
   int m_rank, m_size;
   std::string m_name;
   bool m_aborted = false;
@@ -218,8 +236,56 @@ Result<std::vector<std::unique_ptr<Communicator>>> make_nccl_group(BackendKind k
   auto shared = std::make_shared<Shared>(static_cast<int>(devices.size()));
   std::vector<std::unique_ptr<Communicator>> out;
   for (std::size_t i = 0; i < comms.size(); ++i)
-    out.push_back(std::make_unique<NcclComm>(n, comms[i], shared, static_cast<int>(i), static_cast<int>(comms.size()), *name));
+    out.push_back(std::make_unique<NcclComm>(n, comms[i], shared, nullptr, static_cast<int>(i),
+                                             static_cast<int>(comms.size()), *name));
   return out;
+}
+
+Result<std::unique_ptr<Communicator>> make_nccl_rank(BackendKind kind, Communicator& world,
+                                                     const std::function<Status()>& bind,
+                                                     std::chrono::milliseconds timeout) {
+  auto name = load_collective_library(kind);
+  if (!name) return name.error();
+  const Nccl& n = **nccl(kind);
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  const int rank = world.rank(), size = world.size();
+  UniqueId id{};
+  if (rank == 0)
+    if (auto st = n.check(n.get_unique_id(&id), "ncclGetUniqueId"); !st) {
+      // The others wait for the id: they get a zeroed one and fail to join, rather than wait on.
+      (void)world.broadcast_bytes(&id, sizeof id, timeout);
+      return Error{fmt::format("rank 0: {}", st.message())};
+    }
+  if (auto st = world.broadcast_bytes(&id, sizeof id, timeout); !st) return st.error();
+  // ncclCommInitRank waits for every rank with no deadline of its own: it runs on a thread of its
+  // own, and a rank that never joins leaves it there (the job is ended) rather than this one waiting.
+  struct Joining {
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    bool done = false;
+    Status status;
+    ncclComm_t comm = nullptr;
+  };
+  auto joining = std::make_shared<Joining>();
+  std::thread([joining, lib = &n, bind, id, rank, size] {
+    Status st = bind();
+    ncclComm_t comm = nullptr;
+    if (st) st = lib->check(lib->init_rank(&comm, size, id, rank), "ncclCommInitRank");
+    std::lock_guard lock(joining->mutex);
+    joining->status = st;
+    joining->comm = comm;
+    joining->done = true;
+    joining->done_cv.notify_all();
+  }).detach();
+  std::unique_lock lock(joining->mutex);
+  if (!joining->done_cv.wait_until(lock, end, [&] { return joining->done; }))
+    return Error{fmt::format("rank {}: ncclCommInitRank did not complete within {} ms: a rank of {} did not join "
+                             "(a rank that failed before it, or NCCL_SOCKET_IFNAME naming an interface the ranks "
+                             "cannot reach each other through)",
+                             rank, timeout.count(), size)};
+  if (!joining->status) return Error{fmt::format("rank {}: {} ({}): {}", rank, n.path, n.version, joining->status.message())};
+  return std::unique_ptr<Communicator>(
+      std::make_unique<NcclComm>(n, joining->comm, nullptr, &world, rank, size, *name));
 }
 
 }  // namespace dcukit::device::comm
