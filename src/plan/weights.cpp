@@ -152,6 +152,10 @@ double Weights::scale() const {
 
 std::uint64_t Weights::per_gpu(const ModelConfig& m, int tp, int pp) const {
   const auto& c = computed;
+  if (pp > 1 && !c.per_layer.empty()) {  // the busiest stage, layer by layer as vLLM splits them
+    const auto stages = per_stage(m, tp, pp);
+    return *std::max_element(stages.begin(), stages.end());
+  }
   const double all_layers = on_rank(c.layers, c.replicated, c.kv_proj, tp, kv_share(m, tp));
   const double layers = static_cast<double>(std::max<std::size_t>(1, m.layers.size()));
   const double stage_layers = std::ceil(layers / pp) / layers;

@@ -53,7 +53,8 @@ struct Weights {
 
   /// total_bytes over the computed total: what the computed split is scaled by.
   double scale() const;
-  /// Bytes on the busiest GPU with this TP and PP: the computed split scaled to total_bytes.
+  /// Bytes on the busiest GPU with this TP and PP: the computed split scaled to total_bytes; under
+  /// PP the largest of per_stage() (an average layer where the per-layer split is unknown).
   std::uint64_t per_gpu(const ModelConfig& model, int tp, int pp) const;
   /// Bytes on a GPU of each pipeline stage, first to last, layers split as vLLM's get_pp_indices
   /// does (the remainder to the stages before the last); the first holds the embedding, the last
