@@ -33,12 +33,19 @@ struct Scale {
   }
 };
 
-std::string frame(const Chart& c, std::string body) {
+/// How far drawn text reaches past the chart's box, in pixels: the canvas grows by as much.
+struct Overflow {
+  double left = 0, bottom = 0;
+};
+
+std::string frame(const Chart& c, std::string body, Overflow o = {}) {
+  const double left = o.left > 0 ? std::ceil(o.left) : 0, x0 = -left, w = kWidth + left;
+  const double h = kHeight + (o.bottom > 0 ? std::ceil(o.bottom) : 0);
   return fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"{5} 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
       "role=\"img\" aria-label=\"{2}\"><title>{2}</title>"
       "<text x=\"{3}\" y=\"18\" class=\"ct\">{2}</text>{4}</svg>",
-      kWidth, kHeight, html_escape(c.title), kLeft, body);
+      w, h, html_escape(c.title), kLeft, body, left > 0 ? x0 : 0.0);
 }
 
 std::string y_axis(const Chart& c, const Scale& y) {
@@ -99,6 +106,24 @@ double top_of(const Chart& c) {
   for (const auto& l : c.lines) hi = std::max(hi, l.y);
   for (const auto& b : c.bands) hi = std::max(hi, b.high);
   return hi > 0 ? hi * 1.08 : 1;
+}
+
+// A bar chart's category names, 10 px, turned 35 degrees and ending under their bar: about 5.6 px
+// a character along the text, cos 35 of it leftward and sin 35 of it downward.
+constexpr double kGlyph = 5.6, kCos35 = 0.819, kSin35 = 0.574;
+
+Overflow bar_label_overflow(const Chart& c) {
+  Overflow o;
+  if (c.categories.empty()) return o;
+  const double slot = (kWidth - kLeft - kRight) / static_cast<double>(c.categories.size());
+  const std::size_t every = std::max<std::size_t>(1, c.categories.size() / 24);
+  for (std::size_t i = 0; i < c.categories.size(); i += every) {
+    const double along = kGlyph * static_cast<double>(c.categories[i].size());
+    const double x = kLeft + slot * (static_cast<double>(i) + 0.5);
+    o.left = std::max(o.left, along * kCos35 - x + 4);
+    o.bottom = std::max(o.bottom, 14 + along * kSin35 + 4 - kBottom);
+  }
+  return o;
 }
 
 std::string bars(const Chart& c) {
@@ -223,7 +248,7 @@ bool Chart::drawable() const {
 std::string render_svg(const Chart& chart) {
   switch (chart.kind) {
     case ChartKind::bars:
-      return frame(chart, bars(chart));
+      return frame(chart, bars(chart), bar_label_overflow(chart));
     case ChartKind::lines:
       return frame(chart, lines(chart));
     case ChartKind::heatmap:

@@ -6,6 +6,8 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -179,6 +181,30 @@ TEST(Report, ChartsFollowTheData) {
   EXPECT_EQ(count(svg, "<rect"), 2U);             // two bars
   EXPECT_EQ(count(svg, "class=\"exp\""), 2U);  // each with its expected figure over it
   EXPECT_NE(svg.find("class=\"low\""), std::string::npos);
+}
+
+// A bar chart's turned category names fit its canvas: the first of many long names reaches left
+// of the plot's margin and down past its bottom, and the canvas grows by as much; short ones
+// leave it as it is.
+TEST(Report, LongCategoryNamesGrowTheCanvasRatherThanBeCut) {
+  flows::Chart c;
+  c.title = "transfers";
+  c.series.push_back({"GB/s", {}, {}, {}});
+  for (int i = 0; i < 18; ++i) {
+    c.categories.push_back(fmt::format("H2D+D2H pageable {} MiB", 64 << (i % 3)));
+    c.series[0].values.push_back(10.0 + i);
+  }
+  const std::string wide = flows::render_svg(c);
+  const auto at = wide.find("viewBox=\"-");
+  ASSERT_NE(at, std::string::npos) << wide.substr(0, 200);
+  double x0 = 0, w = 0, h = 0;
+  ASSERT_EQ(std::sscanf(wide.c_str() + at, "viewBox=\"%lf 0 %lf %lf\"", &x0, &w, &h), 3);
+  // "H2D+D2H pageable 64 MiB": 23 characters of 10 px turned 35 degrees end under the first bar.
+  EXPECT_LE(x0, -15);  // 23 x 5.6 px x cos 35 = 106 px left of a bar centred 91 px in
+  EXPECT_DOUBLE_EQ(w, 860 - x0);
+  EXPECT_GT(h, 360);
+  for (auto& name : c.categories) name = "fp16";
+  EXPECT_NE(flows::render_svg(c).find("viewBox=\"0 0 860 360\""), std::string::npos);
 }
 
 TEST(Report, LoadLevelsGiveLatencyAgainstConcurrencyWithTheSloLine) {
