@@ -95,14 +95,19 @@ void compare_cases(Comparison& c, const std::string& where, const Cases& base, c
     }
 }
 
-/// A stress check's own spread: (p90 - p10) / median of its stretches' rates (a sustained run's
-/// first stretches and a throttled card's dips widen it); 0 where it has fewer than three.
+/// A stress check's own noise: how far the sustained figure (the median of its stretches) moved
+/// within the run, |median of the first half - median of the second half| / median of all (a card
+/// that throttled half-way moves it; one that swings around its power cap from stretch to stretch
+/// does not); 0 where it has fewer than four stretches.
 double spread(const stress::CheckResult& c) {
-  if (c.series.size() < 3) return 0;
-  std::vector<double> rates;
-  for (const auto& p : c.series) rates.push_back(p.rate);
-  const double median = core::percentile(rates, 50);
-  return median > 0 ? (core::percentile(rates, 90) - core::percentile(rates, 10)) / median : 0;
+  if (c.series.size() < 4) return 0;
+  std::vector<double> all, first, second;
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    all.push_back(c.series[i].rate);
+    (i < c.series.size() / 2 ? first : second).push_back(c.series[i].rate);
+  }
+  const double median = core::percentile(all, 50);
+  return median > 0 ? std::abs(core::percentile(first, 50) - core::percentile(second, 50)) / median : 0;
 }
 
 bench::RateUnit stress_unit(const std::string& unit) {

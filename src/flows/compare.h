@@ -53,7 +53,8 @@ struct Comparison {
 Comparison compare_reports(const bench::Report& base, const bench::Report& now, const CompareOptions& options);
 
 /// Compares two stress reports device by device: each check's sustained rate (FLOP/s, B/s), its
-/// noise the larger of the threshold and each run's (p90 - p10) / median of its stretches; a check
+/// noise the larger of the threshold and how far each run's sustained figure moved between its
+/// halves (the medians of the first and second half of its stretches); a check
 /// whose verdict got worse (or found new errors) is a regression of its own. Runs of another
 /// level, card, backend or device count are refused unless forced.
 Comparison compare_reports(const stress::Report& base, const stress::Report& now, const CompareOptions& options);
