@@ -146,7 +146,7 @@ private:
       device::Device& dev = *ctx.members.front().device;
       const auto budget = ctx.deadline.remaining();
       const auto bind = [&dev, budget] { return dev.synchronize(budget); };  // every Device call binds its device
-      auto rank = comm::make_nccl_rank(ctx.kind, *ctx.world, bind, ctx.deadline.remaining());
+      auto rank = comm::make_nccl_rank(ctx.kind, *ctx.world, bind, budget);
       if (!rank) return rank.error();
       std::vector<std::unique_ptr<comm::Communicator>> one;
       one.push_back(std::move(*rank));

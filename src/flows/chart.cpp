@@ -39,13 +39,12 @@ struct Overflow {
 };
 
 std::string frame(const Chart& c, std::string body, Overflow o = {}) {
-  const double left = o.left > 0 ? std::ceil(o.left) : 0, x0 = -left, w = kWidth + left;
-  const double h = kHeight + (o.bottom > 0 ? std::ceil(o.bottom) : 0);
+  const double left = o.left > 0 ? std::ceil(o.left) : 0, bottom = o.bottom > 0 ? std::ceil(o.bottom) : 0;
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"{5} 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
       "role=\"img\" aria-label=\"{2}\"><title>{2}</title>"
       "<text x=\"{3}\" y=\"18\" class=\"ct\">{2}</text>{4}</svg>",
-      w, h, html_escape(c.title), kLeft, body, left > 0 ? x0 : 0.0);
+      kWidth + left, kHeight + bottom, html_escape(c.title), kLeft, body, left > 0 ? -left : 0.0);  // never "-0"
 }
 
 std::string y_axis(const Chart& c, const Scale& y) {

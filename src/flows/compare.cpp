@@ -51,6 +51,25 @@ void note_difference(Comparison& c, const std::string& what, const std::string& 
                                      b.empty() ? "?" : b));
 }
 
+/// What any two runs are refused or noted for: another backend or device count (refused), another
+/// host or dcukit version (noted).
+void note_runs(Comparison& c, device::BackendKind base_backend, device::BackendKind new_backend,
+               std::size_t base_devices, std::size_t new_devices, const core::RunInfo& base_info,
+               const core::RunInfo& new_info, const CompareOptions& o) {
+  note_difference(c, "backend", std::string(device::to_string(base_backend)), std::string(device::to_string(new_backend)),
+                  true, o);
+  note_difference(c, "device count", std::to_string(base_devices), std::to_string(new_devices), true, o);
+  note_difference(c, "host", base_info.host.hostname, new_info.host.hostname, false, o);
+  note_difference(c, "dcukit version", base_info.version, new_info.version, false, o);
+}
+
+/// A row measured in both runs: its signed change, judged against `noise`.
+void judge(CompareRow& r, double change, double noise) {
+  r.change = change;
+  r.noise = noise;
+  r.verdict = std::abs(change) <= noise ? Verdict::same : (change > 0 ? Verdict::better : Verdict::worse);
+}
+
 /// The cases of one place (a device, or the group), by benchmark and name.
 using Cases = std::map<std::pair<std::string, std::string>, const bench::Measurement*>;
 
@@ -78,10 +97,9 @@ void compare_cases(Comparison& c, const std::string& where, const Cases& base, c
       const bench::Measurement& n = *it->second;
       r.now = n.rate;
       const bool lower_is_better = b->rate_unit == bench::RateUnit::microseconds;
-      if (b->rate > 0 && n.rate > 0)
-        r.change = lower_is_better ? b->rate / n.rate - 1.0 : n.rate / b->rate - 1.0;
-      r.noise = std::max({o.threshold, spread(*b), spread(n)});
-      r.verdict = std::abs(r.change) <= r.noise ? Verdict::same : (r.change > 0 ? Verdict::better : Verdict::worse);
+      const double change =
+          b->rate > 0 && n.rate > 0 ? (lower_is_better ? b->rate / n.rate - 1.0 : n.rate / b->rate - 1.0) : 0;
+      judge(r, change, std::max({o.threshold, spread(*b), spread(n)}));
     }
     c.rows.push_back(std::move(r));
   }
@@ -144,9 +162,7 @@ void compare_checks(Comparison& c, const std::string& where, const stress::Devic
       r.why = fmt::format("{} has no sustained rate: {}", b.rate ? "the new run" : "the base",
                           b.rate ? n.summary : b.summary);
     } else {
-      r.change = r.now / r.base - 1.0;
-      r.noise = std::max({o.threshold, spread(b), spread(n)});
-      r.verdict = std::abs(r.change) <= r.noise ? Verdict::same : (r.change > 0 ? Verdict::better : Verdict::worse);
+      judge(r, r.now / r.base - 1.0, std::max({o.threshold, spread(b), spread(n)}));
     }
     c.rows.push_back(std::move(r));
   }
@@ -168,11 +184,7 @@ int Comparison::count(Verdict v) const {
 
 Comparison compare_reports(const bench::Report& base, const bench::Report& now, const CompareOptions& o) {
   Comparison c;
-  note_difference(c, "backend", std::string(device::to_string(base.backend)), std::string(device::to_string(now.backend)),
-                  true, o);
-  note_difference(c, "device count", std::to_string(base.devices.size()), std::to_string(now.devices.size()), true, o);
-  note_difference(c, "host", base.run_info.host.hostname, now.run_info.host.hostname, false, o);
-  note_difference(c, "dcukit version", base.run_info.version, now.run_info.version, false, o);
+  note_runs(c, base.backend, now.backend, base.devices.size(), now.devices.size(), base.run_info, now.run_info, o);
   std::map<std::string, std::string> bv(base.versions.begin(), base.versions.end()),
       nv(now.versions.begin(), now.versions.end());
   for (const auto& [k, v] : bv)
@@ -192,12 +204,8 @@ Comparison compare_reports(const bench::Report& base, const bench::Report& now, 
 
 Comparison compare_reports(const stress::Report& base, const stress::Report& now, const CompareOptions& o) {
   Comparison c;
-  note_difference(c, "backend", std::string(device::to_string(base.backend)), std::string(device::to_string(now.backend)),
-                  true, o);
-  note_difference(c, "device count", std::to_string(base.devices.size()), std::to_string(now.devices.size()), true, o);
+  note_runs(c, base.backend, now.backend, base.devices.size(), now.devices.size(), base.run_info, now.run_info, o);
   note_difference(c, "level", std::to_string(base.level), std::to_string(now.level), true, o);
-  note_difference(c, "host", base.run_info.host.hostname, now.run_info.host.hostname, false, o);
-  note_difference(c, "dcukit version", base.run_info.version, now.run_info.version, false, o);
   note_difference(c, "planned seconds", fmt::format("{:.0f}", base.planned_s), fmt::format("{:.0f}", now.planned_s),
                   false, o);
   const std::size_t devices = std::min(base.devices.size(), now.devices.size());
