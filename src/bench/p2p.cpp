@@ -13,6 +13,7 @@
 #include "bench/p2p_latency.h"
 #include "bench/pattern.h"
 #include "core/units.h"
+#include "telemetry/links.h"
 
 namespace dcukit::bench {
 namespace {
@@ -51,6 +52,10 @@ public:
     const std::uint64_t bytes = p2p_bytes(ctx);
     const std::size_t n = ctx.members.size();
     std::vector<Readable> readable;  // pairs whose destination can read the source: latency cases
+    if (ctx.options.links.empty() && n > 1) {  // no --topology: the links as NVML or KFD sees them now
+      m_live = telemetry::live_links();
+      for (const auto& w : m_live.warnings) ctx.say(w);
+    }
     for (std::size_t s = 0; s < n; ++s)
       for (std::size_t d = 0; d < n; ++d) {
         if (ctx.stopped()) return;
@@ -118,6 +123,8 @@ public:
   }
 
 private:
+  telemetry::LinkReading m_live;  ///< this host's links, read once a run
+
   static Measurement new_pair_case(const Pair& p, const GroupContext& ctx, const char* method, std::uint64_t bytes) {
     Measurement m = new_case(kKey, fmt::format("{} {}->{}", method, ctx.members[p.src].info->info.index,
                                                ctx.members[p.dst].info->info.index));
@@ -153,6 +160,8 @@ private:
       const int a = std::min(src.info->info.index, dst.info->info.index), b = std::max(src.info->info.index, dst.info->info.index);
       if (auto it = ctx.options.links.find({a, b}); it != ctx.options.links.end())
         p.link += fmt::format("; {} (--topology)", it->second);
+      else if (const auto* l = telemetry::find_link(m_live.topology, src.info->info.pci_bus_id, dst.info->info.pci_bus_id))
+        p.link += "; " + telemetry::describe(*l);
     }
     if (p.peer || s == d) readable.push_back({s, d, p.link});
     auto a = allocate(*src.device, MemKind::device, bytes), b = allocate(*dst.device, MemKind::device, bytes),

@@ -1,8 +1,11 @@
-// placement.nccl_env, placement.job_numa: the communication settings seeds 002 and 004 touch.
+// placement.nccl_env, placement.job_numa, placement.peer_access: the communication settings
+// seeds 002 and 004 touch.
 // NCCL and RCCL read the same variables: an interface name that matches nothing here makes
 // NCCL fail at init ("no socket interface found") or, with a prefix, pick nothing useful;
 // P2P/IB/SHM switched off leave the slow path without an error; and one job's cards on both
-// NUMA nodes send tensor-parallel traffic over the socket link at about a third of the speed.
+// NUMA nodes send tensor-parallel traffic over the socket link at about a third of the speed;
+// and a direct link (xGMI, NVLink, one PCIe switch) whose peer access is off carries nothing:
+// every copy between those cards goes through host memory.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +13,7 @@
 
 #include "doctor/checks.h"
 #include "doctor/text.h"
+#include "telemetry/links.h"
 
 namespace dcukit::doctor {
 namespace {
@@ -122,11 +126,42 @@ void job_numa(const Context& c, std::vector<Finding>& out) {
   f.fix = fmt::format("export {}=<cards of one node> and bind the process there (numactl --cpunodebind=N --membind=N)", var);
 }
 
+void peer_access(const Context& c, std::vector<Finding>& out) {
+  // Live, NVML's and KFD's view; a fake host or a bundle, the KFD tree it holds.
+  const auto reading = c.offline ? telemetry::kfd_links(c.root) : telemetry::live_links(c.root);
+  std::vector<std::string> ev = reading.sources, off;
+  int direct = 0;
+  for (const auto& l : reading.topology.links) {
+    if (!telemetry::direct_link(l)) continue;
+    ++direct;
+    ev.push_back(fmt::format("{} - {}: {}", l.a, l.b, telemetry::describe(l)));
+    for (const auto& [k, v] : l.attributes)
+      if (k == "peer access" && v.starts_with("off")) off.push_back(fmt::format("{} - {} ({}): {}", l.a, l.b, *l.type, v));
+  }
+  ev.insert(ev.end(), reading.warnings.begin(), reading.warnings.end());
+  if (off.empty()) {
+    add(out, Category::placement, "placement.peer_access", direct ? Verdict::ok : Verdict::skip,
+        direct ? fmt::format("peer access is on over all {} direct GPU link{}", direct, direct == 1 ? "" : "s")
+               : "no direct GPU-to-GPU link seen (NVML, KFD topology); nothing to judge")
+        .evidence = ev;
+    return;
+  }
+  auto& f = add(out, Category::placement, "placement.peer_access", Verdict::warn,
+                fmt::format("peer access is off over {} of {} direct GPU link{}: {}", off.size(), direct,
+                            direct == 1 ? "" : "s", fmt::join(off, "; ")));
+  f.evidence = ev;
+  f.why = "cards with a direct link but no peer access copy through host memory: tensor-parallel all-reduces run "
+          "at PCIe-through-the-CPU speed (seed 004's parallel efficiency under 60%)";
+  f.fix = "nvidia-smi topo -p2p r; cat /proc/cmdline   # check the IOMMU (iommu=pt) and PCIe ACS on the switches; "
+          "then dcukit bench --only p2p shows the pairs";
+}
+
 }  // namespace
 
 void check_comm(const Context& c, std::vector<Finding>& out) {
   nccl_env(c, out);
   job_numa(c, out);
+  peer_access(c, out);
 }
 
 }  // namespace dcukit::doctor

@@ -26,8 +26,9 @@ void check_python(const Context& c, std::vector<Finding>& out);
 void check_devices(const Context& c, std::vector<Finding>& out);
 /// placement.affinity, placement.mempolicy, placement.visible_devices, then check_comm's.
 void check_placement(const Context& c, std::vector<Finding>& out);
-/// placement.nccl_env, placement.job_numa: NCCL/RCCL's transport variables and one job's cards
-/// across NUMA nodes (part of check_placement).
+/// placement.nccl_env, placement.job_numa, placement.peer_access: NCCL/RCCL's transport
+/// variables, one job's cards across NUMA nodes, direct GPU links without peer access (part of
+/// check_placement).
 void check_comm(const Context& c, std::vector<Finding>& out);
 /// residue.processes, residue.memory.
 void check_residue(const Context& c, std::vector<Finding>& out);

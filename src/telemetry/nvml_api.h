@@ -23,6 +23,9 @@ inline constexpr int kVolatileEcc = 0;                            // NVML_VOLATI
 inline constexpr unsigned long long kValueNotAvailable = ~0ULL;   // NVML_VALUE_NOT_AVAILABLE
 inline constexpr unsigned kDeviceNameBufferSize = 96, kUuidBufferSize = 96, kSerialBufferSize = 30;
 inline constexpr unsigned kDriverVersionBufferSize = 80;
+inline constexpr unsigned kNvLinkMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS (Hopper)
+inline constexpr int kNvLinkRemoteSwitch = 2;    // NVML_NVLINK_DEVICE_TYPE_SWITCH
+inline constexpr int kP2PCapsRead = 0;           // NVML_P2P_CAPS_INDEX_READ
 
 /// nvmlPciInfo_t (v3, as filled by nvmlDeviceGetPciInfo_v3).
 struct PciInfo {
@@ -105,6 +108,14 @@ struct Api {
   // nvmlDeviceGetRetiredPages (before Ampere): a cause, the count (0 asks it), the addresses
   Return (*retired_pages)(Device, int, unsigned int*, unsigned long long*) = nullptr;
   Return (*retired_pending)(Device, int*) = nullptr;  // nvmlDeviceGetRetiredPagesPendingStatus
+  // What nvidia-smi topo -m and topo -p2p read; the enums are ints (nvmlGpuTopologyLevel_t:
+  // 0 internal, 10 PIX, 20 PXB, 30 PHB, 40 NODE, 50 SYS; nvmlGpuP2PStatus_t: 0 ok, 1 chipset,
+  // 2 GPU, 3 topology not supported, 4 disabled by registry key, 5 not supported).
+  Return (*common_ancestor)(Device, Device, int*) = nullptr;          // nvmlDeviceGetTopologyCommonAncestor
+  Return (*p2p_status)(Device, Device, int, int*) = nullptr;          // nvmlDeviceGetP2PStatus
+  Return (*nvlink_state)(Device, unsigned int, int*) = nullptr;       // nvmlDeviceGetNvLinkState
+  Return (*nvlink_remote_pci)(Device, unsigned int, PciInfo*) = nullptr;  // ...GetNvLinkRemotePciInfo_v2
+  Return (*nvlink_remote_type)(Device, unsigned int, int*) = nullptr;     // ...GetNvLinkRemoteDeviceType
 };
 
 /// The names of nvmlClocksEventReasons bits that hold the clocks down ("idle" is left out: an

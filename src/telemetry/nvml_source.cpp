@@ -59,6 +59,11 @@ Status load(util::DynLib& lib, Api& api) {
   (void)get(api.remapped_rows, "nvmlDeviceGetRemappedRows", false);
   (void)get(api.retired_pages, "nvmlDeviceGetRetiredPages", false);
   (void)get(api.retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", false);
+  (void)get(api.common_ancestor, "nvmlDeviceGetTopologyCommonAncestor", false);
+  (void)get(api.p2p_status, "nvmlDeviceGetP2PStatus", false);
+  (void)get(api.nvlink_state, "nvmlDeviceGetNvLinkState", false);
+  (void)get(api.nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", false);
+  (void)get(api.nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType", false);
   return {};
 }
 
@@ -262,6 +267,9 @@ SourceSample NvmlSource::sample(const Snapshot&) {
     return out;
   }
   for (unsigned int i = 0; i < count; ++i) out.snapshot.devices.push_back(read_device(i, out.snapshot.warnings));
+  if (!m_links) m_links = nvml_links(m_api);  // links do not change while the driver is loaded: read once
+  out.snapshot.topology = m_links->topology;
+  for (const auto& w : m_links->warnings) out.snapshot.warnings.push_back(w);
   out.detail = fmt::format("{} device{}", count, count == 1 ? "" : "s");
   return out;
 }

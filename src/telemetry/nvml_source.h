@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "telemetry/links.h"
 #include "telemetry/nvml_api.h"
 #include "telemetry/source.h"
 
@@ -35,6 +36,7 @@ private:
   bool m_given = false, m_tried = false, m_initialized = false;
   std::optional<std::string> m_unavailable;
   std::optional<std::string> m_driver_version;
+  std::optional<LinkReading> m_links;  ///< read on the first sample
 };
 
 }  // namespace dcukit::telemetry

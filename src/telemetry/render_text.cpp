@@ -74,9 +74,15 @@ core::Table topology(const Snapshot& s) {
   core::Table t;
   t.title = "Links";
   t.columns = {
-      {"A", core::Align::left}, {"B", core::Align::left}, {"Type", core::Align::left}, {"Hops"}, {"Weight"}, {"GB/s"}};
-  for (const auto& l : s.topology.links)
-    t.add_row({l.a, l.b, l.type.value_or(kUnknown), num(l.hops), num(l.weight), num(l.bandwidth_gbps, "{:.1f}")});
+      {"A", core::Align::left}, {"B", core::Align::left}, {"Type", core::Align::left}, {"Hops"}, {"Weight"}, {"GB/s"},
+      {"Notes", core::Align::left}};
+  for (const auto& l : s.topology.links) {
+    std::string notes;
+    for (const auto& [k, v] : l.attributes)
+      if (k == "via" || k == "peer access") notes += (notes.empty() ? "" : "; ") + k + " " + v;
+    t.add_row({l.a, l.b, l.type.value_or(kUnknown), num(l.hops), num(l.weight), num(l.bandwidth_gbps, "{:.1f}"),
+               notes.empty() ? "-" : notes});
+  }
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "telemetry/links.h"
 #include "telemetry/sysfs_values.h"
 #include "telemetry/text.h"
 #include "util/procfs.h"
@@ -153,6 +154,9 @@ SourceSample SysfsSource::sample(const Snapshot&) {
     return out;
   }
   out.snapshot = read_sysfs(m_root);
+  LinkReading links = kfd_links(m_root);  // AMD and Hygon; NVIDIA's links come from NVML
+  out.snapshot.topology = std::move(links.topology);
+  for (auto& w : links.warnings) out.snapshot.warnings.push_back(std::move(w));
   const auto n = out.snapshot.devices.size();
   out.detail = n == 0 ? "no NVIDIA, AMD or Hygon GPU under " + pci : fmt::format("{} device{}", n, n == 1 ? "" : "s");
   return out;

@@ -120,3 +120,38 @@ TEST(DoctorPlacement, OneJobsCardsOnBothNumaNodesAreWarned) {
   EXPECT_EQ(status(r, "placement.job_numa"), "ok") << dump(r);
   EXPECT_EQ(find(r, "placement.job_numa")->summary, "the job's cards are all on node 1");
 }
+
+namespace {
+
+// A KFD topology in the fake host: one CPU node, GPU nodes at buses 0x0c and 0x0d joined by
+// xGMI, with the io_link flags `flags` (bit 4: no peer-to-peer DMA).
+void kfd_pair(const FakeHost& h, int flags) {
+  const std::string n = "/sys/class/kfd/kfd/topology/nodes/";
+  h.write(n + "0/properties", "cpu_cores_count 32\nsimd_count 0\n");
+  for (int g : {1, 2}) {
+    h.write(n + std::to_string(g) + "/properties",
+            "simd_count 256\nlocation_id " + std::to_string((g == 1 ? 0x0c : 0x0d) << 8) + "\ndomain 0\n");
+    h.write(n + std::to_string(g) + "/io_links/0/properties", "type 2\nnode_from 0\nnode_to 0\nweight 20\nflags 3\n");
+    h.write(n + std::to_string(g) + "/io_links/1/properties",
+            "type 11\nnode_from " + std::to_string(g) + "\nnode_to " + std::to_string(3 - g) + "\nweight 15\nflags " +
+                std::to_string(flags) + "\n");
+  }
+}
+
+}  // namespace
+
+TEST(DoctorPlacement, PeerAccessOffOverADirectLinkIsWarned) {
+  FakeHost h;
+  EXPECT_EQ(status(h.run(), "placement.peer_access"), "skip") << "no KFD topology: nothing to judge";
+  kfd_pair(h, 1);
+  auto r = h.run();
+  EXPECT_EQ(status(r, "placement.peer_access"), "ok") << dump(r);
+  EXPECT_EQ(find(r, "placement.peer_access")->summary, "peer access is on over all 1 direct GPU link");
+  kfd_pair(h, 1 | (1 << 4));
+  r = h.run();
+  const Finding* f = find(r, "placement.peer_access");
+  EXPECT_EQ(to_string(f->status), "warn") << dump(r);
+  EXPECT_NE(f->summary.find("0000:0c:00.0 - 0000:0d:00.0 (XGMI)"), std::string::npos) << f->summary;
+  EXPECT_NE(f->why.find("host memory"), std::string::npos);
+  EXPECT_NE(f->fix.find("dcukit bench --only p2p"), std::string::npos);
+}
