@@ -267,6 +267,8 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   if (!version) return version.error();
   c.version = fmt::format("vLLM {} ({})", version->upstream(), c.version);
   c.context = run_context(run, *version, cards);
+  if (!run.settings.parallel_unknown.empty())
+    return Error{fmt::format("{} (the run of lines {}-{})", run.settings.parallel_unknown, run.first_line, run.last_line)};
   c.tp = run.settings.tp.value_or(1);
   c.pp = run.settings.pp.value_or(1);
   if (!run.settings.parallel_source.empty()) c.notes.push_back(run.settings.parallel_source);

@@ -157,8 +157,14 @@ void read_workers(std::string_view line, VllmLogSettings& s) {
     const auto tag = line.substr(open, pid - open);
     for (std::size_t i = 1; i + 2 < tag.size(); ++i) {
       if (tag[i - 1] != ' ' && tag[i - 1] != '_') continue;
-      if (tag.compare(i, 2, "TP") == 0) keep_max(s.worker_tp, rank_at(tag, i + 2));
-      if (tag.compare(i, 2, "PP") == 0) keep_max(s.worker_pp, rank_at(tag, i + 2));
+      if (tag.compare(i, 2, "TP") == 0 && rank_at(tag, i + 2)) {
+        keep_max(s.worker_tp, rank_at(tag, i + 2));
+        s.worker_tp_named = true;
+      }
+      if (tag.compare(i, 2, "PP") == 0 && rank_at(tag, i + 2)) {
+        keep_max(s.worker_pp, rank_at(tag, i + 2));
+        s.worker_pp_named = true;
+      }
     }
     if (auto r = tag.find(" rank="); r != std::string_view::npos) keep_max(s.world_size, rank_at(tag, r + 6));
   }
@@ -203,6 +209,17 @@ void settle_parallelism(VllmLogSettings& s) {
     from.push_back(fmt::format("TP {} from the worker lines (TP0..TP{})", *s.tp, *s.tp - 1));
   }
   if (!from.empty()) s.parallel_source = fmt::format("{}", fmt::join(from, "; "));
+  // Rank 0 alone of a named axis: more than one rank, how many not shown (an excerpt of one worker).
+  std::vector<std::string> unknown;
+  if (!s.pp && s.worker_pp_named && s.worker_pp.value_or(0) < 2) unknown.push_back("pipeline-parallel (PP0)");
+  if (!s.tp && s.worker_tp_named && s.worker_tp.value_or(0) < 2 && !(s.world_size && *s.world_size > 1))
+    unknown.push_back("tensor-parallel (TP0)");
+  if (!unknown.empty())
+    s.parallel_unknown = fmt::format(
+        "the worker names show {} ranks, which vLLM names only when there are two or more, but the log shows "
+        "rank 0 alone and states no size; pass a log with its engine-config or non-default-args line, or the "
+        "lines of every worker",
+        fmt::join(unknown, " and "));
 }
 
 void read_settings(std::string_view line, Taker& t) {

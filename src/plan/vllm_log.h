@@ -48,7 +48,12 @@ struct VllmLogSettings {
   /// ranks + 1 ("(VllmWorker TP3 pid=..)", "rank 3 in world size 4 is assigned as ... TP rank 3"),
   /// and the world size ("world_size=4", "(VllmWorker rank=3 ..)").
   std::optional<int> worker_tp, worker_pp, world_size;
-  std::string parallel_source;  ///< where tp/pp came from when the worker lines set them
+  /// A worker's name carries "TP<n>" or "PP<n>" ("Worker_PP0_TP0"): vLLM's multiprocess workers
+  /// exist only when the world is larger than one, and V1 names a PP rank only under pipeline
+  /// parallelism, so a named axis has at least two ranks even where the excerpt shows only rank 0.
+  bool worker_tp_named = false, worker_pp_named = false;
+  std::string parallel_source;   ///< where tp/pp came from when the worker lines set them
+  std::string parallel_unknown;  ///< why the worker lines show parallelism but not its size
 };
 
 /// The figures a run printed, in GiB or counts; empty where it did not print them.
