@@ -21,6 +21,7 @@
 #include "device/comm/collective.h"
 #include "device/comm/mpi.h"
 #include "telemetry/capture.h"
+#include "telemetry/links.h"
 #include "util/json_text.h"
 #include "util/signals.h"
 
@@ -77,10 +78,7 @@ Result<std::map<std::pair<int, int>, std::string>> links_of(const std::string& p
   for (const auto& l : snap->topology.links) {
     const auto a = gpu(l.a), b = gpu(l.b);
     if (!a || !b || *a == *b || !l.type) continue;
-    std::string text = *l.type;
-    if (l.hops) text += fmt::format(", {} hop{}", *l.hops, *l.hops == 1 ? "" : "s");
-    if (l.weight) text += fmt::format(", weight {}", *l.weight);
-    out[{std::min(*a, *b), std::max(*a, *b)}] = text;
+    out[{std::min(*a, *b), std::max(*a, *b)}] = telemetry::describe(l);
   }
   if (out.empty())
     return Error{fmt::format("--topology {}: the file ({}) shows no link between two GPUs; pass the output of "

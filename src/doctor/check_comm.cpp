@@ -135,8 +135,8 @@ void peer_access(const Context& c, std::vector<Finding>& out) {
     if (!telemetry::direct_link(l)) continue;
     ++direct;
     ev.push_back(fmt::format("{} - {}: {}", l.a, l.b, telemetry::describe(l)));
-    for (const auto& [k, v] : l.attributes)
-      if (k == "peer access" && v.starts_with("off")) off.push_back(fmt::format("{} - {} ({}): {}", l.a, l.b, *l.type, v));
+    if (const auto peer = telemetry::attribute(l, "peer access"); peer.starts_with("off"))
+      off.push_back(fmt::format("{} - {} ({}): {}", l.a, l.b, *l.type, peer));
   }
   ev.insert(ev.end(), reading.warnings.begin(), reading.warnings.end());
   if (off.empty()) {

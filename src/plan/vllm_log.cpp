@@ -156,13 +156,14 @@ void read_workers(std::string_view line, VllmLogSettings& s) {
     if (open == std::string_view::npos) break;
     const auto tag = line.substr(open, pid - open);
     for (std::size_t i = 1; i + 2 < tag.size(); ++i) {
-      if (tag[i - 1] != ' ' && tag[i - 1] != '_') continue;
-      if (tag.compare(i, 2, "TP") == 0 && rank_at(tag, i + 2)) {
-        keep_max(s.worker_tp, rank_at(tag, i + 2));
+      const auto rank = rank_at(tag, i + 2);
+      if ((tag[i - 1] != ' ' && tag[i - 1] != '_') || !rank) continue;
+      if (tag.compare(i, 2, "TP") == 0) {
+        keep_max(s.worker_tp, rank);
         s.worker_tp_named = true;
       }
-      if (tag.compare(i, 2, "PP") == 0 && rank_at(tag, i + 2)) {
-        keep_max(s.worker_pp, rank_at(tag, i + 2));
+      if (tag.compare(i, 2, "PP") == 0) {
+        keep_max(s.worker_pp, rank);
         s.worker_pp_named = true;
       }
     }

@@ -4,28 +4,16 @@
 
 #include <cctype>
 
-#include "util/dynlib.h"
+#include "telemetry/nvml_source.h"
 
 namespace dcukit::telemetry {
 
 LinkReading live_links(const util::Root& root) {
   LinkReading out = kfd_links(root);
   if (!root.is_host()) return out;  // a fake host or a bundle has no NVML to ask
-  util::DynLib lib;
-  if (!lib.open("libnvidia-ml.so.1") && !lib.open("libnvidia-ml.so")) return out;  // no NVIDIA driver here
-  nvml::Api api;
-  if (auto st = nvml::load(lib, api); !st) {
-    out.warnings.push_back("nvml: " + st.message());
-    return out;
-  }
-  if (const auto rc = api.init(); rc != nvml::kSuccess) {
-    out.warnings.push_back(fmt::format("nvml: nvmlInit_v2 failed ({}); NVIDIA links not read",
-                                       api.error_string ? api.error_string(rc) : std::to_string(rc)));
-    return out;
-  }
-  LinkReading n = nvml_links(api);
-  api.shutdown();
-  for (auto& l : n.topology.links) out.topology.links.push_back(std::move(l));
+  NvmlSource nvml;                  // loads libnvidia-ml where the driver is installed
+  const LinkReading& n = nvml.links();
+  out.topology.links.insert(out.topology.links.end(), n.topology.links.begin(), n.topology.links.end());
   out.sources.insert(out.sources.end(), n.sources.begin(), n.sources.end());
   out.warnings.insert(out.warnings.end(), n.warnings.begin(), n.warnings.end());
   return out;
@@ -37,15 +25,25 @@ const TopoLink* find_link(const Topology& t, const std::string& bus_a, const std
   return nullptr;
 }
 
+std::string attribute(const TopoLink& l, std::string_view key) {
+  for (const auto& [k, v] : l.attributes)
+    if (k == key) return v;
+  return "";
+}
+
+std::string link_notes(const TopoLink& l, std::string_view sep) {
+  std::string out;
+  for (const auto& [k, v] : l.attributes)
+    if (k == "via" || k == "peer access") out += fmt::format("{}{} {}", out.empty() ? "" : sep, k, v);
+  return out;
+}
+
 std::string describe(const TopoLink& l) {
   std::string out = l.type.value_or("link of unknown type");
   if (l.hops) out += fmt::format(", {} hop{}", *l.hops, *l.hops == 1 ? "" : "s");
   if (l.weight) out += fmt::format(", weight {}", *l.weight);
-  std::string source;
-  for (const auto& [k, v] : l.attributes) {
-    if (k == "via" || k == "peer access") out += fmt::format(", {} {}", k, v);
-    if (k == "source") source = v;
-  }
+  if (const auto notes = link_notes(l, ", "); !notes.empty()) out += ", " + notes;
+  const auto source = attribute(l, "source");
   return source.empty() ? out : fmt::format("{} ({})", out, source);
 }
 

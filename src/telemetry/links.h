@@ -10,6 +10,7 @@
 //   weight    KFD's link weight (15 an xGMI hop, 20 a PCIe segment, 32 between sockets; summed)
 //   attributes "source" (kfd, nvml), "via" ("CPU node 0"), "peer access" ("ok", or "off: why")
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "telemetry/nvml_api.h"
@@ -39,7 +40,15 @@ LinkReading live_links(const util::Root& root = util::Root());
 /// The link between two bus ids in either order, or nullptr.
 const TopoLink* find_link(const Topology& t, const std::string& bus_a, const std::string& bus_b);
 
-/// "XGMI, 1 hop, weight 15, peer access off: ... (kfd)" for a report cell.
+/// The value of attribute `key`, or "" where the link has none.
+std::string attribute(const TopoLink& l, std::string_view key);
+
+/// What a reader of one link needs beside its type: "via CPU node 0", "peer access off: ...",
+/// joined by `sep`; "" for none.
+std::string link_notes(const TopoLink& l, std::string_view sep);
+
+/// "XGMI, 1 hop, weight 15, peer access off: ... (kfd)" for a report cell; a captured link (no
+/// source, no notes) reads as the tool printed it: "XGMI, 1 hop, weight 15".
 std::string describe(const TopoLink& l);
 
 /// True for a link that should carry peer copies without the host: xGMI, NVLink, and PCIe under

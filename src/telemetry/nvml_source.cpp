@@ -252,6 +252,17 @@ DeviceState NvmlSource::read_device(unsigned int i, std::vector<std::string>& w)
   return d;
 }
 
+const LinkReading& NvmlSource::links() {
+  if (m_links) return *m_links;  // links do not change while the driver is loaded
+  if (auto st = open(); !st) {
+    m_links.emplace();
+    if (m_given || (m_lib && m_lib->is_open())) m_links->warnings.push_back("nvml: " + st.message() + "; NVIDIA links not read");
+    return *m_links;
+  }
+  m_links = nvml_links(m_api);
+  return *m_links;
+}
+
 SourceSample NvmlSource::sample(const Snapshot&) {
   SourceSample out;
   if (auto st = open(); !st) {
@@ -267,9 +278,9 @@ SourceSample NvmlSource::sample(const Snapshot&) {
     return out;
   }
   for (unsigned int i = 0; i < count; ++i) out.snapshot.devices.push_back(read_device(i, out.snapshot.warnings));
-  if (!m_links) m_links = nvml_links(m_api);  // links do not change while the driver is loaded: read once
-  out.snapshot.topology = m_links->topology;
-  for (const auto& w : m_links->warnings) out.snapshot.warnings.push_back(w);
+  const LinkReading& l = links();
+  out.snapshot.topology = l.topology;
+  for (const auto& w : l.warnings) out.snapshot.warnings.push_back(w);
   out.detail = fmt::format("{} device{}", count, count == 1 ? "" : "s");
   return out;
 }

@@ -25,6 +25,9 @@ public:
 
   std::string name() const override { return "nvml"; }
   SourceSample sample(const Snapshot& so_far) override;
+  /// The links between this host's NVIDIA GPUs (links.h), read once: none where libnvidia-ml is
+  /// not installed, a warning where it is but cannot be used.
+  const LinkReading& links();
 
 private:
   /// Loads and initialises once; the error says why NVML cannot be used.
@@ -36,7 +39,7 @@ private:
   bool m_given = false, m_tried = false, m_initialized = false;
   std::optional<std::string> m_unavailable;
   std::optional<std::string> m_driver_version;
-  std::optional<LinkReading> m_links;  ///< read on the first sample
+  std::optional<LinkReading> m_links;  ///< read on the first call of links()
 };
 
 }  // namespace dcukit::telemetry

@@ -8,6 +8,7 @@
 #include "core/run_info.h"
 #include "core/table.h"
 #include "core/units.h"
+#include "telemetry/links.h"
 #include "telemetry/render.h"
 
 namespace dcukit::telemetry {
@@ -77,9 +78,7 @@ core::Table topology(const Snapshot& s) {
       {"A", core::Align::left}, {"B", core::Align::left}, {"Type", core::Align::left}, {"Hops"}, {"Weight"}, {"GB/s"},
       {"Notes", core::Align::left}};
   for (const auto& l : s.topology.links) {
-    std::string notes;
-    for (const auto& [k, v] : l.attributes)
-      if (k == "via" || k == "peer access") notes += (notes.empty() ? "" : "; ") + k + " " + v;
+    const auto notes = link_notes(l, "; ");
     t.add_row({l.a, l.b, l.type.value_or(kUnknown), num(l.hops), num(l.weight), num(l.bandwidth_gbps, "{:.1f}"),
                notes.empty() ? "-" : notes});
   }

@@ -154,9 +154,9 @@ SourceSample SysfsSource::sample(const Snapshot&) {
     return out;
   }
   out.snapshot = read_sysfs(m_root);
-  LinkReading links = kfd_links(m_root);  // AMD and Hygon; NVIDIA's links come from NVML
-  out.snapshot.topology = std::move(links.topology);
-  for (auto& w : links.warnings) out.snapshot.warnings.push_back(std::move(w));
+  if (!m_links) m_links = kfd_links(m_root);  // AMD and Hygon; NVIDIA's links come from NVML
+  out.snapshot.topology = m_links->topology;
+  for (const auto& w : m_links->warnings) out.snapshot.warnings.push_back(w);
   const auto n = out.snapshot.devices.size();
   out.detail = n == 0 ? "no NVIDIA, AMD or Hygon GPU under " + pci : fmt::format("{} device{}", n, n == 1 ? "" : "s");
   return out;

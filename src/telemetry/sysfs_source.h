@@ -5,8 +5,10 @@
 // node, and for amdgpu/hydcu/hycu devices the figures the driver publishes (sysfs_values.h).
 // The processes holding a device are those with its /dev/dri node open (from /proc/<pid>/fd),
 // with the VRAM their DRM fdinfo reports where the driver writes one.
+#include <optional>
 #include <string>
 
+#include "telemetry/links.h"
 #include "telemetry/source.h"
 #include "util/root.h"
 
@@ -21,6 +23,7 @@ public:
 
 private:
   util::Root m_root;
+  std::optional<LinkReading> m_links;  ///< KFD's links, read on the first sample (they do not change)
 };
 
 /// The GPUs sysfs shows under `root`, in PCI order, with their figures stamped "sysfs"; for

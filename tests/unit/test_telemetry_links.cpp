@@ -42,12 +42,6 @@ const TopoLink& at(const LinkReading& r, const char* a, const char* b) {
   return l ? *l : none;
 }
 
-std::string attr(const TopoLink& l, const std::string& key) {
-  for (const auto& [k, v] : l.attributes)
-    if (k == key) return v;
-  return "";
-}
-
 }  // namespace
 
 // Two sockets, two GPUs on each; the pairs on one socket joined by xGMI, one of them marked
@@ -79,19 +73,19 @@ TEST(TelemetryLinks, KfdXgmiPairsAndPathsThroughTheSockets) {
   EXPECT_EQ(x.hops, 1);
   EXPECT_EQ(x.weight, 15);
   EXPECT_EQ(x.bandwidth_gbps, 50.0);
-  EXPECT_EQ(attr(x, "peer access"), "");
+  EXPECT_EQ(attribute(x, "peer access"), "");
   EXPECT_TRUE(direct_link(x));
 
   const auto& off = at(r, "0000:44:00.0", "0000:43:00.0");
   EXPECT_EQ(off.type, "XGMI");
-  EXPECT_EQ(attr(off, "peer access").rfind("off: ", 0), 0u) << attr(off, "peer access");
+  EXPECT_EQ(attribute(off, "peer access").rfind("off: ", 0), 0u) << attribute(off, "peer access");
   EXPECT_NE(describe(off).find("peer access off"), std::string::npos) << describe(off);
 
   const auto& far = at(r, "0000:c3:00.0", "0000:43:00.0");
   EXPECT_EQ(far.type, "PCIE");
   EXPECT_EQ(far.hops, 3);
   EXPECT_EQ(far.weight, 20 + 32 + 20);
-  EXPECT_EQ(attr(far, "via"), "CPU nodes 0 and 1");
+  EXPECT_EQ(attribute(far, "via"), "CPU nodes 0 and 1");
   EXPECT_FALSE(direct_link(far));
   EXPECT_EQ(describe(far), "PCIE, 3 hops, weight 72, via CPU nodes 0 and 1 (kfd)");
 }
@@ -117,7 +111,7 @@ TEST(TelemetryLinks, KfdPciePairOnOneSocketIsTwoHopsWeightForty) {
     EXPECT_EQ(l.type, "PCIE");
     EXPECT_EQ(l.hops, 2);
     EXPECT_EQ(l.weight, 40);
-    EXPECT_EQ(attr(l, "via"), "CPU node 0");
+    EXPECT_EQ(attribute(l, "via"), "CPU node 0");
   }
 }
 
@@ -192,19 +186,19 @@ TEST(TelemetryLinks, NvmlNvLinkPairsSwitchesPathsAndPeerStatus) {
 
   const auto& direct = at(r, "0000:18:00.0", "0000:2a:00.0");
   EXPECT_EQ(direct.type, "NV4");
-  EXPECT_EQ(attr(direct, "peer access"), "ok");
-  EXPECT_EQ(attr(direct, "pcie path"), "PXB");
+  EXPECT_EQ(attribute(direct, "peer access"), "ok");
+  EXPECT_EQ(attribute(direct, "pcie path"), "PXB");
   EXPECT_TRUE(direct_link(direct));
 
   const auto& sw = at(r, "0000:9a:00.0", "0000:ab:00.0");
   EXPECT_EQ(sw.type, "NV18");
-  EXPECT_EQ(attr(sw, "via"), "NVSwitch");
+  EXPECT_EQ(attribute(sw, "via"), "NVSwitch");
 
   const auto& sys = at(r, "0000:18:00.0", "0000:ab:00.0");
   EXPECT_EQ(sys.type, "SYS");
   EXPECT_FALSE(direct_link(sys));
-  EXPECT_NE(attr(sys, "peer access").find("PCIe topology does not support it"), std::string::npos)
-      << attr(sys, "peer access");
+  EXPECT_NE(attribute(sys, "peer access").find("PCIe topology does not support it"), std::string::npos)
+      << attribute(sys, "peer access");
 
   // A driver without the NVLink and topology calls: no type to give, said per pair.
   nvml::Api bare;
