@@ -21,7 +21,7 @@ struct EagerForward {
 };
 
 /// The forward pass over `tokens` tokens at tensor parallel `tp`, activations of `act_bytes`; nullopt
-/// for models whose layers are not a dense attention and MLP (MoE, MLA, linear attention).
+/// for models whose layers are not a dense attention and gated MLP (MoE, MLA, linear attention, OPT).
 std::optional<EagerForward> eager_forward(const ModelConfig& m, int tp, std::int64_t tokens, double act_bytes);
 
 }  // namespace dcukit::plan

@@ -49,6 +49,24 @@ json merged_text_config(const json& root) {
   return merged;
 }
 
+/// Decoders whose MLP is two matrices around an activation (fc1, fc2), with LayerNorm and biases.
+bool ungated_family(std::string_view model_type) {
+  return model_type == "opt" || model_type == "phi" || model_type == "gpt_neox" || model_type == "starcoder2";
+}
+
+/// OPT's names and habits: ffn_dim, learned positions offset by 2, a token embedding of
+/// word_embed_proj_dim projected in and out, biases unless enable_bias is false, tied output.
+void read_ungated(const json& j, FieldReader& f, ModelConfig& m) {
+  m.gated_mlp = false;
+  m.layer_norm = true;
+  m.linear_bias = f.boolean(j, "use_bias", f.boolean(j, "enable_bias", true));
+  if (m.model_type != "opt") return;
+  m.intermediate_size = f.integer(j, "ffn_dim", m.intermediate_size, 0, kMaxMlp);
+  m.learned_positions = m.max_position_embeddings + 2;
+  const auto proj = f.integer(j, "word_embed_proj_dim", m.hidden_size, 0, kMaxWidth);
+  if (proj > 0 && proj != m.hidden_size) m.embed_dim = proj;
+}
+
 void read_layer_kinds(const json& j, FieldReader& f, ModelConfig& m) {
   const auto n = static_cast<std::size_t>(m.num_layers);
   m.sliding_window = f.integer(j, "sliding_window", 0, 0, kMaxContext);
@@ -251,7 +269,11 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
   m.intermediate_size = f.integer(j, "intermediate_size", 0, 0, kMaxMlp);
   m.max_position_embeddings = f.integer(j, "max_position_embeddings", 0, 0, kMaxContext);
   read_rope_scaling(j, f, m);
-  m.tie_word_embeddings = f.boolean(j, "tie_word_embeddings", f.boolean(root, "tie_word_embeddings", false));
+  // transformers' PretrainedConfig ties by default; LlamaConfig, Qwen2Config and most others say false.
+  const bool tied_default = m.model_type == "opt";
+  m.tie_word_embeddings =
+      f.boolean(j, "tie_word_embeddings", f.boolean(root, "tie_word_embeddings", tied_default));
+  if (ungated_family(m.model_type)) read_ungated(j, f, m);
   m.qkv_bias = f.boolean(j, "attention_bias", m.model_type == "qwen2" || m.model_type == "qwen2_moe");
   m.qk_norm = m.model_type.rfind("qwen3", 0) == 0;
   m.attn_output_gate = f.boolean(j, "attn_output_gate", m.model_type == "qwen3_next");
@@ -294,7 +316,8 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
   read_quantization(root, j, f, m);
   if (!f.ok()) return f.status().error();
   if (m.intermediate_size <= 0 && !m.moe())
-    return Error{fmt::format("{}: intermediate_size is missing, so the MLP cannot be sized", origin)};
+    return Error{fmt::format("{}: intermediate_size{} is missing, so the MLP cannot be sized", origin,
+                             m.model_type == "opt" ? " (OPT's ffn_dim)" : "")};
   return m;
 }
 

@@ -35,6 +35,11 @@ struct ModelConfig {
   std::int64_t hidden_size = 0, num_layers = 0, vocab_size = 0;
   std::int64_t num_heads = 0, num_kv_heads = 0, head_dim = 0;  ///< attention heads, KV heads (GQA), their width
   std::int64_t intermediate_size = 0;                          ///< the dense MLP's width
+  bool gated_mlp = true;     ///< gate, up and down (Llama); false: two matrices, fc1 and fc2 (OPT, Phi-2, GPT-NeoX)
+  bool linear_bias = false;  ///< every projection carries a bias (OPT, Phi-2, GPT-NeoX, StarCoder2)
+  bool layer_norm = false;   ///< LayerNorm with weight and bias, not RMSNorm
+  std::int64_t learned_positions = 0;  ///< rows of a learned position table (OPT: max_position_embeddings + 2)
+  std::int64_t embed_dim = 0;          ///< the token embedding's width where it is not hidden_size (OPT-350m)
   std::int64_t max_position_embeddings = 0;  ///< the context limit as vLLM derives it (RoPE scaling applied)
   bool tie_word_embeddings = false;
   bool qkv_bias = false;          ///< Qwen2 has q/k/v biases

@@ -40,6 +40,9 @@ constexpr double kCdnaBase = 2.20;     // MI300X TP 1, 0.6.3 with hipBLASLt: 2.5
                                        // (lhl-mi300x-llama2-7b-tp1; without hipBLASLt 1.7 GiB less, same log)
 constexpr double kRcclPerRank = 0.70;  // MI300X TP 8, 0.6.3: 5.70 - 0.29 activation - 0.46 base, over 7 peers
 constexpr double kRdnaBase = 0.20;     // W7900, 0.6.4.post2: 0.34 and 0.44 with the context (lhl-w7900 logs)
+// Radeon under the snapshot accounting (0.6.5 on): Radeon Pro VII 0.46 (0.8.5), a 24 GB RDNA3 card 0.62 (0.6.6)
+// and 0.53 (0.9.0.1) (tests/fixtures/vllm-logs/heldout5, read after that batch's held-out check).
+constexpr double kRdnaSnapshot = 0.50;
 constexpr double kDcuExtra = 0.50;     // no DCU start-up log is published; seed 004: the DCU runtime takes more
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) {
@@ -63,7 +66,7 @@ double non_torch_gib(const VllmContext& ctx, int tp, int pp) {
       nt = kCdnaBase + kRcclPerRank * (gpus - 1);
       break;
     case VllmPlatform::rocm_rdna:
-      nt = kRdnaBase + kRcclPerRank * (gpus - 1);
+      nt = (ctx.formula == ProfileFormula::snapshot ? kRdnaSnapshot : kRdnaBase) + kRcclPerRank * (gpus - 1);
       break;
   }
   if (ctx.formula == ProfileFormula::torch_peak) nt += kContext;
@@ -77,9 +80,10 @@ double forward_width(const ModelConfig& m, int tp) {
   const bool any_dense =
       m.moe_layers.empty() || std::any_of(m.moe_layers.begin(), m.moe_layers.end(), [](bool b) { return !b; });
   double widest = 0;
-  // Dense MLP (LlamaMLP.forward): gate_up (2I) and the activated product (I) live together.
+  // Dense MLP (LlamaMLP.forward): gate_up (2I) and the activated product (I) live together;
+  // an ungated one (OPT's fc1, activation, fc2) holds fc1's output and the activated copy (2I).
   if (any_dense && m.intermediate_size > 0)
-    widest = std::max(widest, 3.0 * static_cast<double>(m.intermediate_size) / tp);
+    widest = std::max(widest, (m.gated_mlp ? 3.0 : 2.0) * static_cast<double>(m.intermediate_size) / tp);
   // fused_moe: intermediate caches of top-k × (2 I_moe, I_moe) and the top-k outputs of h each.
   if (m.moe())
     widest = std::max(widest, static_cast<double>(m.experts_per_token) *

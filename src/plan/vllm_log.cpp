@@ -281,6 +281,12 @@ void read_settings(std::string_view line, Taker& t) {
            "max_num_batched_tokens");
   }
   t.take(s.max_model_len, number_after(line, "Using max model len "), 1, kMaxLen, "max model len");
+  // Unsloth's fast_inference banner: what it passes vLLM as max_num_batched_tokens and max_num_seqs.
+  if (has(line, "Unsloth: Using conservativeness")) {
+    t.take(s.max_num_batched_tokens, number_after(line, "Chunked prefill tokens = "), 1, kMaxLen,
+           "Unsloth's chunked prefill tokens");
+    t.take(s.max_num_seqs, number_after(line, "Num Sequences = "), 1, kMaxSeqs, "Unsloth's num sequences");
+  }
   if (has(line, "Using FlashInfer for top-p & top-k sampling")) s.flashinfer_sampler = true;
   if (has(line, "PyTorch-native implementation of top-p & top-k") || has(line, "FlashInfer is not available"))
     s.flashinfer_sampler = false;

@@ -72,7 +72,8 @@ LayerParams attention_params(const ModelConfig& m, LayerKind kind) {
   const double q = heads * hd, kv = static_cast<double>(m.num_kv_heads) * hd;
   p.linear = h * q * (m.attn_output_gate ? 2 : 1) + q * h;  // q_proj (with the gate), o_proj
   p.kv_proj = 2 * h * kv;
-  if (m.qkv_bias) p.small += q + 2 * kv;
+  if (m.qkv_bias || m.linear_bias) p.small += q + 2 * kv;
+  if (m.linear_bias) p.small += h;  // o_proj's
   if (m.qk_norm) p.small += 2 * hd;
   return p;
 }
@@ -81,7 +82,9 @@ LayerParams mlp_params(const ModelConfig& m, bool moe) {
   LayerParams p;
   const double h = static_cast<double>(m.hidden_size);
   if (!moe) {
-    p.linear = 3 * h * static_cast<double>(m.intermediate_size);  // gate, up, down
+    const double inter = static_cast<double>(m.intermediate_size);
+    p.linear = (m.gated_mlp ? 3 : 2) * h * inter;  // gate, up, down; or fc1, fc2
+    if (m.linear_bias) p.small += inter * (m.gated_mlp ? 2 : 1) + h;
     return p;
   }
   p.linear = static_cast<double>(m.num_experts) * 3 * h * static_cast<double>(m.moe_intermediate_size);
@@ -113,13 +116,20 @@ WeightBreakdown compute_weights(const ModelConfig& m) {
   WeightBreakdown w;
   const double lin = linear_bytes_per_param(m);
   const double h = static_cast<double>(m.hidden_size);
-  w.embed = static_cast<double>(m.vocab_size) * h * kHalf;
+  const double norm = (m.layer_norm ? 2 : 1) * h * kHalf;  // LayerNorm keeps a bias too
+  const double width = m.embed_dim > 0 ? static_cast<double>(m.embed_dim) : h;
+  w.embed = static_cast<double>(m.vocab_size) * width * kHalf;
   w.lm_head = m.tie_word_embeddings ? 0 : w.embed;
-  w.final_norm = h * kHalf;
+  w.final_norm = norm;
+  w.inputs = static_cast<double>(m.learned_positions) * h * kHalf;
+  if (m.embed_dim > 0) {  // OPT-350m: project_in before the layers, project_out after (no bias)
+    w.inputs += width * h * kHalf;
+    w.final_norm += h * width * kHalf;
+  }
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const auto a = attention_params(m, m.layers[i]);
     const auto f = mlp_params(m, i < m.moe_layers.size() && m.moe_layers[i]);
-    const double norms = 2 * h * kHalf;
+    const double norms = 2 * norm;
     const double small = (a.small + f.small) * kHalf;
     const WeightBreakdown::Layer layer{(a.linear + f.linear + a.replicated_linear + a.kv_proj) * lin + small + norms,
                                        a.replicated_linear * lin + small + norms, a.kv_proj * lin};
@@ -160,7 +170,8 @@ std::uint64_t Weights::per_gpu(const ModelConfig& m, int tp, int pp) const {
   const double layers = static_cast<double>(std::max<std::size_t>(1, m.layers.size()));
   const double stage_layers = std::ceil(layers / pp) / layers;
   const double ends =
-      pp == 1 ? (c.embed + c.lm_head) / tp + c.final_norm : std::max(c.embed, c.lm_head) / tp + c.final_norm;
+      pp == 1 ? (c.embed + c.lm_head) / tp + c.final_norm + c.inputs
+              : std::max(c.embed / tp + c.inputs, (c.lm_head > 0 ? c.lm_head : c.embed) / tp + c.final_norm);
   return static_cast<std::uint64_t>(std::llround((all_layers * stage_layers + ends) * scale()));
 }
 
@@ -179,7 +190,7 @@ std::vector<std::uint64_t> Weights::per_stage(const ModelConfig& m, int tp, int 
       const auto& l = c.per_layer[next];
       bytes += on_rank(l.all, l.replicated, l.kv_proj, tp, share);
     }
-    if (s == 0) bytes += c.embed / tp;
+    if (s == 0) bytes += c.embed / tp + c.inputs;
     if (s + 1 == count.size()) bytes += (c.lm_head > 0 ? c.lm_head : c.embed) / tp + c.final_norm;
     out.push_back(static_cast<std::uint64_t>(std::llround(bytes * scale())));
   }

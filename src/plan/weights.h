@@ -29,7 +29,8 @@ struct WeightBreakdown {
   double layers = 0;      ///< all decoder layers, everything below included
   double replicated = 0;  ///< inside layers, held whole by every TP rank (norms, routers, MLA down-projections)
   double kv_proj = 0;     ///< inside layers, k/v projections: replicated once TP exceeds the KV heads
-  double final_norm = 0;
+  double final_norm = 0;  ///< with an output projection where there is one (OPT-350m): the last stage's, whole
+  double inputs = 0;      ///< learned positions and an input projection (OPT): the first stage's, whole
   /// Each decoder layer's share of `layers`, `replicated` and `kv_proj`, in order: pipeline stages
   /// hold runs of layers that need not weigh the same (a dense first layer before MoE ones).
   struct Layer {
@@ -37,7 +38,7 @@ struct WeightBreakdown {
   };
   std::vector<Layer> per_layer;
 
-  double total() const { return embed + lm_head + layers + final_norm; }
+  double total() const { return embed + lm_head + layers + final_norm + inputs; }
 };
 
 /// Counts from config.json. Embeddings and norms stay 16-bit; linear layers take the

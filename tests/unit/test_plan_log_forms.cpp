@@ -70,6 +70,22 @@ TEST(PlanLogForms, ArgparseAbbreviationsOnTheCommandLine) {
   EXPECT_FALSE(setting("--max-model-lengths 4096", "max_model_len"));
 }
 
+TEST(PlanLogForms, UnslothsBannerGivesTheSequencesAndBatchedTokensItPassesVllm) {
+  // unsloth_zoo's load_vllm prints what it passes LLM() as max_num_batched_tokens and max_num_seqs;
+  // its V0 engine-config line states neither (tests/fixtures/vllm-logs/heldout6, the rldecisionagent logs).
+  const auto run = only_run(
+      "Unsloth: Using conservativeness = 1.0. Chunked prefill tokens = 8192. Num Sequences = 192.\n"
+      "INFO 08-20 21:33:18 [worker.py:287] model weights take 0.51GiB; non_torch_memory takes 0.07GiB; PyTorch "
+      "activation peak memory takes 1.06GiB; the rest of the memory reserved for KV Cache is 3.63GiB.\n");
+  EXPECT_EQ(run.settings.max_num_seqs, 192);
+  EXPECT_EQ(run.settings.max_num_batched_tokens, 8192);
+  // Another program's "Num Sequences" is not Unsloth's setting.
+  const auto other = only_run(
+      "Num Sequences = 64\n"
+      "INFO [worker.py:287] the rest of the memory reserved for KV Cache is 3.63GiB.\n");
+  EXPECT_FALSE(other.settings.max_num_seqs);
+}
+
 TEST(PlanLogForms, NegativeBudgetAndLowerCaseBlocksAsPrinted) {
   // V0 0.7: "# cuda blocks: 0" and a negative figure the profiler computed.
   const auto run = only_run(

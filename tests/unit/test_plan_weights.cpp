@@ -155,3 +155,40 @@ TEST(PlanWeights, TensorParallelSplitKeepsReplicatedKvHeads) {
   // + 10,240 = 32,762,128,384.
   EXPECT_EQ(w->per_gpu(m, 1, 2), 32762128384u);
 }
+
+TEST(PlanWeights, Opt125MTwoMatrixMlpLearnedPositionsAndBiases) {
+  // OPT: fc1 and fc2 (no gate), biases on every projection, LayerNorm with a bias, learned positions
+  // offset by 2, the output tied to the embedding. Embedding 50272·768 = 38,608,896; positions
+  // 2050·768 = 1,574,400; per layer q, k, v, o 4·(768·768 + 768) = 2,362,368, fc1 768·3072 + 3072 =
+  // 2,362,368, fc2 3072·768 + 768 = 2,360,064, two LayerNorms 3,072: 7,087,872, × 12 = 85,054,464;
+  // final LayerNorm 1,536. 125,239,296 parameters, facebook/opt-125m's published count, × 2 bytes.
+  const auto m = load("opt-125m");
+  EXPECT_FALSE(m.gated_mlp);
+  EXPECT_TRUE(m.tie_word_embeddings);
+  EXPECT_EQ(m.intermediate_size, 3072);
+  EXPECT_DOUBLE_EQ(compute_weights(m).total(), 2 * 125239296.0);
+}
+
+TEST(PlanWeights, Opt350MProjectsItsNarrowerEmbedding) {
+  // word_embed_proj_dim 512 under hidden_size 1024: the embedding is 50272·512 and project_in,
+  // project_out are 512·1024 each. Published count 331,196,416; plan adds a final LayerNorm (2,048)
+  // that OPT-350m's do_layer_norm_before = false leaves out.
+  const auto m = parse_model_config(
+      R"({"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 1024, "ffn_dim": 4096,
+          "num_attention_heads": 16, "num_hidden_layers": 24, "max_position_embeddings": 2048,
+          "vocab_size": 50272, "word_embed_proj_dim": 512, "do_layer_norm_before": false})",
+      "opt-350m");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->embed_dim, 512);
+  EXPECT_DOUBLE_EQ(compute_weights(*m).total(), 2 * (331196416.0 + 2048));
+}
+
+TEST(PlanWeights, AnUngatedMlpWithoutItsWidthIsRefused) {
+  // OPT's width is ffn_dim; without it (or intermediate_size) plan says so rather than size a guess.
+  const auto m = parse_model_config(
+      R"({"model_type": "opt", "hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 12,
+          "vocab_size": 50272})",
+      "opt-broken");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("intermediate_size (OPT's ffn_dim) is missing"), std::string::npos) << m.error().message;
+}
