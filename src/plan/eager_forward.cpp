@@ -7,8 +7,8 @@
 namespace dcukit::plan {
 
 std::optional<EagerForward> eager_forward(const ModelConfig& m, int tp, std::int64_t tokens, double act_bytes) {
-  if (m.moe() || m.mla || m.hybrid() || m.attn_output_gate || !m.gated_mlp || m.intermediate_size <= 0 || m.hidden_size <= 0 ||
-      m.num_heads <= 0 || m.head_dim <= 0 || tp <= 0 || tokens <= 0)
+  if (m.moe() || m.mla || m.hybrid() || m.attn_output_gate || !m.gated_mlp || m.intermediate_size <= 0 ||
+      m.hidden_size <= 0 || m.num_heads <= 0 || m.head_dim <= 0 || tp <= 0 || tokens <= 0)
     return std::nullopt;
   const auto bytes = [&](std::int64_t width) {
     return static_cast<std::uint64_t>(static_cast<double>(tokens) * static_cast<double>(width) * act_bytes);

@@ -67,7 +67,8 @@ double activation_bytes(const ModelConfig& m, const Settings& s, int tp) {
     inter = std::max(inter, (routed + static_cast<double>(m.shared_expert_intermediate_size)) / tp);
     moe_extra = t * static_cast<double>(m.experts_per_token) * h * a;  // fused-MoE output before the top-k sum
   }
-  const double mlp = t * a * (m.gated_mlp ? 3 : 2) * inter;  // gate+up output (2 I) and the activated product (I)
+  // gate+up output (2 I) and the activated product (I); two-matrix MLPs: fc1's output and its activation
+  const double mlp = t * a * (m.gated_mlp ? 3 : 2) * inter;
   const double residual = t * a * 6 * h;       // hidden states, residual, norm outputs, attention in/out
   const double sampler = static_cast<double>(s.max_num_seqs) * static_cast<double>(m.vocab_size) * 4 * 3;  // fp32 logits, probs, sort
   return mlp + residual + moe_extra + sampler;

@@ -171,7 +171,7 @@ std::uint64_t Weights::per_gpu(const ModelConfig& m, int tp, int pp) const {
   const double stage_layers = std::ceil(layers / pp) / layers;
   const double ends =
       pp == 1 ? (c.embed + c.lm_head) / tp + c.final_norm + c.inputs
-              : std::max(c.embed / tp + c.inputs, (c.lm_head > 0 ? c.lm_head : c.embed) / tp + c.final_norm);
+              : std::max(c.first_stage_ends(tp), c.last_stage_ends(tp));
   return static_cast<std::uint64_t>(std::llround((all_layers * stage_layers + ends) * scale()));
 }
 
@@ -190,8 +190,8 @@ std::vector<std::uint64_t> Weights::per_stage(const ModelConfig& m, int tp, int 
       const auto& l = c.per_layer[next];
       bytes += on_rank(l.all, l.replicated, l.kv_proj, tp, share);
     }
-    if (s == 0) bytes += c.embed / tp + c.inputs;
-    if (s + 1 == count.size()) bytes += (c.lm_head > 0 ? c.lm_head : c.embed) / tp + c.final_norm;
+    if (s == 0) bytes += c.first_stage_ends(tp);
+    if (s + 1 == count.size()) bytes += c.last_stage_ends(tp);
     out.push_back(static_cast<std::uint64_t>(std::llround(bytes * scale())));
   }
   return out;

@@ -39,6 +39,11 @@ struct WeightBreakdown {
   std::vector<Layer> per_layer;
 
   double total() const { return embed + lm_head + layers + final_norm + inputs; }
+  /// What a TP rank of the first pipeline stage holds beside its layers: its share of the embedding.
+  double first_stage_ends(int tp) const { return embed / tp + inputs; }
+  /// What a TP rank of the last stage holds beside its layers: the output projection (a copy of the
+  /// embedding where they are tied) and the final norm.
+  double last_stage_ends(int tp) const { return (lm_head > 0 ? lm_head : embed) / tp + final_norm; }
 };
 
 /// Counts from config.json. Embeddings and norms stay 16-bit; linear layers take the
