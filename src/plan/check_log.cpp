@@ -165,7 +165,8 @@ bool compare_lines(RunCheck& c, double avail) {
 /// Whether plan's block, token and concurrency rules give what vLLM printed from vLLM's own available KV.
 void reproduce(RunCheck& c, const ModelConfig& m, double vllm_avail, bool derived) {
   const auto& f = c.run.figures;
-  const double half = derived ? 0 : 0.005 * kGiB;  // printed to 0.01 GiB
+  // printed to 0.01 GiB; a budget less four printed terms to 0.02 GiB
+  const double half = derived ? 0 : (f.available_from_terms ? 0.02 : 0.005) * kGiB;
   const auto lo = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail - half);
   const auto hi = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail + half + (derived ? 1 : 0));
   std::vector<std::string> parts;
@@ -219,9 +220,12 @@ void name_uncertain_terms(RunCheck& c) {
   std::vector<Term> terms{
       {"activation", b.activation, activation, act_why},
       {"non-torch", b.non_torch, f.non_torch,
-       fmt::format("plan's {} figure for {}; vLLM measures it (NCCL/RCCL, BLAS workspaces)",
+       fmt::format("plan's {} figure for {}{}; vLLM measures it (NCCL/RCCL, BLAS workspaces)",
                    to_string(c.context.platform),
-                   c.tp * c.pp > 1 ? fmt::format("{} GPUs", c.tp * c.pp) : std::string("one GPU"))},
+                   c.tp * c.pp > 1 ? fmt::format("{} GPUs", c.tp * c.pp) : std::string("one GPU"),
+                   c.tp * c.pp > 1 && c.context.nvswitch
+                       ? " on an NVSwitch board (an SXM Hopper card is taken to sit on an 8-GPU HGX board)"
+                       : "")},
       {"weights", b.weights, f.weights, "counted from config.json (or read from the log)"},
       {"graphs", b.graphs, f.graphs_estimate, "estimated CUDA-graph pools"},
   };
@@ -300,12 +304,20 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
     VllmContext other = c.context;
     other.sampler = c.context.sampler == SamplerKind::flashinfer ? SamplerKind::native_sort : SamplerKind::flashinfer;
     auto alt = vllm_budget(m, weights ? *weights : none, cards, c.settings, c.tp, c.pp, other);
-    const double mine = std::abs(c.plan.budget.kv_budget - *avail), theirs = std::abs(alt.budget.kv_budget - *avail);
+    // The activation peak where vLLM printed it (the sampler is a term of it), else the KV it left.
+    const auto& pf = run.figures;
+    std::optional<double> printed = pf.activation;
+    if (!printed && pf.peak_torch && pf.weights) printed = *pf.peak_torch - *pf.weights;
+    const double mine = printed ? std::abs(c.plan.budget.activation / kGiB - *printed)
+                                : std::abs(c.plan.budget.kv_budget - *avail);
+    const double theirs = printed ? std::abs(alt.budget.activation / kGiB - *printed)
+                                  : std::abs(alt.budget.kv_budget - *avail);
     if (theirs < mine && alt.sampler != c.plan.sampler) {
       c.notes.push_back(fmt::format(
-          "sampler: the log does not say which ran; vLLM's figure fits {} ({:.2f} GiB) rather than {} ({:.2f} GiB), "
+          "sampler: the log does not say which ran; vLLM's {} fits {} ({:.2f} GiB) rather than {} ({:.2f} GiB), "
           "taken as the one that ran",
-          to_string(other.sampler), alt.sampler / kGiB, to_string(c.context.sampler), c.plan.sampler / kGiB));
+          printed ? "activation peak" : "figure", to_string(other.sampler), alt.sampler / kGiB,
+          to_string(c.context.sampler), c.plan.sampler / kGiB));
       c.context = other;
       c.plan = std::move(alt);
     }
@@ -335,7 +347,9 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
                                                              *f.available_kv, f.available_kv_max.value_or(0))
                                                : std::string("vLLM's from its # GPU blocks"))
                              : (f.available_kv_max && *f.available_kv_max != *f.available_kv
-                                    ? fmt::format("smallest rank; largest {:.2f}", *f.available_kv_max)
+                                    ? fmt::format("smallest rank{}; largest {:.2f}",
+                                                  f.available_from_terms ? " (its budget less its printed usage)" : "",
+                                                  *f.available_kv_max)
                                     : "")});
   c.lines.push_back({"KV blocks",
                      f.gpu_blocks ? std::optional<double>(static_cast<double>(*f.gpu_blocks)) : std::nullopt,

@@ -29,6 +29,12 @@ constexpr double kCudaBase = 0.10;         // snapshot accounting at TP 1: T4 0.
                                            // A100 0.26 (phi-4, ~0.6.5), H100 0.13 (vllm-openai:v0.11.0, DEBUG log)
 constexpr double kCudaNccl = 0.10;         // TP 2 on one A100 node without P2P, 0.10.1.1 (dennislee22 7B same-node log)
 constexpr double kCustomAllReduce = 0.35;  // H100 TP 2 with custom all-reduce, 0.11.0: 0.54 - 0.10 - 0.10
+// V1 on an NVSwitch Hopper board with P2P, instead of the NCCL and custom all-reduce terms above:
+// H200 TP 2 printed 1.38 in all (0.10.2, legalai); two H100 TP 8 runs of one machine sit 1.85 GiB
+// above plan's 0.55 while their sampler term is the one the H200 run printed (0.10.0, daisuketakai):
+// 2.40 in all. 1.11 + 0.17 a peer fits both; a 4-GPU board without NVSwitch would measure less.
+constexpr double kNvSwitchNccl = 1.11;
+constexpr double kNvSwitchPeer = 0.17;
 constexpr double kContext = 0.25;          // 0.6.4 counts the CUDA context: RTX 3090 0.35 (vllm-issue10517) - 0.10
 // V0 (0.7-0.8) measured NCCL's buffers too: its baseline came before the first collective. Cards
 // with P2P (custom all-reduce on): A100 TP 4 and TP 8 ranks 0.89-1.07 (surajssd, 0.8.3, four logs),
@@ -58,8 +64,10 @@ double non_torch_gib(const VllmContext& ctx, int tp, int pp) {
     case VllmPlatform::dcu:
       if (gpus > 1 && v0 && ctx.custom_all_reduce)
         nt = kCudaBase + kV0NcclP2p + (pp > 1 ? kV0LastStage : 0);
-      else
-        nt = kCudaBase + (gpus > 1 ? kCudaNccl + (ctx.custom_all_reduce ? kCustomAllReduce : 0) : 0);
+      else if (tp > 1 && ctx.nvswitch && ctx.custom_all_reduce)
+        nt = kCudaBase + kNvSwitchNccl + kNvSwitchPeer * (tp - 1);
+      else  // the custom all-reduce is the TP group's: pipeline stages alone only send and receive
+        nt = kCudaBase + (gpus > 1 ? kCudaNccl + (ctx.custom_all_reduce && tp > 1 ? kCustomAllReduce : 0) : 0);
       if (ctx.platform == VllmPlatform::dcu) nt += kDcuExtra;
       break;
     case VllmPlatform::rocm_cdna:
@@ -132,6 +140,7 @@ VllmContext default_context(const VllmRules& rules, const Cards& cards) {
   ctx.sampler = default_sampler(rules, ctx.engine, ctx.platform);
   // vLLM 0.6 disables its custom all-reduce on AMD ("not supported on AMD GPUs" in the MI300X logs).
   ctx.custom_all_reduce = ctx.platform == VllmPlatform::cuda || ctx.platform == VllmPlatform::dcu;
+  ctx.nvswitch = cards.key == "h100-sxm" || cards.key == "h200-sxm";
   return ctx;
 }
 

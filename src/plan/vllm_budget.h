@@ -42,6 +42,9 @@ struct VllmContext {
   VllmPlatform platform = VllmPlatform::cuda;
   bool custom_all_reduce = true;  ///< vLLM's custom all-reduce at TP > 1 (off across nodes, without P2P, on ROCm 0.6)
   std::optional<double> weights_per_gpu;  ///< bytes, replacing plan's count (e.g. read from the log)
+  /// SXM Hopper cards (H100 SXM, H200 SXM), taken to sit on an 8-GPU NVSwitch board (HGX), where
+  /// NCCL's buffers at TP > 1 measure far more than on PCIe cards.
+  bool nvswitch = false;
 };
 
 /// The sampler a profiling run of that engine uses on that platform where the log does not say:

@@ -342,9 +342,13 @@ void read_figures(std::string_view line, Taker& t) {
     run.format = VllmLogFormat::v1;
     if (t.take(v, a, -kMaxGiB, kMaxGiB, "available KV cache memory")) keep_min_max(f, *v);
   }
+  // V1 prints a KV configuration for each worker and then gives every worker the smallest one
+  // (unify_kv_cache_configs): where ranks differ, the tokens and concurrency kept are the smallest,
+  // the figures of the rank whose available KV is kept.
+  std::optional<std::int64_t> tokens;
   if (auto n = number_after(line, "GPU KV cache size: ")) {
     run.format = VllmLogFormat::v1;
-    t.count(f.kv_tokens, n, "GPU KV cache size");
+    if (t.count(tokens, n, "GPU KV cache size")) f.kv_tokens = std::min(f.kv_tokens.value_or(*tokens), *tokens);
   }
   for (std::string_view m : {"# GPU blocks: ", "# CUDA blocks: ", "# cuda blocks: ", "GPU blocks: ", "num_gpu_blocks is: "})
     if (auto n = number_after(line, m)) {
@@ -355,12 +359,41 @@ void read_figures(std::string_view line, Taker& t) {
   if (auto at = line.find("Maximum concurrency for "); at != std::string_view::npos) {
     if (!run.settings.max_model_len || run.settings_inherited)  // a sweep reruns with another length
       t.take(run.settings.max_model_len, logtext::number_at(line, at + 24), 1, kMaxLen, "max model len");
+    std::optional<double> x;
     if (auto per = line.find("per request: ", at); per != std::string_view::npos)
-      t.take(f.max_concurrency, logtext::number_at(line, per + 13), 0, kMaxCount, "maximum concurrency");
+      if (t.take(x, logtext::number_at(line, per + 13), 0, kMaxCount, "maximum concurrency"))
+        f.max_concurrency = std::min(f.max_concurrency.value_or(*x), *x);
   }
   if (auto at = line.find("Graph capturing finished"); at != std::string_view::npos)
     t.gib(f.graphs_after, number_after(line.substr(at), "took "), "graph memory");
   t.gib(f.graphs_estimate, number_after(line, "Estimated CUDA graph memory: "), "estimated CUDA graph memory");
+  // 0.10.2 on, each rank after start-up: "Desired GPU memory utilization is (U, R GiB). Actual usage is
+  // W GiB for weight, A GiB for peak activation, N GiB for non-torch memory, and G GiB for CUDAGraph
+  // memory" (later: "C GiB for consumed memory (weights + non-torch), A GiB for peak activation, ...").
+  // R - W - A - N is that rank's available KV; where it is clearly below the printed one (a pipeline
+  // stage whose KV line vLLM does not print), it is the run's smallest, and its terms are kept.
+  if (has(line, "CUDA graph memory profiling will be enabled by default")) f.graphs_outside = true;
+  if (has(line, "Actual usage is ")) {
+    std::optional<double> w, a, n, consumed, desired;
+    t.gib(w, logtext::number_before(line, " GiB for weight"), "weight");
+    t.gib(a, logtext::number_before(line, " GiB for peak activation"), "peak activation");
+    t.gib(n, logtext::number_before(line, " GiB for non-torch memory"), "non-torch memory");
+    t.gib(consumed, logtext::number_before(line, " GiB for consumed memory"), "consumed memory");
+    if (auto at = line.find("Desired GPU memory utilization is ("); at != std::string_view::npos)
+      t.gib(desired, number_after(line.substr(at), ", "), "desired memory");
+    if (!n && consumed && f.weights) n = std::max(0.0, *consumed - *f.weights);
+    std::optional<double> here;
+    if (desired && a && (!f.graphs_estimate || f.graphs_outside) && (consumed || (w && n)))
+      here = *desired - *a - (consumed ? *consumed : *w + *n);
+    const bool below = here && f.available_kv && *here < *f.available_kv - 0.05;
+    if (below || !f.activation) f.activation = a ? a : f.activation;
+    if (below || !f.non_torch) f.non_torch = n ? n : f.non_torch;
+    if (here && (below || !f.available_kv)) {
+      keep_min_max(f, *here);
+      f.available_from_terms = true;
+    }
+    if (here && f.available_kv_max && *here > *f.available_kv_max + 0.05) f.available_kv_max = *here;
+  }
   if (auto at = line.find("Free memory on device ("); at != std::string_view::npos)
     if (auto slash = line.find('/', at); slash != std::string_view::npos)
       t.gib(f.total, logtext::number_at(line, slash + 1), "total memory");

@@ -71,6 +71,12 @@ struct VllmLogFigures {
   std::optional<double> max_concurrency;
   std::optional<double> graphs_after;     ///< "Graph capturing finished ..., took X GiB" (outside the budget)
   std::optional<double> graphs_estimate;  ///< "Estimated CUDA graph memory: X GiB" (inside the budget)
+  /// 0.19's notice that the estimate above is not subtracted yet ("CUDA graph memory profiling will
+  /// be enabled by default"): graphs are outside this run's budget.
+  bool graphs_outside = false;
+  /// available_kv is a rank's budget less its printed terms ("Actual usage is ..."), not a printed
+  /// figure: four roundings to 0.01 GiB, so it is good to 0.02 GiB.
+  bool available_from_terms = false;
 
   /// True when the run printed a KV-cache result: available memory, blocks or tokens.
   bool has_kv_result() const { return available_kv || gpu_blocks || kv_tokens; }

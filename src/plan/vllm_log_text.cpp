@@ -96,6 +96,15 @@ std::optional<double> number_after(std::string_view line, std::string_view marke
   return number_at(line, at + marker.size());
 }
 
+std::optional<double> number_before(std::string_view line, std::string_view marker) {
+  const auto at = line.find(marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  auto from = at;
+  while (from > 0 && (std::isdigit(static_cast<unsigned char>(line[from - 1])) || line[from - 1] == '.')) --from;
+  if (from == at) return std::nullopt;
+  return number_at(line.substr(0, at), from);
+}
+
 std::optional<std::string> setting(std::string_view line, std::string_view key) {
   const std::string k(key);
   for (const std::string& quoted : {"'" + k + "': ", "\"" + k + "\": "}) {

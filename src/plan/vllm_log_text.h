@@ -17,6 +17,10 @@ std::optional<double> number_at(std::string_view s, std::size_t pos);
 /// The number right after the first `marker` in `line`.
 std::optional<double> number_after(std::string_view line, std::string_view marker);
 
+/// The number written right before the first `marker` in `line` ("5.58 GiB for peak activation"
+/// with marker " GiB for peak activation").
+std::optional<double> number_before(std::string_view line, std::string_view marker);
+
 /// The value of setting `key` (snake_case) written as key=V, 'key': V, "key": V, --key V, --key=V
 /// or --key-with-dashes V, or an argparse abbreviation of the long option (--max-num-batched-token V).
 /// Quotes are stripped. A bare --key switch reads as "True".

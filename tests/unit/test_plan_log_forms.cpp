@@ -161,3 +161,55 @@ TEST(PlanLogForms, PipelineRanksUnderRayAreOneRunSizedByTheSmallestRank) {
   EXPECT_EQ(run.figures.gpu_blocks, 25524);
   EXPECT_EQ(run.settings.pp, 2);
 }
+
+TEST(PlanLogForms, EachWorkersKvConfigurationAndTheSmallestKept) {
+  // 0.10.0 V1, TP 8 (daisuketakai-8xh100-qwen3-32b-fp8kv-tp8-v0100.txt, three ranks of eight): every
+  // worker prints its KV configuration, and vLLM gives every worker the smallest. The tokens and
+  // concurrency kept are those of the rank whose available KV is kept, whatever the order printed.
+  const auto run = only_run(
+      "(VllmWorker rank=0 pid=771993) INFO 08-16 01:49:52 [gpu_worker.py:255] Available KV cache memory: 55.71 GiB\n"
+      "(VllmWorker rank=7 pid=772000) INFO 08-16 01:49:52 [gpu_worker.py:255] Available KV cache memory: 56.08 GiB\n"
+      "(VllmWorker rank=1 pid=771994) INFO 08-16 01:49:52 [gpu_worker.py:255] Available KV cache memory: 55.62 GiB\n"
+      "INFO 08-16 01:49:52 [kv_cache_utils.py:833] GPU KV cache size: 3,650,960 tokens\n"
+      "INFO 08-16 01:49:52 [kv_cache_utils.py:837] Maximum concurrency for 32,768 tokens per request: 111.42x\n"
+      "INFO 08-16 01:49:52 [kv_cache_utils.py:833] GPU KV cache size: 3,644,816 tokens\n"
+      "INFO 08-16 01:49:52 [kv_cache_utils.py:837] Maximum concurrency for 32,768 tokens per request: 111.23x\n"
+      "INFO 08-16 01:49:52 [kv_cache_utils.py:833] GPU KV cache size: 3,675,536 tokens\n"
+      "INFO 08-16 01:49:52 [kv_cache_utils.py:837] Maximum concurrency for 32,768 tokens per request: 112.17x\n");
+  EXPECT_DOUBLE_EQ(run.figures.available_kv.value_or(0), 55.62);
+  EXPECT_DOUBLE_EQ(run.figures.available_kv_max.value_or(0), 56.08);
+  EXPECT_EQ(run.figures.kv_tokens, 3644816);
+  EXPECT_DOUBLE_EQ(run.figures.max_concurrency.value_or(0), 111.23);
+  EXPECT_EQ(run.settings.tp, 8);
+}
+
+TEST(PlanLogForms, TheBreakdownPrintedAfterStartUpIsCompared) {
+  // 0.10.2 (legalai-2xh200-qwen3-next-80b-tp2-v0102-hybrid.txt): weight, activation, non-torch and
+  // graph memory on one line, after the KV result.
+  const auto v0102 = only_run(
+      "(Worker_TP0 pid=1806413) INFO 10-23 15:14:30 [gpu_worker.py:298] Available KV cache memory: 44.59 GiB\n"
+      "(Worker_TP0 pid=1806413) INFO 10-23 15:14:56 [gpu_worker.py:391] Free memory on device (139.21/139.81 GiB) on "
+      "startup. Desired GPU memory utilization is (0.9, 125.83 GiB). Actual usage is 74.28 GiB for weight, 5.58 GiB "
+      "for peak activation, 1.38 GiB for non-torch memory, and 2.37 GiB for CUDAGraph memory. Replace "
+      "gpu_memory_utilization config with `--kv-cache-memory=45175492096` to fit into requested memory\n");
+  EXPECT_DOUBLE_EQ(v0102.figures.activation.value_or(0), 5.58);
+  EXPECT_DOUBLE_EQ(v0102.figures.non_torch.value_or(0), 1.38);
+  EXPECT_DOUBLE_EQ(v0102.figures.total.value_or(0), 139.81);
+  // 0.27.1 (kubesimplify-4xrtxpro6000-qwen3-235b-a22b-fp8-tp4-v0271.txt): weights and non-torch
+  // together; non-torch is what the weights printed leave of it.
+  const auto v0271 = only_run(
+      "(Worker_TP0 pid=770) INFO 08-21 18:18:05 [gpu_model_runner.py:5405] Model loading took 55.19 GiB memory and "
+      "48.502592 seconds\n"
+      "(Worker_TP0 pid=770) INFO 08-21 18:22:06 [gpu_worker.py:789] Free memory on device (94.05/95.01 GiB) on "
+      "startup. Desired GPU memory utilization is (0.9, 85.51 GiB). Actual usage is 56.89 GiB for consumed memory "
+      "(weights + non-torch), 0.76 GiB for peak activation, and 0.32 GiB for CUDAGraph memory.\n");
+  EXPECT_DOUBLE_EQ(v0271.figures.activation.value_or(0), 0.76);
+  EXPECT_NEAR(v0271.figures.non_torch.value_or(0), 1.70, 1e-9);
+  // Without the weights printed, the sum is not split.
+  const auto alone = only_run(
+      "INFO 08-21 18:22:05 [gpu_worker.py:298] Available KV cache memory: 28.42 GiB\n"
+      "INFO 08-21 18:22:06 [gpu_worker.py:789] Free memory on device (94.05/95.01 GiB) on startup. Actual usage is "
+      "56.89 GiB for consumed memory (weights + non-torch), 0.76 GiB for peak activation, and 0.32 GiB for CUDAGraph "
+      "memory.\n");
+  EXPECT_FALSE(alone.figures.non_torch);
+}

@@ -234,7 +234,19 @@ TEST(PlanVllmRules, NonTorchAndGraphsByPlatformAndVersion) {
   const auto h100 = card("h100-sxm", 2);
   auto s = settings(32768, 8192, 1024);
   auto c0101 = default_context(vllm_rules(version("0.10.1")), h100);
-  EXPECT_NEAR(vllm_budget(m, *w, h100, s, 2, 1, c0101).budget.non_torch / kGiB, 0.10 + 0.10 + 0.35, 1e-12);
+  // An SXM Hopper card is taken to sit on an NVSwitch board: 1.38 at TP 2 (the H200 log's figure),
+  // 0.17 more a peer (2.40 at TP 8); without P2P (custom all-reduce off) the PCIe terms.
+  ASSERT_TRUE(c0101.nvswitch);
+  EXPECT_NEAR(vllm_budget(m, *w, h100, s, 2, 1, c0101).budget.non_torch / kGiB, 0.10 + 1.11 + 0.17, 1e-12);
+  EXPECT_NEAR(vllm_budget(m, *w, card("h100-sxm", 8), s, 8, 1, c0101).budget.non_torch / kGiB, 0.10 + 1.11 + 7 * 0.17,
+              1e-12);
+  auto no_p2p = c0101;
+  no_p2p.custom_all_reduce = false;
+  EXPECT_NEAR(vllm_budget(m, *w, h100, s, 2, 1, no_p2p).budget.non_torch / kGiB, 0.10 + 0.10, 1e-12);
+  const auto a100 = card("a100-sxm-80gb", 2);
+  auto ca100 = default_context(vllm_rules(version("0.10.1")), a100);
+  EXPECT_FALSE(ca100.nvswitch);
+  EXPECT_NEAR(vllm_budget(m, *w, a100, s, 2, 1, ca100).budget.non_torch / kGiB, 0.10 + 0.10 + 0.35, 1e-12);
   EXPECT_DOUBLE_EQ(vllm_budget(m, *w, h100, s, 2, 1, c0101).budget.graphs, 0);
   auto c021 = default_context(vllm_rules(version("0.21.0")), h100);
   EXPECT_GT(vllm_budget(m, *w, h100, s, 2, 1, c021).budget.graphs, 0);  // profiled since 0.21
