@@ -40,9 +40,12 @@ TEST(ExporterPrometheus, ARealPrometheusScrapesTheExporterAndGuard) {
   ASSERT_GT(exporter.port(), 0) << exporter.err();
   // guard around a service that never becomes ready (nothing listens on its URL): it stays in
   // `starting` for its whole start-up budget, serving /metrics all the while.
-  const int guard_port = free_port(), service_port = free_port();
+  // Three different ports: the service's stays unserved, and Prometheus must not be handed it.
+  const auto ports = free_ports(3);
+  const int guard_port = ports[0], service_port = ports[1], web = ports[2];
   ASSERT_GT(guard_port, 0);
   ASSERT_GT(service_port, 0);
+  ASSERT_GT(web, 0);
   Child guard(
       {DCUKIT_BINARY, "guard", "--listen", "127.0.0.1:" + std::to_string(guard_port), "--url",
        "http://127.0.0.1:" + std::to_string(service_port), "--log-file", dir.file("service.log"), "--", "sleep", "600"},
@@ -64,8 +67,6 @@ scrape_configs:
       - targets: ["127.0.0.1:{}"]
 )",
                                                                      exporter.port(), guard_port));
-  const int web = free_port();
-  ASSERT_GT(web, 0);
   Child server({prometheus, "--config.file=" + config, "--storage.tsdb.path=" + dir.file("data"),
                 "--web.listen-address=127.0.0.1:" + std::to_string(web)},
                dir.file("prometheus"), {}, Child::Stderr::with_out);
