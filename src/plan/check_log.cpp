@@ -12,6 +12,13 @@
 namespace dcukit::plan {
 namespace {
 
+/// The activation peak vLLM printed: the figure itself, or 0.6.4's peak less the weights.
+std::optional<double> printed_activation(const VllmLogFigures& f) {
+  if (f.activation) return f.activation;
+  if (f.peak_torch && f.weights) return *f.peak_torch - *f.weights;
+  return std::nullopt;
+}
+
 using core::kGiB;  // bytes; the arithmetic below is in double
 
 /// The version whose rules a run follows: --vllm-version, else the log's, else the first version
@@ -202,8 +209,7 @@ void name_uncertain_terms(RunCheck& c) {
     std::string why;
   };
   const auto& f = c.run.figures;
-  std::optional<double> activation = f.activation;
-  if (!activation && f.peak_torch && f.weights) activation = *f.peak_torch - *f.weights;
+  const std::optional<double> activation = printed_activation(f);
   std::string act_why = fmt::format(
       "the larger of the forward pass over {} tokens ({:.2f} GiB) and the sampler over {} "
       "requests ({:.2f} GiB, {})",
@@ -305,9 +311,7 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
     other.sampler = c.context.sampler == SamplerKind::flashinfer ? SamplerKind::native_sort : SamplerKind::flashinfer;
     auto alt = vllm_budget(m, weights ? *weights : none, cards, c.settings, c.tp, c.pp, other);
     // The activation peak where vLLM printed it (the sampler is a term of it), else the KV it left.
-    const auto& pf = run.figures;
-    std::optional<double> printed = pf.activation;
-    if (!printed && pf.peak_torch && pf.weights) printed = *pf.peak_torch - *pf.weights;
+    const std::optional<double> printed = printed_activation(run.figures);
     const double mine = printed ? std::abs(c.plan.budget.activation / kGiB - *printed)
                                 : std::abs(c.plan.budget.kv_budget - *avail);
     const double theirs = printed ? std::abs(alt.budget.activation / kGiB - *printed)
@@ -325,8 +329,7 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   for (const auto& n : c.plan.notes) c.notes.push_back(n);
   const auto& b = c.plan.budget;
   const auto& f = run.figures;
-  std::optional<double> activation = f.activation;
-  if (!activation && f.peak_torch && f.weights) activation = *f.peak_torch - *f.weights;
+  const std::optional<double> activation = printed_activation(f);
   c.lines.push_back({"card total", f.total, static_cast<double>(cards.total_bytes) / kGiB, true, cards.total_source});
   c.lines.push_back(
       {"x utilization",

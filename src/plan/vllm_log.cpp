@@ -386,8 +386,8 @@ void read_figures(std::string_view line, Taker& t) {
     if (desired && a && (!f.graphs_estimate || f.graphs_outside) && (consumed || (w && n)))
       here = *desired - *a - (consumed ? *consumed : *w + *n);
     const bool below = here && f.available_kv && *here < *f.available_kv - 0.05;
-    if (below || !f.activation) f.activation = a ? a : f.activation;
-    if (below || !f.non_torch) f.non_torch = n ? n : f.non_torch;
+    if (a && (below || !f.activation)) f.activation = a;
+    if (n && (below || !f.non_torch)) f.non_torch = n;
     if (here && (below || !f.available_kv)) {
       keep_min_max(f, *here);
       f.available_from_terms = true;
