@@ -25,6 +25,28 @@ std::string normalise(std::string_view s) {
   return out;
 }
 
+/// Whether `want` (normalised) is the first words of `key` or the last words of `name`: "h200" is
+/// the first word of "h200-sxm" and "bw1000" the last of "Hygon BW1000", but "h20" is neither.
+bool names_words(std::string_view key_or_name, std::string_view want, bool from_end) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : key_or_name) {
+    if (c == ' ' || c == '-' || c == '_') {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+    } else {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  if (!word.empty()) words.push_back(word);
+  std::string joined;
+  for (std::size_t n = 0; n < words.size(); ++n) {
+    joined = from_end ? words[words.size() - 1 - n] + joined : joined + words[n];
+    if (joined == want) return true;
+  }
+  return false;
+}
+
 struct SupportName {
   Support support;
   std::string_view name;
@@ -169,11 +191,10 @@ const DeviceSpec* PeakTable::find(std::string_view key_or_name) const {
   if (want.empty()) return nullptr;
   for (const auto& d : m_devices)
     if (normalise(d.key) == want || normalise(d.display_name) == want) return &d;
-  // "BW1000" -> "Hygon BW1000"; "H200" -> "h200-sxm": a unique key prefix or name suffix.
+  // "BW1000" -> "Hygon BW1000"; "H200" -> "h200-sxm": a unique key's first words or name's last words.
   const DeviceSpec* found = nullptr;
   for (const auto& d : m_devices) {
-    const std::string k = normalise(d.key), dn = normalise(d.display_name);
-    const bool hit = k.rfind(want, 0) == 0 || (dn.size() >= want.size() && dn.compare(dn.size() - want.size(), want.size(), want) == 0);
+    const bool hit = names_words(d.key, want, false) || names_words(d.display_name, want, true);
     if (!hit) continue;
     if (found) return nullptr;
     found = &d;

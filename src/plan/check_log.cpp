@@ -126,9 +126,12 @@ std::optional<double> blocks_bytes(const RunCheck& c) {
   std::optional<double> blocks;
   if (f.gpu_blocks)
     blocks = static_cast<double>(*f.gpu_blocks);
+  else if (f.kv_tokens && lay.pool_block_bytes > 0 && !c.context.rules.tokens_from_concurrency)
+    blocks = static_cast<double>(*f.kv_tokens / lay.block_size * lay.groups);  // tokens = blocks // groups x block
   else if (f.kv_tokens && lay.groups <= 1 && c.plan.budget.kv.per_sequence == 0)  // tokens = blocks x block size
     blocks = static_cast<double>(*f.kv_tokens) / static_cast<double>(c.settings.block_size);
   if (!blocks || per_token <= 0) return std::nullopt;
+  if (lay.pool_block_bytes > 0) return *blocks * lay.pool_block_bytes;  // a linear-attention hybrid's pages
   return *blocks * (lay.groups > 1 ? block / lay.groups : block);
 }
 
@@ -161,7 +164,9 @@ bool compare_lines(RunCheck& c, double avail) {
     else if (l.name == "KV blocks")
       l.within = d <= rel * v + 1;
     else if (l.name == "KV tokens")
-      l.within = d <= rel * v + static_cast<double>(c.settings.block_size) * std::max(1, c.plan.layout.groups);
+      l.within = d <= rel * v + static_cast<double>(std::max<std::int64_t>(c.plan.layout.block_size,
+                                                                            c.settings.block_size)) *
+                                    std::max(1, c.plan.layout.groups);
     else if (l.name == "max concurrency")
       l.within = d <= rel * v + 0.01;
     if (l.within && !*l.within) all = false;
@@ -175,7 +180,9 @@ void reproduce(RunCheck& c, const ModelConfig& m, double vllm_avail, bool derive
   // printed to 0.01 GiB; a budget less four printed terms to 0.02 GiB
   const double half = derived ? 0 : (f.available_from_terms ? 0.02 : 0.005) * kGiB;
   const auto lo = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail - half);
-  const auto hi = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail + half + (derived ? 1 : 0));
+  // Derived from a hybrid's tokens (blocks // groups x block): up to groups - 1 blocks more.
+  const double slack = derived ? 1 + std::max(0, c.plan.layout.groups - 1) * c.plan.layout.pool_block_bytes : 0;
+  const auto hi = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail + half + slack);
   std::vector<std::string> parts;
   bool ok = true;
   if (f.gpu_blocks) {
@@ -232,7 +239,11 @@ void name_uncertain_terms(RunCheck& c) {
                    c.tp * c.pp > 1 && c.context.nvswitch
                        ? " on an NVSwitch board (an SXM Hopper card is taken to sit on an 8-GPU HGX board)"
                        : "")},
-      {"weights", b.weights, f.weights, "counted from config.json (or read from the log)"},
+      {"weights", b.weights, f.weights,
+       c.plan.load_extra > 0 ? fmt::format("counted from config.json, + {:.2f} GiB for ROCm's device-level figure "
+                                           "(0.01-0.22 measured)",
+                                           c.plan.load_extra / kGiB)
+                             : std::string("counted from config.json (or read from the log)")},
       {"graphs", b.graphs, f.graphs_estimate, "estimated CUDA-graph pools"},
   };
   const double residual = c.kv_difference / kGiB;  // plan - vLLM
@@ -348,7 +359,8 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
                      derived ? (f.available_kv ? fmt::format("from its # GPU blocks: a rank the log does not show "
                                                              "(printed ranks {:.2f} to {:.2f})",
                                                              *f.available_kv, f.available_kv_max.value_or(0))
-                                               : std::string("vLLM's from its # GPU blocks"))
+                                               : std::string(f.gpu_blocks ? "vLLM's from its # GPU blocks"
+                                                                          : "vLLM's from its token count"))
                              : (f.available_kv_max && *f.available_kv_max != *f.available_kv
                                     ? fmt::format("smallest rank{}; largest {:.2f}",
                                                   f.available_from_terms ? " (its budget less its printed usage)" : "",

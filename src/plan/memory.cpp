@@ -42,14 +42,14 @@ KvFootprint kv_footprint(const ModelConfig& m, const Settings& s, int tp, int pp
   kv.per_window_token = per_layer * static_cast<double>(stage_layers(m, LayerKind::sliding_attention, pp));
   kv.window = m.sliding_window;
   if (m.hybrid()) {
-    const double state_bytes = 2.0;  // vLLM keeps the state in the model dtype unless told otherwise
+    // The conv state in the model dtype, the recurrent state in mamba_ssm_dtype (or the model dtype).
     const double key = static_cast<double>(m.linear_num_key_heads * m.linear_key_head_dim) / tp;
     const double value = static_cast<double>(m.linear_num_value_heads * m.linear_value_head_dim) / tp;
     const double conv = (2 * key + value) * static_cast<double>(m.linear_conv_kernel - 1);
     const double recurrent = static_cast<double>(m.linear_num_value_heads) / tp *
                              static_cast<double>(m.linear_key_head_dim * m.linear_value_head_dim);
-    kv.per_sequence = (conv + recurrent) * state_bytes *
-                      static_cast<double>(stage_layers(m, LayerKind::linear_attention, pp));
+    kv.state_per_layer = conv * 2.0 + recurrent * static_cast<double>(m.linear_state_bytes);
+    kv.per_sequence = kv.state_per_layer * static_cast<double>(stage_layers(m, LayerKind::linear_attention, pp));
   }
   return kv;
 }

@@ -19,6 +19,7 @@ struct KvFootprint {
   double per_window_token = 0;   ///< sliding-window layers, bytes per token up to the window
   std::int64_t window = 0;       ///< the sliding window, tokens
   double per_sequence = 0;       ///< linear-attention recurrent + conv state, bytes per sequence
+  double state_per_layer = 0;    ///< one linear-attention layer's state on this rank, bytes (vLLM's mamba page)
 
   /// Bytes one sequence of `tokens` tokens holds (blocks rounded as vLLM allocates them).
   double sequence_bytes(std::int64_t tokens, int block_size) const;

@@ -123,13 +123,21 @@ void read_moe(const json& j, FieldReader& f, ModelConfig& m) {
   m.shared_expert_intermediate_size = n_shared > 0 ? n_shared * m.moe_intermediate_size
                                                    : f.integer(j, "shared_expert_intermediate_size", 0, 0, kMaxMlp);
   m.router_bias = f.text(j, "topk_method") == "noaux_tc";
+  // Llama 4: every interleave_moe_layer_step-th layer is MoE, with one shared expert as wide as the
+  // routed ones (intermediate_size); the dense layers between use intermediate_size_mlp.
+  const auto llama4_step = f.integer(j, "interleave_moe_layer_step", 0, 0, kMaxLayers);
+  if (llama4_step > 0) {
+    m.shared_expert_intermediate_size = m.moe_intermediate_size;
+    m.intermediate_size = f.integer(j, "intermediate_size_mlp", m.intermediate_size, 0, kMaxMlp);
+  }
   std::vector<std::int64_t> mlp_only;
   if (auto it = j.find("mlp_only_layers"); it != j.end() && it->is_array())
     for (const auto& v : *it)
       if (v.is_number_integer()) mlp_only.push_back(v.get<std::int64_t>());
   const auto first_dense = f.integer(j, "first_k_dense_replace", 0, 0, kMaxLayers);
   const auto freq = std::max<std::int64_t>(1, f.integer(j, "moe_layer_freq", 1, 0, kMaxLayers));
-  const auto step = std::max<std::int64_t>(1, f.integer(j, "decoder_sparse_step", 1, 0, kMaxLayers));
+  const auto step =
+      std::max<std::int64_t>(1, llama4_step > 0 ? llama4_step : f.integer(j, "decoder_sparse_step", 1, 0, kMaxLayers));
   for (std::int64_t i = 0; i < m.num_layers; ++i) {
     bool moe = i >= first_dense && i % freq == 0 && (i + 1) % step == 0;
     if (std::find(mlp_only.begin(), mlp_only.end(), i) != mlp_only.end()) moe = false;
@@ -302,6 +310,13 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
     m.linear_key_head_dim = f.integer(j, "linear_key_head_dim", 0, 0, kMaxWidth);
     m.linear_value_head_dim = f.integer(j, "linear_value_head_dim", 0, 0, kMaxWidth);
     m.linear_conv_kernel = f.integer(j, "linear_conv_kernel_dim", 4, 1, 1024);
+    // vLLM keeps the recurrent state in mamba_ssm_dtype where the config names one, else the model dtype
+    const std::string ssm = f.text(j, "mamba_ssm_dtype");
+    if (ssm == "float32") m.linear_state_bytes = 4;
+    else if (!ssm.empty() && ssm != "bfloat16" && ssm != "float16")
+      return Error{fmt::format("{}: mamba_ssm_dtype '{}' is not float32, bfloat16 or float16; dcukit plan cannot "
+                               "size the recurrent state",
+                               origin, ssm)};
     if (f.ok() && (m.linear_num_key_heads <= 0 || m.linear_num_value_heads <= 0 || m.linear_key_head_dim <= 0 ||
                    m.linear_value_head_dim <= 0))
       return Error{

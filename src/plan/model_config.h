@@ -63,6 +63,7 @@ struct ModelConfig {
   // Linear-attention (Gated DeltaNet) layers.
   std::int64_t linear_num_key_heads = 0, linear_num_value_heads = 0;
   std::int64_t linear_key_head_dim = 0, linear_value_head_dim = 0, linear_conv_kernel = 0;
+  int linear_state_bytes = 2;  ///< bytes an element of the recurrent state: mamba_ssm_dtype (Qwen3.5: float32), else 2
 
   QuantMethod quant = QuantMethod::none;
   std::string quant_name;    ///< quant_method as written

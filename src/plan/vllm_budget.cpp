@@ -35,6 +35,10 @@ constexpr double kCustomAllReduce = 0.35;  // H100 TP 2 with custom all-reduce, 
 // 2.40 in all. 1.11 + 0.17 a peer fits both; a 4-GPU board without NVSwitch would measure less.
 constexpr double kNvSwitchNccl = 1.11;
 constexpr double kNvSwitchPeer = 0.17;
+// 0.19.0 on H100 SXM (llm-d sweep, heldout7): 2.07-2.10 at TP 2, 2.13-2.21 at TP 4, read after that
+// batch's check: 1.93 + 0.05 a peer beside the base.
+constexpr double kNvSwitchNccl019 = 1.93;
+constexpr double kNvSwitchPeer019 = 0.05;
 constexpr double kContext = 0.25;          // 0.6.4 counts the CUDA context: RTX 3090 0.35 (vllm-issue10517) - 0.10
 // V0 (0.7-0.8) measured NCCL's buffers too: its baseline came before the first collective. Cards
 // with P2P (custom all-reduce on): A100 TP 4 and TP 8 ranks 0.89-1.07 (surajssd, 0.8.3, four logs),
@@ -49,6 +53,10 @@ constexpr double kRdnaBase = 0.20;     // W7900, 0.6.4.post2: 0.34 and 0.44 with
 // Radeon under the snapshot accounting (0.6.5 on): Radeon Pro VII 0.46 (0.8.5), a 24 GB RDNA3 card 0.62 (0.6.6)
 // and 0.53 (0.9.0.1) (tests/fixtures/vllm-logs/heldout5, read after that batch's held-out check).
 constexpr double kRdnaSnapshot = 0.50;
+// ROCm's device-level weight figure (0.7.3 on) beyond the weights: Radeon Pro VII 0.22 (Qwen3-0.6B,
+// 1.34 against 1.12 on CUDA, 0.8.5), R9700 0.09 (0.9.2), a 24 GB RDNA3 card 0.01 (OPT-125m, 0.9.0.1),
+// Hygon DCU TP 8 0.08 (0.8.5) (heldout5, heldout6: read after their checks).
+constexpr double kRocmLoadExtra = 0.10;
 constexpr double kDcuExtra = 0.50;     // no DCU start-up log is published; seed 004: the DCU runtime takes more
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) {
@@ -65,7 +73,8 @@ double non_torch_gib(const VllmContext& ctx, int tp, int pp) {
       if (gpus > 1 && v0 && ctx.custom_all_reduce)
         nt = kCudaBase + kV0NcclP2p + (pp > 1 ? kV0LastStage : 0);
       else if (tp > 1 && ctx.nvswitch && ctx.custom_all_reduce)
-        nt = kCudaBase + kNvSwitchNccl + kNvSwitchPeer * (tp - 1);
+        nt = kCudaBase + (ctx.rules.nvswitch_late ? kNvSwitchNccl019 + kNvSwitchPeer019 * (tp - 1)
+                                                  : kNvSwitchNccl + kNvSwitchPeer * (tp - 1));
       else  // the custom all-reduce is the TP group's: pipeline stages alone only send and receive
         nt = kCudaBase + (gpus > 1 ? kCudaNccl + (ctx.custom_all_reduce && tp > 1 ? kCustomAllReduce : 0) : 0);
       if (ctx.platform == VllmPlatform::dcu) nt += kDcuExtra;
@@ -144,10 +153,58 @@ VllmContext default_context(const VllmRules& rules, const Cards& cards) {
   return ctx;
 }
 
+namespace {
+
+/// The layer group size of the hybrid allocator: the smaller layer count, or the larger where it is
+/// within a quarter of the smaller (vLLM pads the smaller kind then).
+std::int64_t hybrid_group(std::int64_t a, std::int64_t b) {
+  const std::int64_t small = std::min(a, b), large = std::max(a, b);
+  return static_cast<double>(large) < 1.25 * static_cast<double>(small) ? large : small;
+}
+
+/// V1's pool for full-attention + linear-attention (Gated DeltaNet) models: the attention block is
+/// raised to a multiple of 16 tokens whose page holds one linear layer's state, the state page is
+/// padded to it, and groups of layers share one pool of such pages (vLLM 0.10.2 and later:
+/// "Setting attention block size to N tokens", "Padding mamba page size by x%").
+KvLayout linear_hybrid_layout(const ModelConfig& m, const Settings& s, int pp, const VllmContext& ctx,
+                              const KvFootprint& kv, double available) {
+  KvLayout out;
+  const std::int64_t full = cdiv(m.count(LayerKind::full_attention), pp);
+  const std::int64_t linear = cdiv(m.count(LayerKind::linear_attention), pp);
+  const double per_token = kv.per_token / static_cast<double>(full);  // one attention layer's bytes a token
+  constexpr std::int64_t kAlign = 16;                                   // the attention kernels' block multiple
+  const auto need = static_cast<std::int64_t>(std::ceil(kv.state_per_layer / (kAlign * per_token)));
+  out.block_size = std::max<std::int64_t>(s.block_size, kAlign * need);
+  const double page = static_cast<double>(out.block_size) * per_token;
+  const std::int64_t group = hybrid_group(full, linear);
+  const std::int64_t full_groups = cdiv(full, group), linear_groups = cdiv(linear, group);
+  out.groups = static_cast<int>(full_groups + linear_groups);
+  out.layers_per_group = group;
+  out.pool_block_bytes = page * static_cast<double>(group);
+  if (available <= 0) return out;
+  out.blocks = static_cast<std::int64_t>(std::floor(available / out.pool_block_bytes));
+  // A request needs its attention blocks in each full group and one state block in each linear group.
+  const std::int64_t per_request = full_groups * cdiv(s.max_model_len, out.block_size) + linear_groups;
+  out.max_concurrency = static_cast<double>(out.blocks) / static_cast<double>(per_request);
+  out.tokens = ctx.rules.tokens_from_concurrency
+                   ? static_cast<std::int64_t>(out.max_concurrency * static_cast<double>(s.max_model_len))
+                   : out.blocks / out.groups * out.block_size;
+  return out;
+}
+
+}  // namespace
+
+bool linear_hybrid_pool(const ModelConfig& m, const VllmContext& ctx) {
+  return ctx.engine == VllmEngine::v1 && ctx.rules.hybrid_allocator && m.hybrid() &&
+         m.count(LayerKind::full_attention) > 0 && m.count(LayerKind::sliding_attention) == 0;
+}
+
 KvLayout vllm_kv_layout(const ModelConfig& m, const Settings& s, int tp, int pp, const VllmContext& ctx,
                         double available) {
   KvLayout out;
+  out.block_size = s.block_size;
   const auto kv = kv_footprint(m, s, tp, pp, ctx.rules.mla_latent);
+  if (linear_hybrid_pool(m, ctx)) return linear_hybrid_layout(m, s, pp, ctx, kv, available);
   const std::int64_t full = cdiv(m.count(LayerKind::full_attention), pp);
   const std::int64_t window = cdiv(m.count(LayerKind::sliding_attention), pp);
   const double per_layer = full > 0 ? kv.per_token / static_cast<double>(full)
@@ -175,8 +232,7 @@ KvLayout vllm_kv_layout(const ModelConfig& m, const Settings& s, int tp, int pp,
     return out;
   }
   // Hybrid allocator: layers of each kind in groups of equal size share one pool of blocks.
-  const std::int64_t small = std::min(full, window), large = std::max(full, window);
-  const std::int64_t group = static_cast<double>(large) < 1.25 * static_cast<double>(small) ? large : small;
+  const std::int64_t group = hybrid_group(full, window);
   const std::int64_t full_groups = cdiv(full, group), window_groups = cdiv(window, group);
   out.groups = static_cast<int>(full_groups + window_groups);
   out.layers_per_group = group;
@@ -199,6 +255,14 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
   // The last pipeline stage's rank: it samples, holds the output projection and (V0) more
   // collective buffers, so its budget is the smallest, the one vLLM sizes every stage's cache by.
   b.weights = ctx.weights_per_gpu ? *ctx.weights_per_gpu : static_cast<double>(w.per_stage(m, tp, pp).back());
+  if (!ctx.weights_per_gpu && ctx.platform != VllmPlatform::cuda && ctx.rules.rocm_device_weights) {
+    out.load_extra = kRocmLoadExtra * kGiB;  // a figure vLLM prints is already device-level
+    b.weights += out.load_extra;
+    out.notes.push_back(fmt::format(
+        "weights: vLLM {} on ROCm subtracts a device-level figure, the weights and what else the load left "
+        "on the device: plan adds {:.2f} GiB (0.01-0.22 measured)",
+        ctx.rules.version.upstream(), kRocmLoadExtra));
+  }
   out.forward = tokens * act_bytes * forward_width(m, tp);
   // Eager (V0's profile run, or --enforce-eager): a dense model's layers replayed through PyTorch's
   // allocator; free_delta (0.6.3 and earlier) counts its reserved segments, the others its peak.
@@ -223,13 +287,17 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
         "(1 - utilization) headroom, not out of the budget");
   b.settle(kv_footprint(m, s, tp, pp, ctx.rules.mla_latent));
   if (!b.weights_fit) return out;
-  if (m.hybrid()) {  // linear-attention state per sequence: count whole requests (page unification not modelled)
+  if (m.hybrid() && !linear_hybrid_pool(m, ctx)) {  // V0: count whole requests (its state cache is separate)
     b.count_whole_requests(s.max_model_len, s.block_size);
     out.notes.push_back(
-        "linear-attention layers: vLLM pads attention pages to the state page; plan counts whole "
-        "requests instead");
+        "linear-attention layers outside V1's hybrid allocator: plan counts whole requests");
   } else {
     out.layout = vllm_kv_layout(m, s, tp, pp, ctx, b.kv_budget);
+    if (out.layout.block_size != s.block_size)
+      out.notes.push_back(fmt::format(
+          "linear-attention layers: vLLM raises the attention block to {} tokens so that a page holds one "
+          "layer's state ({:.0f} B on this rank), in {} groups of {} layers",
+          out.layout.block_size, b.kv.state_per_layer, out.layout.groups, out.layout.layers_per_group));
     b.blocks = out.layout.blocks;
     b.tokens = out.layout.tokens;
     b.max_concurrency = out.layout.max_concurrency;

@@ -62,7 +62,12 @@ struct KvLayout {
   double max_concurrency = 0;  ///< "Maximum concurrency for L tokens per request"
   int groups = 1;              ///< KV-cache groups sharing the pool (hybrid allocator)
   std::int64_t layers_per_group = 0;
+  std::int64_t block_size = 0;  ///< tokens a block: the asked one, or one raised to hold a linear layer's state
+  double pool_block_bytes = 0;  ///< bytes a block takes in the pool (a page for each layer of a group); linear hybrids
 };
+
+/// Whether V1 lays this model out in one pool of full-attention and linear-attention pages.
+bool linear_hybrid_pool(const ModelConfig& model, const VllmContext& ctx);
 
 /// Blocks, tokens and concurrency of `available` bytes for this model and settings.
 KvLayout vllm_kv_layout(const ModelConfig& model, const Settings& settings, int tp, int pp, const VllmContext& ctx,
@@ -75,6 +80,7 @@ struct VllmBudget {
   bool forward_replayed = false;  ///< forward came from eager_forward (layers replayed through the allocator)
   double sampler = 0;             ///< peak of the sampler over max-num-seqs dummy requests (bytes)
   std::int64_t sampler_rows = 0;  ///< requests the sampler ran with
+  double load_extra = 0;          ///< in budget.weights: what ROCm's device-level weight figure adds (bytes)
   KvLayout layout;
   std::vector<std::string> notes;  ///< what was assumed, in words
 };

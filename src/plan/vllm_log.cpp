@@ -64,6 +64,7 @@ std::vector<std::pair<int, std::string>> log_lines(std::string_view text) {
     rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    line = std::string(logtext::drop_collector_stamp(line));
     if (!out.empty() && prev_len >= 100 && !line.empty() && !starts_record(line)) {
       out.back().second += line;
       prev_len = line.size();
@@ -152,7 +153,7 @@ void keep_max(std::optional<int>& field, std::optional<int> v) {
 /// "(VllmWorker rank=3 pid=..)", and the lines that state them.
 void read_workers(std::string_view line, VllmLogSettings& s) {
   for (auto pid = line.find(" pid="); pid != std::string_view::npos; pid = line.find(" pid=", pid + 1)) {
-    const auto open = line.rfind('(', pid);
+    const auto open = line.find_last_of("([", pid);  // "[Worker_TP3 pid=..]" where a paste changed the brackets
     if (open == std::string_view::npos) break;
     const auto tag = line.substr(open, pid - open);
     for (std::size_t i = 1; i + 2 < tag.size(); ++i) {
@@ -176,6 +177,12 @@ void read_workers(std::string_view line, VllmLogSettings& s) {
   }
   if (auto at = line.find("world_size="); at != std::string_view::npos && has(line, "rank="))
     if (auto w = rank_at(line, at + 11)) keep_max(s.world_size, *w - 1);
+  // NCCL/RCCL at NCCL_DEBUG=INFO: "comm 0x.. rank 0 nranks 2 cudaDev 0 ..", "Connected all rings comm 0x.. nRanks 02"
+  for (std::string_view m : {" nranks ", " nRanks "})
+    if (auto at = line.find(m); at != std::string_view::npos && has(line, "NCCL INFO"))
+      if (auto n = rank_at(line, at + m.size())) keep_max(s.world_size, *n - 1);
+  // V0's multiprocessing and Ray executors start a worker process for every GPU but the driver's
+  if (has(line, "(VllmWorkerProcess pid=") || has(line, "(RayWorkerWrapper pid=")) s.worker_process = true;
 }
 
 /// A line a worker process printed: "(RayWorkerWrapper pid=626, ip=..)", "(VllmWorkerProcess pid=..)",
@@ -183,7 +190,7 @@ void read_workers(std::string_view line, VllmLogSettings& s) {
 bool worker_line(std::string_view line) {
   const auto pid = line.find(" pid=");
   if (pid == std::string_view::npos) return false;
-  const auto open = line.rfind('(', pid);
+  const auto open = line.find_last_of("([", pid);
   if (open == std::string_view::npos) return false;
   const auto tag = line.substr(open + 1, pid - open - 1);
   const bool worker = tag.find("Worker") != std::string_view::npos;
@@ -215,6 +222,14 @@ void settle_parallelism(VllmLogSettings& s) {
   if (!s.pp && s.worker_pp_named && s.worker_pp.value_or(0) < 2) unknown.push_back("pipeline-parallel (PP0)");
   if (!s.tp && s.worker_tp_named && s.worker_tp.value_or(0) < 2 && !(s.world_size && *s.world_size > 1))
     unknown.push_back("tensor-parallel (TP0)");
+  if (unknown.empty() && !s.tp && !s.worker_tp_named && !s.worker_pp_named && s.worker_process &&
+      !(s.world_size && *s.world_size > 1)) {
+    s.parallel_unknown =
+        "the log shows worker processes beside the driver (VllmWorkerProcess or RayWorkerWrapper lines), so the "
+        "engine runs on more than one GPU, but it states no tensor- or pipeline-parallel size; pass a log with "
+        "its engine-config or non-default-args line, or its NCCL INFO lines (nranks)";
+    return;
+  }
   if (!unknown.empty())
     s.parallel_unknown = fmt::format(
         "the worker names show {} ranks, which vLLM names only when there are two or more, but the log shows "
@@ -235,6 +250,12 @@ void read_settings(std::string_view line, Taker& t) {
   }
   if (auto at = line.find("vLLM API server version "); at != std::string_view::npos)
     s.version = std::string(line.substr(at + 24, line.find_first_of(" \r", at + 24) - at - 24));
+  // The start-up banner (0.1x on): block-letter art, then "version 0.20.0" on one of its lines
+  constexpr std::string_view kBanner = "\xe2\x96\x88  version ";  // U+2588, the art's last block
+  if (auto at = line.find(kBanner); at != std::string_view::npos && s.version.empty()) {
+    const auto from = at + kBanner.size();
+    s.version = std::string(line.substr(from, line.find_first_of(" \r", from) - from));
+  }
   if (has(line, "with config:") || has(line, "non-default args") || has(line, "Namespace(") ||
       has(line, "vllm serve ") || has(line, "benchmark_throughput.py") || has(line, "LLM(model="))
     read_model(line, s);
@@ -393,6 +414,17 @@ void read_figures(std::string_view line, Taker& t) {
       f.available_from_terms = true;
     }
     if (here && f.available_kv_max && *here > *f.available_kv_max + 0.05) f.available_kv_max = *here;
+  }
+  // V1 at DEBUG, each rank after profiling: "Total non KV cache memory: X; torch peak memory increase:
+  // A; non-torch forward increase memory: N; weights memory: W." Kept where nothing else printed them.
+  if (has(line, "Total non KV cache memory: ")) {
+    std::optional<double> a, n, w;
+    t.gib(a, number_after(line, "torch peak memory increase: "), "torch peak memory increase");
+    t.gib(n, number_after(line, "non-torch forward increase memory: "), "non-torch forward increase");
+    t.gib(w, number_after(line, "weights memory: "), "weights memory");
+    if (a && !f.activation) f.activation = a;
+    if (n && !f.non_torch) f.non_torch = n;
+    if (w && !f.weights) f.weights = w;
   }
   if (auto at = line.find("Free memory on device ("); at != std::string_view::npos)
     if (auto slash = line.find('/', at); slash != std::string_view::npos)

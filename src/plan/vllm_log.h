@@ -52,6 +52,7 @@ struct VllmLogSettings {
   /// exist only when the world is larger than one, and V1 names a PP rank only under pipeline
   /// parallelism, so a named axis has at least two ranks even where the excerpt shows only rank 0.
   bool worker_tp_named = false, worker_pp_named = false;
+  bool worker_process = false;  ///< a "(VllmWorkerProcess pid=..)" or Ray worker line: more than one GPU
   std::string parallel_source;   ///< where tp/pp came from when the worker lines set them
   std::string parallel_unknown;  ///< why the worker lines show parallelism but not its size
 };

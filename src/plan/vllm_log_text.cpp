@@ -134,4 +134,22 @@ std::optional<double> to_number(const std::optional<std::string>& text) {
   return number_at(*text, 0);
 }
 
+std::string_view drop_collector_stamp(std::string_view line) {
+  const auto digit = [&](std::size_t i) { return i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); };
+  // YYYY-MM-DD, then 'T' or ' ', then the time of day
+  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!digit(i)) return line;
+  if (line[4] != '-' || line[7] != '-' || line.size() < 13 || (line[10] != 'T' && line[10] != ' ') || !digit(11))
+    return line;
+  std::size_t at = 11;
+  while (at < line.size() && (digit(at) || line[at] == ':' || line[at] == '.' || line[at] == ',')) ++at;
+  if (at < line.size() && line[at] == 'Z') ++at;
+  while (at < line.size() && line[at] == ' ') ++at;
+  if (at < line.size() && line[at] == '|') {
+    ++at;
+    while (at < line.size() && line[at] == ' ') ++at;
+  }
+  return line.substr(at);
+}
+
 }  // namespace dcukit::plan::logtext

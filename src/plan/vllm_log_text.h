@@ -32,6 +32,10 @@ std::optional<bool> to_bool(const std::optional<std::string>& text);
 /// The number in `text`, or empty.
 std::optional<double> to_number(const std::optional<std::string>& text);
 
+/// `line` without the time stamp a log collector put before vLLM's own record: Docker's
+/// "2026-05-01T20:44:30.355123Z ", a compose/console "2026-05-01 22:44:30.355 | ". Other lines as they are.
+std::string_view drop_collector_stamp(std::string_view line);
+
 /// True when `line` contains `what`.
 inline bool has(std::string_view line, std::string_view what) {
   return line.find(what) != std::string_view::npos;

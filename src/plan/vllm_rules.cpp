@@ -66,6 +66,11 @@ const std::vector<AccountingRule> kRules = {
      "qk_rope_head_dim); before it every head's K and V, V padded to the K width (331,776 B a token for "
      "DeepSeek-V2-Lite on 0.5.0)",
      false},
+    {"0.7.3", F::rocm_device_weights, 1,
+     "PR #12624 (2025-02, '[ROCm] Using a more precise memory profiling'): platforms/rocm.py "
+     "get_current_memory_usage = mem_get_info total - free, so the weights vLLM prints and subtracts count "
+     "whatever else the load left on the device; release inferred from the merge date",
+     true},
     {"0.8.0", F::default_engine, i64(VllmEngine::v1), "v0.8.0: V1 engine on by default (VLLM_USE_V1=1)", false},
     {"0.9.0", F::v1_formula, i64(ProfileFormula::snapshot),
      "gpu_worker.py with memory_profiling(init_snapshot): 'Available KV cache memory' (vllm-pr20665 log, ~0.9.2)",
@@ -86,6 +91,16 @@ const std::vector<AccountingRule> kRules = {
      "kv_cache_utils.py get_max_concurrency_for_kv_cache_config: blocks / blocks a max-model-len request needs "
      "(sliding window: cdiv(min(window-1+batched, len), block)+1) (gpt-oss-120b log: 284.25x)",
      false},
+    {"0.19.0", F::nvswitch_late, 1,
+     "start-up logs: an H100 SXM sweep on 0.19.0 (llm-d planner, heldout7) measured 2.07-2.10 GiB outside "
+     "PyTorch at TP 2 and 2.13-2.21 at TP 4, where an H200 at TP 2 on 0.10.2 measured 1.38; the change lies "
+     "between those releases",
+     true},
+    {"0.21.0", F::tokens_from_concurrency, 1,
+     "kv_cache_utils.py: 'GPU KV cache size' = int(max concurrency x max_model_len), after vllm issue #40691 "
+     "(0.19.0's hybrid figure); 0.20.0 logs (wslnote Qwen3.6) print the old blocks // groups x block, 0.27.1 "
+     "logs (souspilot Qwen3.6) the new one; release inferred as the first after 0.20.0",
+     true},
     {"0.21.0", F::graphs_profiled_cuda, 1,
      "PR #30515 (2026-01, opt-in VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS) on by default since v0.21.0 (vLLM's "
      "own start-up message)",
@@ -141,6 +156,15 @@ void apply(VllmRules& r, const AccountingRule& rule) {
       break;
     case F::mla_latent:
       r.mla_latent = v != 0;
+      break;
+    case F::rocm_device_weights:
+      r.rocm_device_weights = v != 0;
+      break;
+    case F::tokens_from_concurrency:
+      r.tokens_from_concurrency = v != 0;
+      break;
+    case F::nvswitch_late:
+      r.nvswitch_late = v != 0;
       break;
   }
   r.applied.push_back(&rule);

@@ -52,6 +52,9 @@ enum class RuleField {
   hybrid_allocator,  ///< sliding-window and full layers share one pool in KV-cache groups
   concurrency,       ///< ConcurrencyRule of V1
   mla_latent,        ///< MLA models cache one compressed latent a layer (1) or full K and V of every head (0)
+  rocm_device_weights,  ///< on ROCm "Model loading took" (the budget's weights) is device-level (1) or PyTorch's (0)
+  tokens_from_concurrency,  ///< V1 prints tokens as int(concurrency x max-model-len) (1) or blocks / groups x block (0)
+  nvswitch_late,  ///< NVSwitch boards at TP > 1 measure 0.19.0's NCCL figures (1) or 0.10's (0)
 };
 
 /// One rule: from `since` on, `field` is `value`. `source` is where it was read.
@@ -80,6 +83,9 @@ struct VllmRules {
   bool hybrid_allocator = false;
   ConcurrencyRule concurrency = ConcurrencyRule::tokens_over_len;
   bool mla_latent = false;
+  bool rocm_device_weights = false;
+  bool tokens_from_concurrency = false;
+  bool nvswitch_late = false;
   std::vector<const AccountingRule*> applied;  ///< the rules that decided the fields above
 
   /// The formula of `engine`.

@@ -35,6 +35,10 @@ TEST(CorePeaks, FindTakesWhatUsersType) {
   EXPECT_EQ(t.find("K100-AI")->key, "k100-ai");
   EXPECT_EQ(t.find("k100")->key, "k100");
   EXPECT_EQ(t.find("nonexistent"), nullptr);
+  // Whole words only: the H20 is not the H200 (vllm issue 40691 ran on an H20), nor "mi2" the MI210.
+  EXPECT_EQ(t.find("h20"), nullptr);
+  EXPECT_EQ(t.find("mi2"), nullptr);
+  EXPECT_EQ(t.find("h100")->key, "h100-sxm");
 }
 
 TEST(CorePeaks, DcuFactsComeFromTheData) {

@@ -213,3 +213,44 @@ TEST(PlanLogForms, TheBreakdownPrintedAfterStartUpIsCompared) {
       "memory.\n");
   EXPECT_FALSE(alone.figures.non_torch);
 }
+
+TEST(PlanLogForms, CollectorStampsBannerBracketsAndNcclRanks) {
+  // Docker compose's time stamp before every record, and 0.20's banner (wslnote-32g-qwen36-35b-a3b-...-v0200):
+  // the stamp had joined the records and read "65536" and the next stamp's "2026" as one number.
+  const auto docker = only_run(
+      "2026-05-01 22:44:30.355 | (APIServer pid=1) INFO 05-01 20:44:30 [utils.py:299] \xe2\x96\x84\xe2\x96\x84 "
+      "\xe2\x96\x88  version 0.20.0\n"
+      "2026-05-01 22:44:41.105 | (APIServer pid=1) INFO 05-01 20:44:41 [model.py:1680] Using max model len 65536\n"
+      "2026-05-01 22:47:46.772 | (EngineCore pid=187) INFO 05-01 20:47:46 [gpu_worker.py:440] Available KV cache "
+      "memory: 2.95 GiB\n");
+  EXPECT_EQ(docker.settings.version, "0.20.0");
+  EXPECT_EQ(docker.settings.max_model_len, 65536);
+  EXPECT_TRUE(docker.ignored.empty());
+  EXPECT_EQ(logtext::drop_collector_stamp("2025-11-19T21:09:35.123456Z INFO x"), "INFO x");
+  EXPECT_EQ(logtext::drop_collector_stamp("INFO 05-01 20:44:41 [model.py:1680] x"), "INFO 05-01 20:44:41 [model.py:1680] x");
+  // A paste with square brackets, and V1's DEBUG profile line (vllm-issue29070-4xa30-opt-2p7b-...).
+  const auto debug = only_run(
+      "[Worker_TP3 pid=540] DEBUG 11-19 21:09:35 [v1/worker/gpu_worker.py:297] Memory profiling takes 19.58 "
+      "seconds. Total non KV cache memory: 1.56GiB; torch peak memory increase: 0.22GiB; non-torch forward increase "
+      "memory: 0.09GiB; weights memory: 1.24GiB.\n"
+      "[Worker_TP3 pid=540] INFO 11-19 21:09:35 [v1/worker/gpu_worker.py:298] Available KV cache memory: 17.24 GiB\n");
+  EXPECT_EQ(debug.settings.tp, 4);
+  EXPECT_DOUBLE_EQ(debug.figures.activation.value_or(0), 0.22);
+  EXPECT_DOUBLE_EQ(debug.figures.non_torch.value_or(0), 0.09);
+  EXPECT_DOUBLE_EQ(debug.figures.weights.value_or(0), 1.24);
+  // V0 with NCCL_DEBUG=INFO (vllm-issue10150-2x7900xtx-...): the size only in NCCL's lines.
+  const auto nccl = only_run(
+      "ruijie:849:1185 [0] NCCL INFO comm 0x55a968d59160 rank 0 nranks 2 cudaDev 0 busId 3000 - Init COMPLETE\n"
+      "2024-11-08 09:37:39,378 vllm.executor.distributed_gpu_executor 849 INFO     # GPU blocks: 31800, # CPU "
+      "blocks: 9362\n"
+      "(VllmWorkerProcess pid=1122) INFO 11-08 09:37:40 model_runner.py:1402] Capturing the model for CUDA graphs.\n");
+  EXPECT_EQ(nccl.settings.tp, 2);
+  EXPECT_TRUE(nccl.settings.parallel_unknown.empty());
+  // Worker processes and no size: more than one GPU, how many not shown; refused, not read as TP 1.
+  const auto unsized = only_run(
+      "INFO 11-08 09:37:39 distributed_gpu_executor.py:57] # GPU blocks: 31800, # CPU blocks: 9362\n"
+      "(VllmWorkerProcess pid=1122) INFO 11-08 09:37:40 model_runner.py:1402] Capturing the model for CUDA graphs.\n");
+  EXPECT_FALSE(unsized.settings.tp);
+  EXPECT_NE(unsized.settings.parallel_unknown.find("more than one GPU"), std::string::npos)
+      << unsized.settings.parallel_unknown;
+}

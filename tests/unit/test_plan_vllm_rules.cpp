@@ -130,6 +130,37 @@ TEST(PlanVllmRules, FoldedVersionByVersion) {
   EXPECT_FALSE(v021.graphs_profiled_rocm);
   EXPECT_EQ(v021.sampler, SamplerKind::flashinfer);
   EXPECT_TRUE(vllm_rules(version("0.28.0")).graphs_profiled_rocm);
+  EXPECT_FALSE(vllm_rules(version("0.7.2")).rocm_device_weights);
+  EXPECT_TRUE(vllm_rules(version("0.7.3")).rocm_device_weights);
+  EXPECT_FALSE(vllm_rules(version("0.20.0")).tokens_from_concurrency);
+  EXPECT_TRUE(v021.tokens_from_concurrency);
+  EXPECT_FALSE(vllm_rules(version("0.10.2")).nvswitch_late);
+  EXPECT_TRUE(vllm_rules(version("0.19.0")).nvswitch_late);
+}
+
+TEST(PlanVllmRules, LinearAttentionLayersShareOnePoolOfRaisedBlocks) {
+  // Qwen3-Next at TP 2 on 0.10.2 (legalai-2xh200-qwen3-next-80b-tp2-v0102-hybrid.txt): one Gated
+  // DeltaNet layer's state is (2 x 2048 + 4096) / 2 x 3 x 2 + 16 x 128 x 128 x 2 = 548,864 B a rank,
+  // an attention layer 1 x 256 x 2 x 2 = 1,024 B a token: 16 x ceil(548864 / 16384) = 544 tokens a
+  // block ("Setting attention block size to 544 tokens"), groups of 12 layers: 1 full + 3 linear.
+  const auto m = model("qwen3-next-80b-a3b-instruct");
+  auto s = settings(262144, 8192, 1024);
+  const auto ctx = default_context(vllm_rules(version("0.10.2")), card("h200-sxm", 2));
+  ASSERT_TRUE(linear_hybrid_pool(m, ctx));
+  const auto lay = vllm_kv_layout(m, s, 2, 1, ctx, 44.59 * kGiB);
+  EXPECT_EQ(lay.block_size, 544);
+  EXPECT_EQ(lay.groups, 4);
+  EXPECT_EQ(lay.layers_per_group, 12);
+  EXPECT_DOUBLE_EQ(lay.pool_block_bytes, 544.0 * 1024 * 12);
+  EXPECT_EQ(lay.blocks, 7162);                  // vLLM printed num_gpu_blocks 7162
+  EXPECT_EQ(lay.tokens, 7162 / 4 * 544);        // 973,760 as printed
+  EXPECT_NEAR(lay.max_concurrency, 14.77, 0.005);  // 7162 / (482 + 3)
+  // From 0.21 the tokens are the concurrency times the length.
+  const auto late = vllm_kv_layout(m, s, 2, 1, default_context(vllm_rules(version("0.27.1")), card("h200-sxm", 2)),
+                                   44.59 * kGiB);
+  EXPECT_EQ(late.tokens, static_cast<std::int64_t>(late.max_concurrency * 262144));
+  // V0 keeps whole requests: no pool.
+  EXPECT_FALSE(linear_hybrid_pool(m, default_context(vllm_rules(version("0.6.6")), card("h200-sxm", 2))));
 }
 
 TEST(PlanVllmRules, DefaultsFollowVersionAndCard) {
