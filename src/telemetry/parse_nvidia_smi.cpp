@@ -91,7 +91,8 @@ Snapshot nvidia_smi_table(const Capture& cap) {
     const std::string_view l = trim(line);
     if (contains(l, "Driver Version:")) {
       const auto at = l.find("Driver Version:");
-      driver = text_value(split_ws(l.substr(at + 15)).front());
+      // a cut line may end at the label: no version then, not a read past the end
+      if (const auto words = split_ws(l.substr(at + 15)); !words.empty()) driver = text_value(words.front());
     }
     if (starts_with(l, "| NVIDIA-SMI"))
       section = "gpu", after_rule = false;

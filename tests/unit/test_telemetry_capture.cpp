@@ -84,3 +84,14 @@ TEST(TelemetryCapture, IndicesPastAnIntAreNotDevices) {
   const std::string list = "GPU 99999999999999999999: NVIDIA H100 (UUID: GPU-1)\n";
   EXPECT_NO_THROW((void)parse_capture(prepare_capture(list, "list"), Format::nvidia_smi_list));
 }
+
+TEST(TelemetryCapture, ADriverVersionLabelAtTheLineEndIsNoVersion) {
+  // The fuzzer's crash (tests/fuzz/corpus/telemetry_capture/crash-driver-version-at-line-end): a cut
+  // banner ending at "Driver Version:" read the first word of nothing.
+  const std::string cut =
+      "+-----------------------------------------------------------------------------+\n"
+      "| NVIDIA-SMI 535.104.05   Driver Version:\n"
+      "|===============================+======================+======================|\n";
+  const auto snap = parse_capture(prepare_capture(cut, "cut"), Format::nvidia_smi_table);
+  for (const auto& d : snap.devices) EXPECT_FALSE(d.driver_version) << "a version read from nothing";
+}
