@@ -18,10 +18,15 @@ namespace {
 
 using nlohmann::json;
 
+/// What separates the words of a key or a name ("h200-sxm", "Hygon BW1000", "k100_ai").
+bool separates_words(char c) {
+  return c == ' ' || c == '-' || c == '_';
+}
+
 std::string normalise(std::string_view s) {
   std::string out;
   for (char c : s)
-    if (c != ' ' && c != '-' && c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!separates_words(c)) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -31,7 +36,7 @@ bool names_words(std::string_view key_or_name, std::string_view want, bool from_
   std::vector<std::string> words;
   std::string word;
   for (char c : key_or_name) {
-    if (c == ' ' || c == '-' || c == '_') {
+    if (separates_words(c)) {
       if (!word.empty()) words.push_back(word);
       word.clear();
     } else {

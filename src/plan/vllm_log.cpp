@@ -64,7 +64,7 @@ std::vector<std::pair<int, std::string>> log_lines(std::string_view text) {
     rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    line = std::string(logtext::drop_collector_stamp(line));
+    line.erase(0, line.size() - logtext::drop_collector_stamp(line).size());  // a collector's time stamp
     if (!out.empty() && prev_len >= 100 && !line.empty() && !starts_record(line)) {
       out.back().second += line;
       prev_len = line.size();

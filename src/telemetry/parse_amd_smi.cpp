@@ -81,7 +81,7 @@ void gpu_figures(DeviceState& d, const ojson& g) {
   d.pcie_width_max = whole(qty(at(g, {"bus", "max_pcie_width"})));
   d.pcie_gen_max = gen_of(qty(at(g, {"bus", "max_pcie_speed"})));
   if (!d.pcie_gen_max)
-    if (auto v = txt(at(g, {"bus", "pcie_interface_version"}))) d.pcie_gen_max = parse_whole(split_ws(*v).empty() ? "" : split_ws(*v).back());
+    if (auto v = txt(at(g, {"bus", "pcie_interface_version"}))) d.pcie_gen_max = parse_whole(last_word(*v));
   d.driver_version = txt(at(g, {"driver", "version"}));
   auto cap = qty(at(g, {"limit", "socket_power"}));
   if (!cap) cap = qty(at(g, {"limit", "max_power"}));

@@ -92,7 +92,7 @@ Snapshot nvidia_smi_table(const Capture& cap) {
     if (contains(l, "Driver Version:")) {
       const auto at = l.find("Driver Version:");
       // a cut line may end at the label: no version then, not a read past the end
-      if (const auto words = split_ws(l.substr(at + 15)); !words.empty()) driver = text_value(words.front());
+      if (const auto word = first_word(l.substr(at + 15)); !word.empty()) driver = text_value(word);
     }
     if (starts_with(l, "| NVIDIA-SMI"))
       section = "gpu", after_rule = false;

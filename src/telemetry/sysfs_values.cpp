@@ -67,7 +67,7 @@ void read_dpm_levels(std::string_view content, std::optional<std::int64_t>& curr
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     const std::string_view rest = trim(std::string_view(line).substr(colon + 1));
-    const auto mhz = parse_whole(split_ws(rest).empty() ? "" : split_ws(rest)[0]);
+    const auto mhz = parse_whole(first_word(rest));
     if (!mhz) continue;
     if (!max || *mhz > *max) max = mhz;
     if (contains(rest, "*")) current = mhz;

@@ -63,6 +63,16 @@ std::vector<std::string> split_ws(std::string_view s) {
   return out;
 }
 
+std::string first_word(std::string_view s) {
+  const auto words = split_ws(s);
+  return words.empty() ? std::string() : words.front();
+}
+
+std::string last_word(std::string_view s) {
+  const auto words = split_ws(s);
+  return words.empty() ? std::string() : words.back();
+}
+
 std::vector<std::string> split_columns(std::string_view s) {
   if (contains(s, "\t")) {
     std::vector<std::string> out;

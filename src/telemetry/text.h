@@ -41,6 +41,9 @@ using util::starts_with;
 using util::trim;
 /// Splits on runs of blanks (spaces and tabs).
 std::vector<std::string> split_ws(std::string_view s);
+/// The first and the last of split_ws's words; empty where `s` holds none (a line cut after its label).
+std::string first_word(std::string_view s);
+std::string last_word(std::string_view s);
 /// Splits on runs of at least two blanks, or on tabs when the line has any.
 std::vector<std::string> split_columns(std::string_view s);
 
