@@ -95,8 +95,8 @@ wait_for() {  # wait_for SECONDS COMMAND...: until the command succeeds
   until "$@"; do [ "$SECONDS" -ge "$until" ] && return 1; sleep 0.5; done
 }
 is_idle() { [ "$(state)" = idle ]; }
-drained_by_dcukit() { reason | grep -q '^dcukit: devices count: 4 devices found, 5 expected'; }
-not_drained() { ! state | grep -q drain; }
+drained_by_dcukit() { reason | grep '^dcukit: devices count: 4 devices found, 5 expected' >/dev/null; }
+not_drained() { ! state | grep drain >/dev/null; }
 
 wait_for 60 is_idle || fail "the node never became idle (state: $(state))"
 echo "ok: Slurm is up, node $node idle"
@@ -124,7 +124,7 @@ set +e
 "$dcukit" slurm-check -q -- --from "$capture" --expect-devices 4; rc_pass=$?
 set -e
 [ "$(reason)" = "hand: cooling fan" ] || fail "the hand-set reason became: $(reason)"
-state | grep -q drain || fail "the node drained by hand was resumed"
+state | grep drain >/dev/null || fail "the node drained by hand was resumed"
 [ "$rc_fail" = 1 ] && [ "$rc_pass" = 1 ] || fail "left drained by another's reason exits 1 (got $rc_fail, $rc_pass)"
 scontrol update NodeName="$node" State=RESUME
 wait_for 10 not_drained || fail "resume by hand"

@@ -51,7 +51,7 @@ check() {  # $1: the prefix holding bin/dcukit
     [ -e "$lib" ] || continue
     name=$(basename "$lib" .so); name=${name#libdcukit_}
     # Loaded, or missing for the vendor runtime's reason: never "not found" for the library itself.
-    if grep -E "^$name +missing" <<<"$list" | grep -q "libdcukit_$name.so: cannot open"; then
+    if grep -E "^$name +missing" <<<"$list" | grep "libdcukit_$name.so: cannot open" >/dev/null; then
       echo "package: libdcukit_$name.so was not found relative to the binary" >&2; exit 1
     fi
     grep -Eq "^$name " <<<"$list" || { echo "package: the $name backend is not listed" >&2; exit 1; }
@@ -73,10 +73,10 @@ for deb in "$out"/dcukit_*.deb; do
   # Its maintainer scripts run with this host's /bin/sh (the fresh root has none): DPKG_ROOT is set.
   dpkg --root="$root" --force-not-root --force-depends --force-script-chrootless --log=/dev/null -i "$deb" \
     >/dev/null 2>"$prefix/dpkg.err" || { cat "$prefix/dpkg.err" >&2; exit 1; }
-  dpkg --root="$root" -s dcukit | grep -q '^Status: install ok installed' || { echo "package: dpkg did not install it" >&2; exit 1; }
+  dpkg --root="$root" -s dcukit | grep '^Status: install ok installed' >/dev/null || { echo "package: dpkg did not install it" >&2; exit 1; }
   check "$root/usr"
   bin="$root/usr/bin/dcukit"
-  file -b "$bin" | grep -q ', stripped' || { echo "package: /usr/bin/dcukit is not stripped: $(file -b "$bin")" >&2; exit 1; }
+  file -b "$bin" | grep ', stripped' >/dev/null || { echo "package: /usr/bin/dcukit is not stripped: $(file -b "$bin")" >&2; exit 1; }
   for f in lib/systemd/system/dcukit-guard.service lib/systemd/system/dcukit-exporter.service \
            share/man/man1/dcukit.1.gz share/bash-completion/completions/dcukit share/zsh/vendor-completions/_dcukit \
            share/doc/dcukit/copyright share/doc/dcukit/LICENSE share/doc/dcukit/examples/kubernetes/dcukit-exporter.yaml \
@@ -98,7 +98,7 @@ for deb in "$out"/dcukit_*.deb; do
   if command -v man >/dev/null; then
     warnings=$(MANWIDTH=80 man --warnings -l "$root/usr/share/man/man1/dcukit.1.gz" 2>&1 >/dev/null || true)
     [ -z "$warnings" ] || { echo "package: the man page has warnings: $warnings" >&2; exit 1; }
-    MANWIDTH=80 man -l "$root/usr/share/man/man1/dcukit.1.gz" 2>/dev/null | grep -q 'EXIT STATUS' ||
+    MANWIDTH=80 man -l "$root/usr/share/man/man1/dcukit.1.gz" 2>/dev/null | grep 'EXIT STATUS' >/dev/null ||
       { echo "package: the man page does not render" >&2; exit 1; }
   fi
   # The debug symbols: a separate package, found by the binary's build id.
@@ -109,7 +109,7 @@ for deb in "$out"/dcukit_*.deb; do
   dpkg-deb -x "$dbg" "$prefix/dbg"
   debug="$prefix/dbg/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
   need "$debug" "the debug symbols of /usr/bin/dcukit (build id $id)"
-  readelf -S "$debug" 2>/dev/null | grep -q '\.debug_info' || { echo "package: $(basename "$dbg") holds no .debug_info" >&2; exit 1; }
+  readelf -S "$debug" 2>/dev/null | grep '\.debug_info' >/dev/null || { echo "package: $(basename "$dbg") holds no .debug_info" >&2; exit 1; }
   echo "package: $(basename "$deb") installs each file in its place; debug symbols in $(basename "$dbg")"
 done
 for tgz in "$out"/*.tar.gz; do
@@ -118,7 +118,7 @@ for tgz in "$out"/*.tar.gz; do
   mkdir -p "$prefix/tgz"
   tar -xzf "$tgz" -C "$prefix/tgz" --strip-components=1
   check "$prefix/tgz"
-  file -b "$prefix/tgz/bin/dcukit" | grep -q ', stripped' || { echo "package: the .tar.gz's dcukit is not stripped" >&2; exit 1; }
+  file -b "$prefix/tgz/bin/dcukit" | grep ', stripped' >/dev/null || { echo "package: the .tar.gz's dcukit is not stripped" >&2; exit 1; }
   id=$(readelf -n "$prefix/tgz/bin/dcukit" | sed -n 's/.*Build ID: *//p')
   debug_tgz=${tgz%.tar.gz}-debug.tar.gz
   # grep without -q reads to the end: tar is never cut off by a closed pipe (pipefail).
@@ -130,7 +130,7 @@ for rpm in "$out"/*.rpm; do
   [ -e "$rpm" ] || continue
   echo "package: $(basename "$rpm") holds $(rpm -qpl "$rpm" 2>/dev/null | grep -c .) files; requires: $(rpm -qpR "$rpm" 2>/dev/null | grep -v '^rpmlib' | sed 's/(.*//' | sort -u | tr '\n' ' ')"
   case $rpm in *debuginfo*) continue ;; esac
-  rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null | grep -q ' /usr/bin/dcukit$' ||
+  rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null | grep ' /usr/bin/dcukit$' >/dev/null ||
     { echo "package: the rpm lists no /usr/bin/dcukit" >&2; exit 1; }
   for f in /usr/bin/dcukit /usr/lib/systemd/system/dcukit-guard.service /usr/share/man/man1/dcukit.1.gz \
            /usr/share/bash-completion/completions/dcukit /usr/share/doc/dcukit/LICENSE; do

@@ -31,7 +31,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 missing=()
 for p in "${required[@]}" "${optional[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   if ! command -v apt-get >/dev/null; then
@@ -43,7 +43,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   installable=()
   for p in "${missing[@]}"; do
     if apt-cache show "$p" >/dev/null 2>&1; then installable+=("$p")
-    elif printf '%s\n' "${required[@]}" | grep -qx "$p"; then
+    elif printf '%s\n' "${required[@]}" | grep -x "$p" >/dev/null; then
       echo "setup: required package $p is not available from apt on this system" >&2; exit 1
     else echo "setup: optional package $p is not available here; continuing without it"; fi
   done
