@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/fields.h"
+#include "plan/model_extras.h"
 #include "util/files.h"
 #include "util/json_text.h"
 #include "util/names.h"
@@ -37,14 +38,24 @@ const json& llama_defaults() {
   return k;
 }
 
+/// What transformers' Gemma3TextConfig gives the fields Gemma 3's published text_config leaves out
+/// (gemma-3-27b-it states neither its vocabulary nor that it ties the output to the embedding).
+const json& gemma3_defaults() {
+  static const json k = {{"vocab_size", 262208},        {"max_position_embeddings", 131072},
+                         {"sliding_window_pattern", 6}, {"tie_word_embeddings", true},
+                         {"head_dim", 256},             {"rope_theta", 1000000.0}};
+  return k;
+}
+
 /// The text model's fields: text_config (Qwen3.5, Llama 4 and other multimodal wrappers) over the top level.
 json merged_text_config(const json& root) {
   json merged = root;
   auto it = root.find("text_config");
   if (it == root.end() || !it->is_object()) return merged;
   for (auto& [key, value] : it->items()) merged[key] = value;
-  if (it->value("model_type", "") == "llama")
-    for (auto& [key, value] : llama_defaults().items())
+  const std::string type = it->value("model_type", "");
+  if (type == "llama" || type == "gemma3_text")
+    for (auto& [key, value] : (type == "llama" ? llama_defaults() : gemma3_defaults()).items())
       if (!it->contains(key)) merged[key] = value;
   return merged;
 }
@@ -95,6 +106,16 @@ void read_layer_kinds(const json& j, FieldReader& f, ModelConfig& m) {
     for (std::size_t i = 0; i < n; ++i)
       m.layers.push_back((i + 1) % static_cast<std::size_t>(interval) == 0 ? LayerKind::full_attention
                                                                            : LayerKind::linear_attention);
+    return;
+  }
+  // Gemma 3 (and Cohere 2): every pattern-th layer is global, the others slide; Gemma 2 alternates,
+  // sliding first.
+  const auto pattern = f.integer(j, "sliding_window_pattern", m.model_type == "gemma2" ? 2 : 0, 0, kMaxLayers);
+  if (pattern > 0 && m.sliding_window > 0) {
+    const auto p = static_cast<std::size_t>(pattern);
+    for (std::size_t i = 0; i < n; ++i)
+      m.layers.push_back((m.model_type == "gemma2" ? i % p == 1 : (i + 1) % p == 0) ? LayerKind::full_attention
+                                                                                     : LayerKind::sliding_attention);
     return;
   }
   // Qwen2 style: use_sliding_window turns on SWA from layer max_window_layers up; Mistral style:
@@ -170,8 +191,9 @@ void read_quantization(const json& root, const json& j, FieldReader& f, ModelCon
   }
 }
 
-/// vLLM's derived context limit: YaRN stretches original_max_position_embeddings by its factor,
-/// linear scaling stretches max_position_embeddings; llama3 and dynamic NTK leave it.
+/// vLLM's derived context limit: a RoPE scaling factor stretches max_position_embeddings (YaRN's
+/// original_max_position_embeddings), except llama3, su and longrope, which are already stretched,
+/// and Gemma 3, whose limit vLLM takes as scaled already.
 void read_rope_scaling(const json& j, FieldReader& f, ModelConfig& m) {
   auto rs = j.find("rope_scaling");
   if (rs == j.end() || !rs->is_object()) return;
@@ -181,12 +203,10 @@ void read_rope_scaling(const json& j, FieldReader& f, ModelConfig& m) {
   const double factor = f.number(*rs, "factor", 1.0, 1e-6, kMaxRopeFactor, where);
   const auto original =
       f.integer(*rs, "original_max_position_embeddings", m.max_position_embeddings, 1, kMaxContext, where);
-  double stretched = 0;
-  if (type == "yarn" && factor > 1)
-    stretched = static_cast<double>(original) * factor;
-  else if (type == "linear" && factor > 1)
-    stretched = static_cast<double>(m.max_position_embeddings) * factor;
-  if (stretched <= 0) return;
+  if (type == "llama3" || type == "su" || type == "longrope" || m.model_type.find("gemma3") != std::string::npos ||
+      !(factor > 1))
+    return;
+  const double stretched = static_cast<double>(type == "yarn" ? original : m.max_position_embeddings) * factor;
   if (stretched > static_cast<double>(kMaxContext))
     return f.fail(
         fmt::format("rope_scaling stretches the context to {:.0f} tokens, beyond the {} dcukit plan takes; "
@@ -329,6 +349,7 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
     return Error{fmt::format("{}: sliding_attention layers need a positive sliding_window", origin)};
   read_moe(j, f, m);
   read_quantization(root, j, f, m);
+  read_model_extras(root, j, f, m);
   if (!f.ok()) return f.status().error();
   if (m.intermediate_size <= 0 && !m.moe())
     return Error{fmt::format("{}: intermediate_size{} is missing, so the MLP cannot be sized", origin,

@@ -65,6 +65,11 @@ struct ModelConfig {
   std::int64_t linear_key_head_dim = 0, linear_value_head_dim = 0, linear_conv_kernel = 0;
   int linear_state_bytes = 2;  ///< bytes an element of the recurrent state: mamba_ssm_dtype (Qwen3.5: float32), else 2
 
+  // Beside the decoder (see model_extras.h): a vision tower's parameters (an estimate from vision_config;
+  // 0 without one) and the RoPE cos/sin table, rope_rows x rotary_dim in the model dtype (0 without RoPE).
+  double vision_params = 0;
+  std::int64_t rope_rows = 0, rotary_dim = 0;
+
   QuantMethod quant = QuantMethod::none;
   std::string quant_name;    ///< quant_method as written
   int quant_bits = 16;       ///< 4 for GPTQ/AWQ int4, 8 for fp8

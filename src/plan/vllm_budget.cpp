@@ -245,6 +245,27 @@ KvLayout vllm_kv_layout(const ModelConfig& m, const Settings& s, int tp, int pp,
   return out;
 }
 
+namespace {
+
+/// Says what the weights hold beside the decoder where it is enough to matter (0.05 GiB a GPU).
+void note_weight_extras(const Weights& w, int tp, int pp, std::vector<std::string>& notes) {
+  const double vision = pp == 1 ? w.computed.vision * w.scale() / tp : 0;  // the first stage's, not the last's
+  if (vision >= 0.05 * kGiB)
+    notes.push_back(fmt::format("weights: {:.2f} GiB a GPU of them is the vision tower (its share under TP {}){}",
+                                vision / kGiB, tp,
+                                w.source == WeightSource::computed
+                                    ? ", counted from vision_config: an estimate (vLLM skips it where "
+                                      "--limit-mm-per-prompt allows no images, and replicates it with "
+                                      "--mm-encoder-tp-mode data)"
+                                    : ""));
+  if (w.computed.rope >= 0.05 * kGiB)
+    notes.push_back(fmt::format("weights: with {:.2f} GiB of RoPE cos/sin table that vLLM builds at load time "
+                                "(max_position_embeddings rows; float32 where FlashInfer's RoPE runs would double it)",
+                                w.computed.rope / kGiB));
+}
+
+}  // namespace
+
 VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& cards, const Settings& s, int tp, int pp,
                        const VllmContext& ctx) {
   VllmBudget out;
@@ -255,6 +276,7 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
   // The last pipeline stage's rank: it samples, holds the output projection and (V0) more
   // collective buffers, so its budget is the smallest, the one vLLM sizes every stage's cache by.
   b.weights = ctx.weights_per_gpu ? *ctx.weights_per_gpu : static_cast<double>(w.per_stage(m, tp, pp).back());
+  if (!ctx.weights_per_gpu) note_weight_extras(w, tp, pp, out.notes);
   if (!ctx.weights_per_gpu && ctx.platform != VllmPlatform::cuda && ctx.rules.rocm_device_weights) {
     out.load_extra = kRocmLoadExtra * kGiB;  // a figure vLLM prints is already device-level
     b.weights += out.load_extra;

@@ -122,6 +122,8 @@ WeightBreakdown compute_weights(const ModelConfig& m) {
   w.lm_head = m.tie_word_embeddings ? 0 : w.embed;
   w.final_norm = norm;
   w.inputs = static_cast<double>(m.learned_positions) * h * kHalf;
+  w.vision = m.vision_params * kHalf;  // vLLM leaves a vision tower unquantized
+  w.rope = static_cast<double>(m.rope_rows) * static_cast<double>(m.rotary_dim) * kHalf;
   if (m.embed_dim > 0) {  // OPT-350m: project_in before the layers, project_out after (no bias)
     w.inputs += width * h * kHalf;
     w.final_norm += h * width * kHalf;
@@ -170,9 +172,9 @@ std::uint64_t Weights::per_gpu(const ModelConfig& m, int tp, int pp) const {
   const double layers = static_cast<double>(std::max<std::size_t>(1, m.layers.size()));
   const double stage_layers = std::ceil(layers / pp) / layers;
   const double ends =
-      pp == 1 ? (c.embed + c.lm_head) / tp + c.final_norm + c.inputs
+      pp == 1 ? (c.embed + c.lm_head + c.vision) / tp + c.final_norm + c.inputs
               : std::max(c.first_stage_ends(tp), c.last_stage_ends(tp));
-  return static_cast<std::uint64_t>(std::llround((all_layers * stage_layers + ends) * scale()));
+  return static_cast<std::uint64_t>(std::llround((all_layers * stage_layers + ends) * scale() + c.rope));
 }
 
 std::vector<std::uint64_t> Weights::per_stage(const ModelConfig& m, int tp, int pp) const {
@@ -192,7 +194,7 @@ std::vector<std::uint64_t> Weights::per_stage(const ModelConfig& m, int tp, int 
     }
     if (s == 0) bytes += c.first_stage_ends(tp);
     if (s + 1 == count.size()) bytes += c.last_stage_ends(tp);
-    out.push_back(static_cast<std::uint64_t>(std::llround(bytes * scale())));
+    out.push_back(static_cast<std::uint64_t>(std::llround(bytes * scale() + c.rope)));
   }
   return out;
 }

@@ -31,6 +31,10 @@ struct WeightBreakdown {
   double kv_proj = 0;     ///< inside layers, k/v projections: replicated once TP exceeds the KV heads
   double final_norm = 0;  ///< with an output projection where there is one (OPT-350m): the last stage's, whole
   double inputs = 0;      ///< learned positions and an input projection (OPT): the first stage's, whole
+  double vision = 0;      ///< a vision tower and its projector (estimated): the first stage's, split by TP
+  /// The RoPE cos/sin table: a buffer every stage builds whole at load time. Not in the checkpoint, so
+  /// neither in total() nor scaled to the files' size.
+  double rope = 0;
   /// Each decoder layer's share of `layers`, `replicated` and `kv_proj`, in order: pipeline stages
   /// hold runs of layers that need not weigh the same (a dense first layer before MoE ones).
   struct Layer {
@@ -38,9 +42,10 @@ struct WeightBreakdown {
   };
   std::vector<Layer> per_layer;
 
-  double total() const { return embed + lm_head + layers + final_norm + inputs; }
-  /// What a TP rank of the first pipeline stage holds beside its layers: its share of the embedding.
-  double first_stage_ends(int tp) const { return embed / tp + inputs; }
+  double total() const { return embed + lm_head + layers + final_norm + inputs + vision; }
+  /// What a TP rank of the first pipeline stage holds beside its layers: its share of the embedding
+  /// and of a vision tower.
+  double first_stage_ends(int tp) const { return (embed + vision) / tp + inputs; }
   /// What a TP rank of the last stage holds beside its layers: the output projection (a copy of the
   /// embedding where they are tied) and the final norm.
   double last_stage_ends(int tp) const { return (lm_head > 0 ? lm_head : embed) / tp + final_norm; }

@@ -65,6 +65,20 @@ TEST(PlanModelConfig, YarnRopeScalingStretchesTheLimitTheWayVllmDerivesIt) {
   auto llama = load_model_config(fixture("llama-3.1-8b-instruct"));
   ASSERT_TRUE(llama.ok());
   EXPECT_EQ(llama->max_position_embeddings, 131072);
+  // Dynamic NTK is stretched like linear scaling (vLLM excludes only llama3, su and longrope);
+  // Gemma 3's linear factor 8 is not: vLLM takes its 131,072 as scaled already.
+  auto dynamic = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "vocab_size": 10, "intermediate_size": 128, "max_position_embeddings": 4096,
+      "rope_scaling": {"type": "dynamic", "factor": 2.0}})", "c");
+  ASSERT_TRUE(dynamic.ok());
+  EXPECT_EQ(dynamic->max_position_embeddings, 8192);
+  auto gemma = parse_model_config(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+      "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 10,
+      "intermediate_size": 128, "max_position_embeddings": 131072,
+      "rope_scaling": {"rope_type": "linear", "factor": 8.0}}})", "c");
+  ASSERT_TRUE(gemma.ok()) << gemma.error().message;
+  EXPECT_EQ(gemma->max_position_embeddings, 131072);
+  EXPECT_EQ(gemma->rope_rows, 131072 * 8);  // but its global layers' RoPE table is stretched
 }
 
 TEST(PlanModelConfig, Qwen3NextHybridLayersFromFullAttentionInterval) {
@@ -143,4 +157,31 @@ TEST(PlanModelConfig, SlidingWindowLayerTypes) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->count(LayerKind::sliding_attention), 2);
   EXPECT_EQ(m->sliding_window, 128);
+}
+
+TEST(PlanModelConfig, GemmaSlidingPatternAndTheDefaultsItsPublishedConfigLeavesOut) {
+  // gemma-3-27b-it's config.json states no vocab_size, sliding_window_pattern or tie_word_embeddings:
+  // transformers' Gemma3TextConfig gives 262,208, 6 and true, and vLLM serves those.
+  auto m = load_model_config(fixture("gemma-3-27b-it"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->vocab_size, 262208);
+  EXPECT_TRUE(m->tie_word_embeddings);
+  // Every sixth layer is global (layer_idx + 1 divisible by 6): 10 of 62, the rest slide over 1024.
+  EXPECT_EQ(m->count(LayerKind::full_attention), 10);
+  EXPECT_EQ(m->count(LayerKind::sliding_attention), 52);
+  EXPECT_EQ(m->layers[5], LayerKind::full_attention);
+  EXPECT_EQ(m->layers[0], LayerKind::sliding_attention);
+  EXPECT_EQ(m->max_position_embeddings, 131072);  // the linear factor 8 is not applied again
+  // gemma-3-1b-it: 4 global layers of 26 (vLLM's "4 full-attention layers" in its KV groups).
+  auto small = load_model_config(fixture("gemma-3-1b-it"));
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  EXPECT_EQ(small->count(LayerKind::full_attention), 4);
+  EXPECT_EQ(small->count(LayerKind::sliding_attention), 22);
+  // Gemma 2 alternates, the even layers sliding.
+  auto g2 = parse_model_config(R"({"model_type": "gemma2", "hidden_size": 64, "num_hidden_layers": 4,
+      "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 128, "sliding_window": 4096})", "g2");
+  ASSERT_TRUE(g2.ok()) << g2.error().message;
+  EXPECT_EQ(g2->layers[0], LayerKind::sliding_attention);
+  EXPECT_EQ(g2->layers[1], LayerKind::full_attention);
+  EXPECT_EQ(g2->count(LayerKind::full_attention), 2);
 }

@@ -20,7 +20,7 @@ namespace {
 using dcukit::core::kGiB;
 
 Plan plan_llama_on_h100(int count) {
-  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/llama-3.1-8b-instruct");
+  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/meta-llama-3-8b");
   EXPECT_TRUE(m.ok());
   auto w = count_weights(*m);
   EXPECT_TRUE(w.ok());
@@ -47,15 +47,15 @@ const Option& option(const Plan& p, int tp) {
 //   available_kv_cache_memory 53.29GiB
 // and with -tp 2: model weights take 7.48GiB, non_torch_memory 3.58GiB, activation 1.26GiB, so
 // 71.29 − 7.48 − 3.58 − 1.26 = 58.97GiB for the KV cache.
-// Meta-Llama-3-8B has Llama-3.1-8B's weights and KV geometry (only RoPE scaling and the context
-// limit differ), so the Llama-3.1-8B fixture at --max-model-len 8192 is the same engine input.
+// Meta-Llama-3-8B's own config: Llama-3.1-8B has the same weights and KV geometry, but its 131,072
+// positions make vLLM's RoPE table 32 MiB where this one's 8,192 make it 2 MiB.
 // Defaults then: max_num_seqs 256, max_num_batched_tokens max(8192, 2048) = 8192, block 16, graphs.
 // That vLLM captured graphs after sizing the cache; plan budgets them (0.5 GiB) and is still within 5%.
 TEST(PlanVllmLog, Llama3_8B_H100_Tp1WithinFivePercent) {
   const auto p = plan_llama_on_h100(1);
   const auto& b = option(p, 1).budget;
   EXPECT_NEAR(b.usable / kGiB, 71.29, 0.01);   // 0.9 × 79.22 GiB: the card total is the runtime's
-  EXPECT_NEAR(b.weights / kGiB, 14.96, 0.01);  // exact: 16,060,522,496 B
+  EXPECT_NEAR(b.weights / kGiB, 14.96, 0.01);  // 16,060,522,496 B and the 2 MiB RoPE table
   const double logged_kv = 53.29 * kGiB;
   EXPECT_LT(std::abs(b.kv_budget - logged_kv) / logged_kv, 0.05) << b.kv_budget / kGiB << " GiB";
   // Tokens: the log's 53.29 GiB in 16-token blocks of 16 · 131,072 B → 27,284 blocks → 436,544 tokens.

@@ -143,17 +143,19 @@ TEST(PlanWeights, Gptq4BitLinearLayers) {
 
 TEST(PlanWeights, TensorParallelSplitKeepsReplicatedKvHeads) {
   // Qwen3-32B at TP 8: KV heads (8) split one a rank; at TP 16 they would be replicated. At TP 8
-  // the per-GPU share is the total over 8 plus the replicated norms (7/8 of 64·(10,240+256)·2 B).
+  // the per-GPU share is the total over 8 plus the replicated norms (7/8 of 64·(10,240+256)·2 B),
+  // and every rank builds vLLM's whole RoPE table: 40,960 positions × 128 × 2 B.
   const auto m = load("qwen3-32b");
   auto w = count_weights(m);
   ASSERT_TRUE(w.ok());
   const double tp8 = static_cast<double>(w->per_gpu(m, 8, 1));
   const double norms = 64 * (10240 + 256) * 2.0 + 5120 * 2.0;
-  EXPECT_NEAR(tp8, (65524246528.0 - norms) / 8 + norms, 2.0);
+  const double rope = 40960 * 128 * 2.0;
+  EXPECT_NEAR(tp8, (65524246528.0 - norms) / 8 + norms + rope, 2.0);
   // PP 2 puts 32 of 64 layers and the larger of embedding and lm_head (equal here) on the busiest
   // stage, with the final norm: (65,524,246,528 − 1,555,824,640 − 10,240) / 2 + 777,912,320
-  // + 10,240 = 32,762,128,384.
-  EXPECT_EQ(w->per_gpu(m, 1, 2), 32762128384u);
+  // + 10,240 = 32,762,128,384, and the RoPE table, 10,485,760.
+  EXPECT_EQ(w->per_gpu(m, 1, 2), 32762128384u + 10485760u);
 }
 
 TEST(PlanWeights, Opt125MTwoMatrixMlpLearnedPositionsAndBiases) {
@@ -191,4 +193,52 @@ TEST(PlanWeights, AnUngatedMlpWithoutItsWidthIsRefused) {
       "opt-broken");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().message.find("intermediate_size (OPT's ffn_dim) is missing"), std::string::npos) << m.error().message;
+}
+
+TEST(PlanWeights, VisionTowerCountedFromVisionConfigAndSplitByTp) {
+  // Llama 4 Scout's tower: 34 blocks of 4·1408² + 2·1408·5632 (fc1, fc2), the 14×14 patch over 3
+  // channels, the pixel shuffle (ratio 0.5: 5632 → 4096 → 4096) and 4096 → 5120 into the text model.
+  auto scout = load("llama-4-scout-17b-16e-instruct");
+  EXPECT_DOUBLE_EQ(scout.vision_params, 870490624.0);
+  // Qwen3.6-27B's: 27 blocks of 4·1152² + 2·1152·4304, a 2×16×16 patch over 3 channels, 2304
+  // positions, and one merger of 2×2 patches (4608 → 4608 → 5120).
+  EXPECT_DOUBLE_EQ(load("qwen3.6-27b").vision_params, 460320768.0);
+  // Qwen3-VL's the same body, and a merger for each of the three deepstack layers (4608 → 2048).
+  EXPECT_DOUBLE_EQ(load("qwen3-vl-30b-a3b-instruct").vision_params, 538177536.0);
+  EXPECT_DOUBLE_EQ(load("qwen3-8b").vision_params, 0.0);
+  // vLLM shards the tower by TP: a rank holds a quarter of its 16-bit bytes beside the decoder.
+  ModelConfig text_only = scout;
+  text_only.vision_params = 0;
+  auto with = count_weights(scout), without = count_weights(text_only);
+  ASSERT_TRUE(with.ok() && without.ok());
+  EXPECT_NEAR(static_cast<double>(with->per_gpu(scout, 4, 1)) - static_cast<double>(without->per_gpu(text_only, 4, 1)),
+              870490624.0 * 2 / 4, 2.0);
+}
+
+TEST(PlanWeights, EveryRankHoldsTheWholeRopeTable) {
+  // vLLM's get_rope builds max_position rows of rotary_dim (cos and sin halves) in the model dtype.
+  // Llama 4 Scout's 10,485,760 positions (llama3 scaling leaves them) × 128 × 2 B are 2.5 GiB.
+  const auto scout = load("llama-4-scout-17b-16e-instruct");
+  EXPECT_EQ(scout.rope_rows, 10485760);
+  EXPECT_EQ(scout.rotary_dim, 128);
+  EXPECT_DOUBLE_EQ(compute_weights(scout).rope, 2684354560.0);
+  // Qwen3.6 rotates a quarter of its 256-wide heads; DeepSeek's MLA the 64 rope channels over
+  // YaRN's 4096 × 40 positions; OPT has learned positions and no table.
+  const auto qwen = load("qwen3.6-27b");
+  EXPECT_EQ(qwen.rotary_dim, 64);
+  EXPECT_EQ(qwen.rope_rows, 262144);
+  const auto ds = load("deepseek-v2-lite");
+  EXPECT_EQ(ds.rotary_dim, 64);
+  EXPECT_EQ(ds.rope_rows, 163840);
+  EXPECT_EQ(load("opt-125m").rope_rows, 0);
+  // Not in the checkpoint: the total the files are compared with leaves it out.
+  EXPECT_DOUBLE_EQ(compute_weights(load("llama-3.1-8b-instruct")).total(), 16060522496.0);
+  // Dynamic NTK builds its table for max_position × factor.
+  auto dyn = parse_model_config(
+      R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+          "num_attention_heads": 32, "vocab_size": 32000, "max_position_embeddings": 4096,
+          "rope_scaling": {"type": "dynamic", "factor": 2.0}})",
+      "dynamic");
+  ASSERT_TRUE(dyn.ok()) << dyn.error().message;
+  EXPECT_EQ(dyn->rope_rows, 8192);
 }

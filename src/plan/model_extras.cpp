@@ -1,0 +1,91 @@
+#include "plan/model_extras.h"
+
+#include <string>
+
+namespace dcukit::plan {
+namespace {
+
+using json = nlohmann::json;
+constexpr std::int64_t kMaxVisionWidth = 1 << 20;
+constexpr std::int64_t kMaxVisionDepth = 1 << 12;
+constexpr std::string_view kVisionWhere = "vision_config.";
+
+/// Parameters of a vision tower: a ViT body of `depth` blocks (q, k, v, o and a two- or three-matrix
+/// MLP), its patch and position embeddings, and the projector into the text model's width, in the
+/// families vLLM serves: Qwen2/2.5/3-VL and Qwen3.5 (a merger of spatial_merge_size² patches, and
+/// one a deepstack layer), Llama 4 (pixel shuffle, then a projector), LLaVA, Pixtral/Mistral 3 and
+/// Gemma 3 (one or two linears). Biases and norms are left out: they are below a thousandth.
+double vision_tower_params(const json& root, const json& v, FieldReader& f, std::int64_t text_hidden) {
+  const std::string type = f.text(v, "model_type");
+  const double depth =
+      static_cast<double>(f.integer(v, "depth", f.integer(v, "num_hidden_layers", 0, 0, kMaxVisionDepth, kVisionWhere),
+                                    0, kMaxVisionDepth, kVisionWhere));
+  // Qwen2-VL names the tower's width embed_dim and its output hidden_size.
+  const bool qwen2 = v.contains("embed_dim");
+  const double h = static_cast<double>(qwen2 ? f.integer(v, "embed_dim", 0, 0, kMaxVisionWidth, kVisionWhere)
+                                             : f.integer(v, "hidden_size", 0, 0, kMaxVisionWidth, kVisionWhere));
+  if (depth <= 0 || h <= 0) return 0;
+  const double inter = qwen2 ? h * f.number(v, "mlp_ratio", 4, 0, 64, kVisionWhere)
+                             : static_cast<double>(f.integer(v, "intermediate_size", 4 * static_cast<std::int64_t>(h),
+                                                             0, kMaxVisionWidth, kVisionWhere));
+  const bool gated = type == "pixtral" || type == "qwen2_5_vl";
+  double p = depth * (4 * h * h + (gated ? 3 : 2) * h * inter);
+  const double patch = static_cast<double>(f.integer(v, "patch_size", 14, 1, 1024, kVisionWhere));
+  const double channels = static_cast<double>(
+      f.integer(v, "in_channels", f.integer(v, "num_channels", 3, 1, 64, kVisionWhere), 1, 64, kVisionWhere));
+  p += channels * patch * patch * static_cast<double>(f.integer(v, "temporal_patch_size", 1, 1, 64, kVisionWhere)) * h;
+  p += static_cast<double>(f.integer(v, "num_position_embeddings", 0, 0, kMaxVisionWidth, kVisionWhere)) * h;
+  const double text = static_cast<double>(text_hidden);
+  const auto merge = f.integer(v, "spatial_merge_size", 0, 0, 64, kVisionWhere);
+  if (merge > 0) {  // Qwen: each merger is s²h -> s²h -> the text width
+    const double in = static_cast<double>(merge * merge) * h;
+    const double out = static_cast<double>(
+        f.integer(v, "out_hidden_size",
+                  qwen2 ? f.integer(v, "hidden_size", text_hidden, 0, kMaxVisionWidth, kVisionWhere) : text_hidden, 0,
+                  kMaxVisionWidth, kVisionWhere));
+    const auto deep = v.find("deepstack_visual_indexes");
+    const double mergers = 1 + (deep != v.end() && deep->is_array() ? static_cast<double>(deep->size()) : 0);
+    return p + mergers * (in * in + in * out);
+  }
+  if (const double ratio = f.number(v, "pixel_shuffle_ratio", 0, 0, 1, kVisionWhere); ratio > 0) {  // Llama 4
+    const double in = static_cast<double>(f.integer(v, "projector_input_dim", 0, 0, kMaxVisionWidth, kVisionWhere));
+    const double out = static_cast<double>(f.integer(v, "projector_output_dim", 0, 0, kMaxVisionWidth, kVisionWhere));
+    const double to_text = static_cast<double>(f.integer(v, "vision_output_dim", 0, 0, kMaxVisionWidth, kVisionWhere));
+    return p + h / (ratio * ratio) * in + in * out + to_text * text;
+  }
+  const auto root_merge = f.integer(root, "spatial_merge_size", 0, 0, 64);
+  if (root_merge > 0) p += static_cast<double>(root_merge * root_merge) * h * h;  // Mistral 3's patch merger
+  // Gemma 3 projects once; LLaVA and Mistral 3 through two linears.
+  return type == "siglip_vision_model" ? p + h * text : p + h * text + text * text;
+}
+
+}  // namespace
+
+void read_model_extras(const json& root, const json& text, FieldReader& f, ModelConfig& m) {
+  if (auto v = root.find("vision_config"); v != root.end() && v->is_object())
+    m.vision_params = vision_tower_params(root, *v, f, m.hidden_size);
+  if (m.learned_positions > 0 || m.max_position_embeddings <= 0) return;  // OPT: a learned table, no RoPE
+  // vLLM's get_rope: a table of rotary_dim columns (cos and sin halves) in the model dtype, of
+  // max_position_embeddings rows; linear and dynamic scaling multiply them by the factor, YaRN
+  // multiplies original_max_position_embeddings.
+  double partial = f.number(text, "partial_rotary_factor", 1.0, 1e-3, 1.0);
+  double rows = static_cast<double>(f.integer(text, "max_position_embeddings", 0, 0, 1 << 28));
+  for (const char* key : {"rope_scaling", "rope_parameters"}) {
+    auto rs = text.find(key);
+    if (rs == text.end() || !rs->is_object()) continue;
+    const std::string where = std::string(key) + ".";
+    partial = f.number(*rs, "partial_rotary_factor", partial, 1e-3, 1.0, where);
+    std::string type = f.text(*rs, "rope_type");
+    if (type.empty()) type = f.text(*rs, "type");
+    const double factor = f.number(*rs, "factor", 1.0, 1e-6, 1024, where);
+    if (type == "linear" || type == "dynamic") rows *= factor;
+    if (type == "yarn" || type == "deepseek_yarn")
+      rows = static_cast<double>(f.integer(*rs, "original_max_position_embeddings", static_cast<std::int64_t>(rows), 1,
+                                           1 << 28, where)) *
+             factor;
+  }
+  m.rotary_dim = m.mla ? m.qk_rope_head_dim : static_cast<std::int64_t>(static_cast<double>(m.head_dim) * partial);
+  m.rope_rows = static_cast<std::int64_t>(rows);
+}
+
+}  // namespace dcukit::plan
