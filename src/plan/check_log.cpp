@@ -7,19 +7,18 @@
 #include <filesystem>
 
 #include "core/units.h"
+#include "plan/check_log_verdict.h"
 #include "plan/vllm_version.h"
 
 namespace dcukit::plan {
 namespace {
 
-/// The activation peak vLLM printed: the figure itself, or 0.6.4's peak less the weights.
-std::optional<double> printed_activation(const VllmLogFigures& f) {
-  if (f.activation) return f.activation;
-  if (f.peak_torch && f.weights) return *f.peak_torch - *f.weights;
-  return std::nullopt;
-}
-
 using core::kGiB;  // bytes; the arithmetic below is in double
+using logcheck::compare_lines;
+using logcheck::name_uncertain_terms;
+using logcheck::printed_activation;
+using logcheck::reproduce;
+using logcheck::vllm_available;
 
 /// The version whose rules a run follows: --vllm-version, else the log's, else the first version
 /// that prints lines of the log's format.
@@ -117,163 +116,11 @@ Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, 
   return r;
 }
 
-/// The bytes of the blocks (or tokens) vLLM printed, one block short at most.
-std::optional<double> blocks_bytes(const RunCheck& c) {
-  const auto& f = c.run.figures;
-  const auto& lay = c.plan.layout;
-  const double per_token = c.plan.budget.kv.per_token + c.plan.budget.kv.per_window_token;  // all layers
-  const double block = static_cast<double>(c.settings.block_size) * per_token;
-  std::optional<double> blocks;
-  if (f.gpu_blocks)
-    blocks = static_cast<double>(*f.gpu_blocks);
-  else if (f.kv_tokens && lay.pool_block_bytes > 0 && !c.context.rules.tokens_from_concurrency)
-    blocks = static_cast<double>(*f.kv_tokens / lay.block_size * lay.groups);  // tokens = blocks // groups x block
-  else if (f.kv_tokens && lay.groups <= 1 && c.plan.budget.kv.per_sequence == 0)  // tokens = blocks x block size
-    blocks = static_cast<double>(*f.kv_tokens) / static_cast<double>(c.settings.block_size);
-  if (!blocks || per_token <= 0) return std::nullopt;
-  if (lay.pool_block_bytes > 0) return *blocks * lay.pool_block_bytes;  // a linear-attention hybrid's pages
-  return *blocks * (lay.groups > 1 ? block / lay.groups : block);
-}
-
-/// vLLM's available KV per GPU: printed, or the bytes of the blocks it printed. Where ranks differ
-/// and the blocks need less than every printed rank has, a rank the excerpt does not show had the
-/// smallest budget: its figure is the blocks' bytes. `derived` says the figure came from blocks.
-std::optional<double> vllm_available(const RunCheck& c, bool& derived) {
-  const auto& f = c.run.figures;
-  const auto from_blocks = blocks_bytes(c);
-  const bool ranks = f.available_kv && f.available_kv_max && *f.available_kv_max != *f.available_kv;
-  derived = from_blocks && (!f.available_kv || (ranks && f.gpu_blocks && *from_blocks < 0.99 * *f.available_kv * kGiB));
-  if (derived) return from_blocks;
-  if (f.available_kv) return *f.available_kv * kGiB;
-  return std::nullopt;
-}
-
-/// Sets each compared line's verdict: weights within the KV tolerance rule of their own (5% or
-/// 0.35 GiB), the figures that follow from the KV (blocks, tokens, concurrency) within the KV's
-/// relative tolerance and one block. True when every compared line is within.
-bool compare_lines(RunCheck& c, double avail) {
-  bool all = true;
-  const double rel = avail != 0 ? c.kv_tolerance / std::abs(avail) : kKvTolerance;
-  for (auto& l : c.lines) {
-    if (!l.vllm || !l.plan) continue;
-    const double d = std::abs(*l.plan - *l.vllm), v = std::abs(*l.vllm);
-    if (l.name == "available KV per GPU")
-      l.within = c.kv_within;
-    else if (l.name == "weights")
-      l.within = d <= std::max(kKvTolerance * v, kKvToleranceGiB);
-    else if (l.name == "KV blocks")
-      l.within = d <= rel * v + 1;
-    else if (l.name == "KV tokens")
-      l.within = d <= rel * v + static_cast<double>(std::max<std::int64_t>(c.plan.layout.block_size,
-                                                                            c.settings.block_size)) *
-                                    std::max(1, c.plan.layout.groups);
-    else if (l.name == "max concurrency")
-      l.within = d <= rel * v + 0.01;
-    if (l.within && !*l.within) all = false;
-  }
-  return all;
-}
-
-/// Whether plan's block, token and concurrency rules give what vLLM printed from vLLM's own available KV.
-void reproduce(RunCheck& c, const ModelConfig& m, double vllm_avail, bool derived) {
-  const auto& f = c.run.figures;
-  // printed to 0.01 GiB; a budget less four printed terms to 0.02 GiB
-  const double half = derived ? 0 : (f.available_from_terms ? 0.02 : 0.005) * kGiB;
-  const auto lo = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail - half);
-  // Derived from a hybrid's tokens (blocks // groups x block): up to groups - 1 blocks more.
-  const double slack = derived ? 1 + std::max(0, c.plan.layout.groups - 1) * c.plan.layout.pool_block_bytes : 0;
-  const auto hi = vllm_kv_layout(m, c.settings, c.tp, c.pp, c.context, vllm_avail + half + slack);
-  std::vector<std::string> parts;
-  bool ok = true;
-  if (f.gpu_blocks) {
-    const bool in = *f.gpu_blocks >= lo.blocks && *f.gpu_blocks <= hi.blocks;
-    ok = ok && in;
-    parts.push_back(fmt::format("blocks {} {} [{}, {}]", *f.gpu_blocks, in ? "in" : "outside", lo.blocks, hi.blocks));
-  }
-  if (f.kv_tokens) {
-    const bool in = *f.kv_tokens >= lo.tokens && *f.kv_tokens <= hi.tokens;
-    ok = ok && in;
-    parts.push_back(fmt::format("tokens {} {} [{}, {}]", *f.kv_tokens, in ? "in" : "outside", lo.tokens, hi.tokens));
-  }
-  if (f.max_concurrency) {
-    const bool in = *f.max_concurrency >= std::floor(lo.max_concurrency * 100) / 100 - 0.005 &&
-                    *f.max_concurrency <= std::ceil(hi.max_concurrency * 100) / 100 + 0.005;
-    ok = ok && in;
-    parts.push_back(fmt::format("concurrency {:.2f}x {} [{:.2f}, {:.2f}]", *f.max_concurrency, in ? "in" : "outside",
-                                lo.max_concurrency, hi.max_concurrency));
-  }
-  c.rules_reproduce = ok && !parts.empty();
-  c.rules_detail = parts.empty() ? "vLLM printed no blocks, tokens or concurrency"
-                                 : fmt::format("from vLLM's {:.2f} GiB: {}", vllm_avail / kGiB, fmt::join(parts, "; "));
-}
-
-void name_uncertain_terms(RunCheck& c) {
-  const auto& b = c.plan.budget;
-  struct Term {
-    std::string name;
-    double plan;
-    std::optional<double> vllm;
-    std::string why;
-  };
-  const auto& f = c.run.figures;
-  const std::optional<double> activation = printed_activation(f);
-  std::string act_why = fmt::format(
-      "the larger of the forward pass over {} tokens ({:.2f} GiB) and the sampler over {} "
-      "requests ({:.2f} GiB, {})",
-      c.settings.max_num_batched_tokens, c.plan.forward / kGiB, c.plan.sampler_rows, c.plan.sampler / kGiB,
-      to_string(c.context.sampler));
-  if (c.context.engine == VllmEngine::v1 && !c.context.sampler_known)
-    act_why += "; the log does not say which sampler ran (FlashInfer's needs 14 bytes a logit, PyTorch's 38)";
-  if (c.context.formula == ProfileFormula::free_delta)
-    act_why += c.plan.forward_replayed
-                   ? "; 0.6.3 and earlier also count what PyTorch's allocator keeps cached: the forward pass's "
-                     "layers replayed through the allocator"
-                   : "; 0.6.3 and earlier also count what PyTorch's allocator keeps cached, which plan models only "
-                     "for dense models";
-  std::vector<Term> terms{
-      {"activation", b.activation, activation, act_why},
-      {"non-torch", b.non_torch, f.non_torch,
-       fmt::format("plan's {} figure for {}{}; vLLM measures it (NCCL/RCCL, BLAS workspaces)",
-                   to_string(c.context.platform),
-                   c.tp * c.pp > 1 ? fmt::format("{} GPUs", c.tp * c.pp) : std::string("one GPU"),
-                   c.tp * c.pp > 1 && c.context.nvswitch
-                       ? " on an NVSwitch board (an SXM Hopper card is taken to sit on an 8-GPU HGX board)"
-                       : "")},
-      {"weights", b.weights, f.weights,
-       c.plan.load_extra > 0 ? fmt::format("counted from config.json, + {:.2f} GiB for ROCm's device-level figure "
-                                           "(0.01-0.22 measured)",
-                                           c.plan.load_extra / kGiB)
-                             : std::string("counted from config.json (or read from the log)")},
-      {"graphs", b.graphs, f.graphs_estimate, "estimated CUDA-graph pools"},
-  };
-  const double residual = c.kv_difference / kGiB;  // plan - vLLM
-  std::stable_sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) {
-    const double da = a.vllm ? std::abs(a.plan / kGiB - *a.vllm) : 0,
-                 db = b.vllm ? std::abs(b.plan / kGiB - *b.vllm) : 0;
-    return da > db;
-  });
-  for (const auto& t : terms) {
-    if (t.vllm) {
-      const double d = t.plan / kGiB - *t.vllm;
-      if (std::abs(d) >= 0.05)
-        c.uncertain.push_back(fmt::format("{}: plan {:.2f} GiB, vLLM {:.2f} GiB ({:+.2f}): {}", t.name, t.plan / kGiB,
-                                          *t.vllm, d, t.why));
-    } else if (t.name == "activation" || t.name == "non-torch" || (t.name == "graphs" && t.plan > 0)) {
-      c.uncertain.push_back(
-          fmt::format("{}: plan estimates {:.2f} GiB, vLLM did not print it: {}", t.name, t.plan / kGiB, t.why));
-    }
-  }
-  if (c.uncertain.empty())
-    c.uncertain.push_back(
-        fmt::format("the terms vLLM printed agree; the {:+.2f} GiB left is outside them "
-                    "(the card total, rounding of the printed GiB)",
-                    residual));
-}
-
 }  // namespace
 
 bool LogCheck::all_within() const {
-  return checked() > 0 && std::all_of(runs.begin(), runs.end(), [](const RunCheck& r) { return !r.checked || r.within; });
+  return checked() > 0 &&
+         std::all_of(runs.begin(), runs.end(), [](const RunCheck& r) { return !r.checked || r.within; });
 }
 
 int LogCheck::checked() const {
@@ -289,11 +136,14 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   c.version = fmt::format("vLLM {} ({})", version->upstream(), c.version);
   c.context = run_context(run, *version, cards);
   if (!run.settings.parallel_unknown.empty())
-    return Error{fmt::format("{} (the run of lines {}-{})", run.settings.parallel_unknown, run.first_line, run.last_line)};
+    return Error{
+        fmt::format("{} (the run of lines {}-{})", run.settings.parallel_unknown, run.first_line, run.last_line)};
   c.tp = run.settings.tp.value_or(1);
   c.pp = run.settings.pp.value_or(1);
-  if (!run.settings.parallel_source.empty()) c.notes.push_back(run.settings.parallel_source);
-  else if (!run.settings.tp) c.notes.push_back("TP 1: the log states no tensor-parallel size and shows no worker ranks");
+  if (!run.settings.parallel_source.empty())
+    c.notes.push_back(run.settings.parallel_source);
+  else if (!run.settings.tp)
+    c.notes.push_back("TP 1: the log states no tensor-parallel size and shows no worker ranks");
   for (const auto& n : run.ignored) c.notes.push_back(n);
   auto asked = run_asked(run, c.context, cards, m, o, c.notes);
   auto resolved = resolve_settings(m, cards, asked);
@@ -323,10 +173,10 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
     auto alt = vllm_budget(m, weights ? *weights : none, cards, c.settings, c.tp, c.pp, other);
     // The activation peak where vLLM printed it (the sampler is a term of it), else the KV it left.
     const std::optional<double> printed = printed_activation(run.figures);
-    const double mine = printed ? std::abs(c.plan.budget.activation / kGiB - *printed)
-                                : std::abs(c.plan.budget.kv_budget - *avail);
-    const double theirs = printed ? std::abs(alt.budget.activation / kGiB - *printed)
-                                  : std::abs(alt.budget.kv_budget - *avail);
+    const double mine =
+        printed ? std::abs(c.plan.budget.activation / kGiB - *printed) : std::abs(c.plan.budget.kv_budget - *avail);
+    const double theirs =
+        printed ? std::abs(alt.budget.activation / kGiB - *printed) : std::abs(alt.budget.kv_budget - *avail);
     if (theirs < mine && alt.sampler != c.plan.sampler) {
       c.notes.push_back(fmt::format(
           "sampler: the log does not say which ran; vLLM's {} fits {} ({:.2f} GiB) rather than {} ({:.2f} GiB), "
@@ -354,18 +204,18 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   c.lines.push_back({"non-torch", f.non_torch, b.non_torch / kGiB, true, std::string(to_string(c.context.platform))});
   c.lines.push_back({"CUDA graphs in the budget", f.graphs_estimate, b.graphs / kGiB, true,
                      f.graphs_after ? fmt::format("captured after sizing: {:.2f} GiB", *f.graphs_after) : ""});
-  c.lines.push_back({"available KV per GPU", avail ? std::optional<double>(*avail / kGiB) : std::nullopt,
-                     b.kv_budget / kGiB, true,
-                     derived ? (f.available_kv ? fmt::format("from its # GPU blocks: a rank the log does not show "
-                                                             "(printed ranks {:.2f} to {:.2f})",
-                                                             *f.available_kv, f.available_kv_max.value_or(0))
-                                               : std::string(f.gpu_blocks ? "vLLM's from its # GPU blocks"
-                                                                          : "vLLM's from its token count"))
-                             : (f.available_kv_max && *f.available_kv_max != *f.available_kv
-                                    ? fmt::format("smallest rank{}; largest {:.2f}",
-                                                  f.available_from_terms ? " (its budget less its printed usage)" : "",
-                                                  *f.available_kv_max)
-                                    : "")});
+  c.lines.push_back(
+      {"available KV per GPU", avail ? std::optional<double>(*avail / kGiB) : std::nullopt, b.kv_budget / kGiB, true,
+       derived ? (f.available_kv
+                      ? fmt::format("from its # GPU blocks: a rank the log does not show "
+                                    "(printed ranks {:.2f} to {:.2f})",
+                                    *f.available_kv, f.available_kv_max.value_or(0))
+                      : std::string(f.gpu_blocks ? "vLLM's from its # GPU blocks" : "vLLM's from its token count"))
+               : (f.available_kv_max && *f.available_kv_max != *f.available_kv
+                      ? fmt::format("smallest rank{}; largest {:.2f}",
+                                    f.available_from_terms ? " (its budget less its printed usage)" : "",
+                                    *f.available_kv_max)
+                      : "")});
   c.lines.push_back({"KV blocks",
                      f.gpu_blocks ? std::optional<double>(static_cast<double>(*f.gpu_blocks)) : std::nullopt,
                      static_cast<double>(b.blocks), false,
@@ -387,8 +237,9 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
     reproduce(c, m, *avail, derived);
     if (!c.within) name_uncertain_terms(c);
   } else {
-    c.not_checked = "vLLM printed no available KV memory or blocks, and its token count cannot be turned into "
-                    "bytes for this model's layout (KV-cache groups or per-request state)";
+    c.not_checked =
+        "vLLM printed no available KV memory or blocks, and its token count cannot be turned into "
+        "bytes for this model's layout (KV-cache groups or per-request state)";
   }
   return c;
 }
