@@ -28,7 +28,10 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
   const double inter = qwen2 ? h * f.number(v, "mlp_ratio", 4, 0, 64, kVisionWhere)
                              : static_cast<double>(f.integer(v, "intermediate_size", 4 * static_cast<std::int64_t>(h),
                                                              0, kMaxVisionWidth, kVisionWhere));
-  const bool gated = type == "pixtral" || type == "qwen2_5_vl";
+  // SiLU towers are gated (Pixtral, Qwen2.5-VL, whose vision_config may not name its type); GELU
+  // ones (CLIP, SigLIP, Qwen3-VL, Llama 4) are not.
+  const bool gated = f.text(v, "hidden_act") == "silu" || type == "pixtral" || type == "qwen2_5_vl" ||
+                     f.text(root, "model_type") == "qwen2_5_vl";
   double p = depth * (4 * h * h + (gated ? 3 : 2) * h * inter);
   const double patch = static_cast<double>(f.integer(v, "patch_size", 14, 1, 1024, kVisionWhere));
   const double channels = static_cast<double>(

@@ -299,6 +299,26 @@ const std::map<std::string, LogCase>& heldout8_cases() {
   return k;
 }
 
+// The ninth collection (tests/fixtures/vllm-logs/heldout9, INDEX.md there): multimodal and RoPE-scaled
+// models, gathered by a reader who did not read plan's rules, checked once (2026-12-07) after the
+// RoPE table and vision towers were counted: every weight figure within, every KV outside for a
+// term plan names (docs/plan.md).
+const std::map<std::string, LogCase>& heldout9_cases() {
+  static const std::map<std::string, LogCase> k = {
+      {"vllm-issue15766-8xt4-gemma3-27b-it-fp16-tp8-eager-v082-v0.txt",
+       {"gemma-3-27b-it", {}, {}, {}, {}, false, Expect::known_miss}},
+      {"vllm-issue16378-4xa100pcie40g-gemma3-27b-tp4-v080rc3dev-v0.txt",
+       {"gemma-3-27b-it", {}, {}, {}, {}, false, Expect::known_miss}},
+      {"vllm-issue10702-8xh200-llama31-70b-rope-llama3-tp8-v064post1-v0.txt",
+       {"llama-3.1-70b-instruct", {}, {}, {}, {}, false, Expect::known_miss}},
+      {"mdnote-a100-80g-qwen25-vl-7b-tp1-u022-v0230-v1-negative-kv.txt",
+       {"qwen2.5-vl-7b-instruct", "a100-sxm-80gb", {}, "0.23.0", {}, false, Expect::known_miss}},
+      {"vllm-issue11899-24gcard-qwen2-vl-7b-awq-fp8kv-tp1-v065-v0.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vllm-issue12245-2xh20-qwen2-vl-7b-tp2-v066post2dev-v1.txt", {"", {}, {}, {}, {}, false, Expect::unmatched}},
+  };
+  return k;
+}
+
 CheckLogOptions options(const LogCase& c) {
   CheckLogOptions o;
   o.model = std::string(DCUKIT_FIXTURES) + "/models/" + c.model;
@@ -565,4 +585,8 @@ TEST(PlanVllmCheck, EverySeventhBatchLogHeldOut) {
 
 TEST(PlanVllmCheck, EveryEighthBatchLogHeldOut) {
   check_folder("/heldout8", heldout8_cases());
+}
+
+TEST(PlanVllmCheck, EveryNinthBatchLogHeldOut) {
+  check_folder("/heldout9", heldout9_cases());
 }

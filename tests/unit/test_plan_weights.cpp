@@ -205,6 +205,8 @@ TEST(PlanWeights, VisionTowerCountedFromVisionConfigAndSplitByTp) {
   EXPECT_DOUBLE_EQ(load("qwen3.6-27b").vision_params, 460320768.0);
   // Qwen3-VL's the same body, and a merger for each of the three deepstack layers (4608 → 2048).
   EXPECT_DOUBLE_EQ(load("qwen3-vl-30b-a3b-instruct").vision_params, 538177536.0);
+  // Qwen2.5-VL-7B's vision_config names no type: its SiLU MLP is gated (gate, up, down).
+  EXPECT_DOUBLE_EQ(load("qwen2.5-vl-7b-instruct").vision_params, 676034560.0);
   EXPECT_DOUBLE_EQ(load("qwen3-8b").vision_params, 0.0);
   // vLLM shards the tower by TP: a rank holds a quarter of its 16-bit bytes beside the decoder.
   ModelConfig text_only = scout;
