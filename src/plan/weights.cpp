@@ -203,7 +203,8 @@ Result<Weights> count_weights(const ModelConfig& m) {
   namespace fs = std::filesystem;
   Weights w;
   w.computed = compute_weights(m);
-  if (!(w.computed.total() <= kMaxWeightBytes))  // every count is bounded; their product need not be
+  // every count is bounded; their product need not be (the RoPE table, outside total(), neither)
+  if (!(w.computed.total() + w.computed.rope <= kMaxWeightBytes))
     return Error{
         fmt::format("{}: config.json describes {:.3g} bytes of weights, beyond the 1 PiB dcukit plan takes; "
                     "check its sizes (hidden_size, intermediate_size, the expert counts)",

@@ -103,6 +103,23 @@ TEST(PlanInputs, RopeScalingFactorsBeyondReasonAreRefused) {
   EXPECT_EQ(ok->max_position_embeddings, 16384);
 }
 
+TEST(PlanInputs, AVisionTowerOrRopeTableBeyondAnyCheckpointIsAnErrorNotAWrappedCount) {
+  // A pixel shuffle ratio of 1e-200 makes the projector's input infinite; a dynamic factor on a long
+  // context, a RoPE table of 2^28 x 1024 rows: both are refused where the weights are counted.
+  auto shuffle = config_with(R"("vision_config": {"num_hidden_layers": 2, "hidden_size": 64,
+      "pixel_shuffle_ratio": 1e-200, "projector_input_dim": 64, "projector_output_dim": 64, "vision_output_dim": 64})");
+  ASSERT_TRUE(shuffle.ok()) << shuffle.error().message;
+  auto w = count_weights(*shuffle);
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.error().message.find("beyond the 1 PiB"), std::string::npos) << w.error().message;
+  auto rope = config_with(R"("max_position_embeddings": 268435456, "head_dim": 1048576,
+      "rope_parameters": {"rope_type": "dynamic", "factor": 1024})");
+  ASSERT_TRUE(rope.ok()) << rope.error().message;
+  auto r = count_weights(*rope);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("beyond the 1 PiB"), std::string::npos) << r.error().message;
+}
+
 TEST(PlanInputs, SafetensorsDtypeOfTheWrongTypeIsAnError) {
   expect_error(read_header(R"({"a.weight": {"dtype": 5, "shape": [2], "data_offsets": [0, 4]}})", 4), "has dtype 5");
   expect_error(read_header(R"({"a.weight": {"dtype": null, "shape": [2], "data_offsets": [0, 4]}})", 4),
