@@ -94,6 +94,22 @@ VllmContext run_context(const VllmRun& run, const VllmVersion& version, const Ca
   return ctx;
 }
 
+/// What the profile run of a multimodal model did that plan's activation leaves out, or nothing.
+std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, const VllmContext& ctx) {
+  if (f.encoder_budget)
+    return fmt::format(
+        "the profile run also ran the vision encoder over {} tokens ({} {} item{}) and kept its "
+        "outputs: not in plan's activation, which may be low by that much",
+        *f.encoder_budget, f.encoder_items.value_or(0), f.encoder_modality,
+        f.encoder_items.value_or(0) == 1 ? "" : "s");
+  if (m.vision_params <= 0) return {};
+  return ctx.engine == VllmEngine::v0
+             ? "V0's profile run feeds a multimodal model dummy images through its vision encoder: not in plan's "
+               "activation, which may be low by that much"
+             : "a multimodal model: the profile run may also run its vision encoder, which plan's activation leaves "
+               "out";
+}
+
 /// The engine flags: the command line first, then the log, then the version's defaults.
 Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, const ModelConfig& m,
                 const CheckLogOptions& o, std::vector<std::string>& notes) {
@@ -145,6 +161,8 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   else if (!run.settings.tp)
     c.notes.push_back("TP 1: the log states no tensor-parallel size and shows no worker ranks");
   for (const auto& n : run.ignored) c.notes.push_back(n);
+  c.multimodal_profile = multimodal_profile(run.figures, m, c.context);
+  if (!c.multimodal_profile.empty()) c.notes.push_back(c.multimodal_profile);
   auto asked = run_asked(run, c.context, cards, m, o, c.notes);
   auto resolved = resolve_settings(m, cards, asked);
   if (!resolved)

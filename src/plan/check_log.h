@@ -61,6 +61,9 @@ struct RunCheck {
   double kv_tolerance = 0;       ///< bytes
   bool rules_reproduce = false;  ///< from vLLM's own available KV, plan's rules give its blocks/tokens/concurrency
   std::string rules_detail;      ///< what the reproduction compared
+  /// What vLLM's profile run did that plan does not model (a multimodal model's vision encoder),
+  /// in words; empty for a text model.
+  std::string multimodal_profile;
   std::vector<std::string> uncertain;  ///< the terms plan is unsure of, worst first, when not within
   std::vector<std::string> notes;      ///< settings taken from defaults, weights from the log, ...
 };

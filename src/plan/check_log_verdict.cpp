@@ -127,6 +127,7 @@ void name_uncertain_terms(RunCheck& c) {
                      "layers replayed through the allocator"
                    : "; 0.6.3 and earlier also count what PyTorch's allocator keeps cached, which plan models only "
                      "for dense models";
+  if (!c.multimodal_profile.empty()) act_why += "; " + c.multimodal_profile;
   std::vector<Term> terms{
       {"activation", b.activation, activation, act_why},
       {"non-torch", b.non_torch, f.non_torch,

@@ -234,6 +234,13 @@ void read_figures(std::string_view line, Taker& t) {
   if (t.gib(v, number_after(line, "Loading model weights took "), "weights"))
     f.weights = std::max(f.weights.value_or(0), *v);
   if (t.gib(v, number_after(line, "Model loading took "), "weights")) f.weights = std::max(f.weights.value_or(0), *v);
+  if (t.count(f.encoder_budget, number_after(line, "Encoder cache will be initialized with a budget of "),
+              "encoder budget") &&
+      t.count(f.encoder_items, number_after(line, "profiled with "), "profiled items")) {
+    const auto rest = line.substr(line.find("profiled with ") + 14);  // "1 video items ..."
+    if (const auto space = rest.find(' '); space != std::string_view::npos)
+      f.encoder_modality = std::string(rest.substr(space + 1, rest.find(' ', space + 1) - space - 1));
+  }
   if (has(line, "Memory profiling results")) {  // 0.6.4: key=value pairs
     run.format = VllmLogFormat::v0_torch_peak;
     t.gib(f.total, logtext::to_number(setting(line, "total_gpu_memory")), "total_gpu_memory");
@@ -276,7 +283,8 @@ void read_figures(std::string_view line, Taker& t) {
     run.format = VllmLogFormat::v1;
     if (t.count(tokens, n, "GPU KV cache size")) f.kv_tokens = std::min(f.kv_tokens.value_or(*tokens), *tokens);
   }
-  for (std::string_view m : {"# GPU blocks: ", "# CUDA blocks: ", "# cuda blocks: ", "GPU blocks: ", "num_gpu_blocks is: "})
+  for (std::string_view m :
+       {"# GPU blocks: ", "# CUDA blocks: ", "# cuda blocks: ", "GPU blocks: ", "num_gpu_blocks is: "})
     if (auto n = number_after(line, m)) {
       t.count(f.gpu_blocks, n, "GPU blocks");
       if (run.format == VllmLogFormat::unknown) run.format = VllmLogFormat::v0_blocks;

@@ -78,6 +78,10 @@ struct VllmLogFigures {
   /// available_kv is a rank's budget less its printed terms ("Actual usage is ..."), not a printed
   /// figure: four roundings to 0.01 GiB, so it is good to 0.02 GiB.
   bool available_from_terms = false;
+  /// V1's multimodal profile: "Encoder cache will be initialized with a budget of N tokens, and
+  /// profiled with K video items of the maximum feature size."
+  std::optional<std::int64_t> encoder_budget, encoder_items;
+  std::string encoder_modality;  ///< "image", "video"
 
   /// True when the run printed a KV-cache result: available memory, blocks or tokens.
   bool has_kv_result() const { return available_kv || gpu_blocks || kv_tokens; }

@@ -254,3 +254,20 @@ TEST(PlanLogForms, CollectorStampsBannerBracketsAndNcclRanks) {
   EXPECT_NE(unsized.settings.parallel_unknown.find("more than one GPU"), std::string::npos)
       << unsized.settings.parallel_unknown;
 }
+
+TEST(PlanLogForms, TheEncoderProfileOfAMultimodalModelIsRead) {
+  // sipeed-4x3090-qwen3-vl-30b-a3b-tp4-v0110: V1 runs the vision encoder in its profile run.
+  const auto run = only_run(
+      "(Worker_TP0 pid=41699) INFO 10-06 15:57:18 [gpu_model_runner.py:3344] Encoder cache will be initialized with "
+      "a budget of 153600 tokens, and profiled with 1 video items of the maximum feature size.\n"
+      "(Worker_TP0 pid=41699) INFO 10-06 15:58:01 [gpu_worker.py:298] Available KV cache memory: 2.31 GiB\n");
+  EXPECT_EQ(run.figures.encoder_budget, 153600);
+  EXPECT_EQ(run.figures.encoder_items, 1);
+  EXPECT_EQ(run.figures.encoder_modality, "video");
+  // A line cut after its budget keeps neither count.
+  const auto cut = only_run(
+      "INFO 10-06 15:57:18 [gpu_model_runner.py:3344] Encoder cache will be initialized with a budget of 153600\n"
+      "INFO 10-06 15:58:01 [gpu_worker.py:298] Available KV cache memory: 2.31 GiB\n");
+  EXPECT_EQ(cut.figures.encoder_items, std::nullopt);
+  EXPECT_TRUE(cut.figures.encoder_modality.empty());
+}

@@ -457,6 +457,31 @@ TEST(PlanVllmCheck, NamesTheUncertainTermWhenOutsideTolerance) {
   EXPECT_EQ(r.uncertain.front().rfind("activation: plan", 0), 0u) << r.uncertain.front();
 }
 
+TEST(PlanVllmCheck, AMultimodalProfileRunIsNamedWherePlanLeavesItOut) {
+  // The Qwen3-VL TP 4 run: vLLM's profile ran the vision encoder over a 153,600-token video; the
+  // activation term says so, where the result is outside.
+  const std::string dir = std::string(DCUKIT_FIXTURES) + "/vllm-logs";
+  const std::string vl_log = "sipeed-4x3090-qwen3-vl-30b-a3b-tp4-v0110.txt";
+  auto vl = check_log(dir + "/heldout3/" + vl_log, options(heldout3_cases().at(vl_log)));
+  ASSERT_TRUE(vl.ok()) << vl.error().message;
+  const auto& r = vl->runs.at(0);
+  EXPECT_FALSE(r.within);
+  const auto activation = std::find_if(r.uncertain.begin(), r.uncertain.end(),
+                                       [](const std::string& u) { return u.rfind("activation:", 0) == 0; });
+  ASSERT_NE(activation, r.uncertain.end());
+  EXPECT_NE(activation->find("vision encoder over 153600 tokens (1 video item)"), std::string::npos) << *activation;
+  // Gemma 3 under V0 prints no encoder line: the model's vision tower is enough to say it.
+  const std::string gemma = "vllm-issue15766-8xt4-gemma3-27b-it-fp16-tp8-eager-v082-v0.txt";
+  auto v0 = check_log(dir + "/heldout9/" + gemma, options(heldout9_cases().at(gemma)));
+  ASSERT_TRUE(v0.ok()) << v0.error().message;
+  EXPECT_NE(v0->runs.at(0).multimodal_profile.find("V0's profile run feeds"), std::string::npos);
+  // A text model has nothing to say.
+  const std::string text_log = "notes-rtx3090-qwen25-7b-v066.txt";
+  auto text = check_log(dir + "/" + text_log, options(cases().at(text_log)));
+  ASSERT_TRUE(text.ok());
+  EXPECT_TRUE(text->runs.at(0).multimodal_profile.empty());
+}
+
 TEST(PlanVllmCheck, ErrorsNameWhatToPass) {
   CheckLogOptions o;  // no --model: the log names a path that is not here
   auto no_model = check_log(std::string(DCUKIT_FIXTURES) + "/vllm-logs/dennislee22-a100-80g-qwen2-7b-tp1-u025.txt", o);
