@@ -91,6 +91,7 @@ ModelConfig model_of(const Doc& j) {
   read_at(j, "mla", m.mla);
   read_at(j, "moe_experts", m.num_experts);
   read_at(j, "max_position_embeddings", m.max_position_embeddings);
+  read_at(j, "vision_params", m.vision_params);
   for (auto [key, kind] : {std::pair{"full_attention_layers", LayerKind::full_attention},
                            {"sliding_attention_layers", LayerKind::sliding_attention},
                            {"linear_attention_layers", LayerKind::linear_attention}}) {

@@ -157,7 +157,16 @@ core::Table options_table(const Plan& p) {
                       gib(o.budget.kv.per_sequence), p.settings.max_model_len));
       break;
     }
-  t.notes.push_back("activation, non-torch and graphs are estimates (docs/plan.md); weights and KV/token are exact");
+  if (p.model.vision_params > 0) {
+    t.notes.push_back(fmt::format(
+        "a multimodal model: the weights hold its vision tower{}, and the activation leaves out the vision "
+        "encoder's run in vLLM's start-up profile, so the KV budget can come out smaller (vLLM bounds that run "
+        "by --limit-mm-per-prompt and the processor's largest image or video)",
+        p.weights.source == WeightSource::computed ? " counted from vision_config (an estimate)" : ""));
+    t.notes.push_back("activation, non-torch and graphs are estimates (docs/plan.md); KV/token is exact");
+  } else {
+    t.notes.push_back("activation, non-torch and graphs are estimates (docs/plan.md); weights and KV/token are exact");
+  }
   return t;
 }
 
@@ -209,7 +218,8 @@ nlohmann::ordered_json to_json(const Report& report) {
                 {"linear_attention_layers", m.count(LayerKind::linear_attention)},
                 {"mla", m.mla},
                 {"moe_experts", m.num_experts},
-                {"max_position_embeddings", m.max_position_embeddings}};
+                {"max_position_embeddings", m.max_position_embeddings},
+                {"vision_params", m.vision_params}};
   j["weights"] = {{"total_bytes", p.weights.total_bytes},
                   {"source", std::string(to_string(p.weights.source))},
                   {"detail", p.weights.detail}};

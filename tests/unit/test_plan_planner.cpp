@@ -345,3 +345,17 @@ TEST(PlanPlanner, DtypeAndKvTablesRoundTrip) {
   EXPECT_EQ(kv_element_bytes(KvCacheDtype::fp8_e5m2), 1);
   EXPECT_EQ(kv_element_bytes(KvCacheDtype::automatic), 2);
 }
+
+TEST(PlanPlanner, AMultimodalPlanSaysItsWeightsAndActivationAreUnsure) {
+  // Qwen2.5-VL-7B: its vision tower is counted from vision_config, and vLLM's start-up profile runs
+  // the encoder, which the activation leaves out: the plan does not call its weights exact.
+  auto vl = plan("qwen2.5-vl-7b-instruct", "H100", 1, Asked{});
+  ASSERT_TRUE(vl.ok()) << vl.error().message;
+  const auto text = render_plan(*vl);
+  EXPECT_NE(text.find("the weights hold its vision tower counted from vision_config (an estimate)"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("weights and KV/token are exact"), std::string::npos) << text;
+  auto llm = plan("qwen3-8b", "H100", 1, Asked{});
+  ASSERT_TRUE(llm.ok()) << llm.error().message;
+  EXPECT_NE(render_plan(*llm).find("weights and KV/token are exact"), std::string::npos);
+}
