@@ -99,13 +99,13 @@ std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, co
   if (f.encoder_budget)
     return fmt::format(
         "the profile run also ran the vision encoder over {} tokens ({} {} item{}) and kept its "
-        "outputs: not in plan's activation, which may be low by that much",
+        "outputs: not in plan's activation, which may be low by the encoder's peak",
         *f.encoder_budget, f.encoder_items.value_or(0), f.encoder_modality,
         f.encoder_items.value_or(0) == 1 ? "" : "s");
   if (m.vision_params <= 0) return {};
   return ctx.engine == VllmEngine::v0
              ? "V0's profile run feeds a multimodal model dummy images through its vision encoder: not in plan's "
-               "activation, which may be low by that much"
+               "activation, which may be low by the encoder's peak"
              : "a multimodal model: the profile run may also run its vision encoder, which plan's activation leaves "
                "out";
 }

@@ -24,8 +24,6 @@ constexpr std::int64_t kMaxWidth = 1 << 20;  // hidden size, head counts and dim
 constexpr std::int64_t kMaxMlp = 1 << 24;    // MLP widths
 constexpr std::int64_t kMaxVocab = 1 << 24;
 constexpr std::int64_t kMaxExperts = 1 << 16;
-constexpr std::int64_t kMaxContext = 1 << 28;  // tokens; Llama 4 Scout's 10M is far below
-constexpr double kMaxRopeFactor = 1024;
 
 /// What transformers' LlamaConfig gives a field its config.json leaves out. A wrapper's text_config
 /// (LLaVA-1.5's) may hold only what differs from them; the wrapper's own top-level fields (the

@@ -24,6 +24,11 @@ std::string_view to_string(LayerKind kind);
 /// Weight quantization a checkpoint declares in quantization_config.
 enum class QuantMethod { none, gptq, awq, fp8, unsupported };
 
+/// The longest context plan takes, in tokens (Llama 4 Scout's 10M is far below), and the largest
+/// RoPE scaling factor.
+inline constexpr std::int64_t kMaxContext = 1 << 28;
+inline constexpr double kMaxRopeFactor = 1024;
+
 /// The fields of config.json that decide memory. Sizes are counts, not bytes.
 struct ModelConfig {
   std::string name;          ///< the model directory's name, for messages and the script

@@ -72,7 +72,7 @@ void read_model_extras(const json& root, const json& text, FieldReader& f, Model
   // max_position_embeddings rows; linear and dynamic scaling multiply them by the factor, YaRN
   // multiplies original_max_position_embeddings.
   double partial = f.number(text, "partial_rotary_factor", 1.0, 1e-3, 1.0);
-  double rows = static_cast<double>(f.integer(text, "max_position_embeddings", 0, 0, 1 << 28));
+  double rows = static_cast<double>(f.integer(text, "max_position_embeddings", 0, 0, kMaxContext));
   for (const char* key : {"rope_scaling", "rope_parameters"}) {
     auto rs = text.find(key);
     if (rs == text.end() || !rs->is_object()) continue;
@@ -80,11 +80,11 @@ void read_model_extras(const json& root, const json& text, FieldReader& f, Model
     partial = f.number(*rs, "partial_rotary_factor", partial, 1e-3, 1.0, where);
     std::string type = f.text(*rs, "rope_type");
     if (type.empty()) type = f.text(*rs, "type");
-    const double factor = f.number(*rs, "factor", 1.0, 1e-6, 1024, where);
+    const double factor = f.number(*rs, "factor", 1.0, 1e-6, kMaxRopeFactor, where);
     if (type == "linear" || type == "dynamic") rows *= factor;
     if (type == "yarn" || type == "deepseek_yarn")
       rows = static_cast<double>(f.integer(*rs, "original_max_position_embeddings", static_cast<std::int64_t>(rows), 1,
-                                           1 << 28, where)) *
+                                           kMaxContext, where)) *
              factor;
   }
   m.rotary_dim = m.mla ? m.qk_rope_head_dim : static_cast<std::int64_t>(static_cast<double>(m.head_dim) * partial);

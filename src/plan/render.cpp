@@ -157,16 +157,15 @@ core::Table options_table(const Plan& p) {
                       gib(o.budget.kv.per_sequence), p.settings.max_model_len));
       break;
     }
-  if (p.model.vision_params > 0) {
+  const bool multimodal = p.model.vision_params > 0;
+  if (multimodal)
     t.notes.push_back(fmt::format(
         "a multimodal model: the weights hold its vision tower{}, and the activation leaves out the vision "
         "encoder's run in vLLM's start-up profile, so the KV budget can come out smaller (vLLM bounds that run "
         "by --limit-mm-per-prompt and the processor's largest image or video)",
         p.weights.source == WeightSource::computed ? " counted from vision_config (an estimate)" : ""));
-    t.notes.push_back("activation, non-torch and graphs are estimates (docs/plan.md); KV/token is exact");
-  } else {
-    t.notes.push_back("activation, non-torch and graphs are estimates (docs/plan.md); weights and KV/token are exact");
-  }
+  t.notes.push_back(fmt::format("activation, non-torch and graphs are estimates (docs/plan.md); {} exact",
+                                multimodal ? "KV/token is" : "weights and KV/token are"));
   return t;
 }
 

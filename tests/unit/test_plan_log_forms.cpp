@@ -264,7 +264,7 @@ TEST(PlanLogForms, TheEncoderProfileOfAMultimodalModelIsRead) {
   EXPECT_EQ(run.figures.encoder_budget, 153600);
   EXPECT_EQ(run.figures.encoder_items, 1);
   EXPECT_EQ(run.figures.encoder_modality, "video");
-  // A line cut after its budget keeps neither count.
+  // A line cut after its budget keeps no item count and no modality.
   const auto cut = only_run(
       "INFO 10-06 15:57:18 [gpu_model_runner.py:3344] Encoder cache will be initialized with a budget of 153600\n"
       "INFO 10-06 15:58:01 [gpu_worker.py:298] Available KV cache memory: 2.31 GiB\n");
