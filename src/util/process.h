@@ -101,8 +101,10 @@ std::vector<pid_t> process_group_members(pid_t pgid);
 /// setsid, since the environment is inherited. Only processes this user may read are seen.
 std::vector<pid_t> processes_with_env(const std::string& marker);
 
-/// SIGKILLs every process processes_with_env(marker) finds and waits up to `wait` until each
-/// has ended (gone or a zombie: its sockets and device memory are released); returns the pids.
+/// SIGKILLs every process processes_with_env(marker) finds, scanning again until two scans in a
+/// row find none still running (gone or a zombie: its sockets and device memory are released)
+/// or `wait` is spent; returns the pids it killed. Repeated scans catch a process that one scan
+/// missed (forked after the listing, or in execve with its environment briefly unreadable).
 std::vector<pid_t> kill_marked(const std::string& marker, std::chrono::milliseconds wait);
 
 /// Makes this process the reaper of its orphaned descendants (Linux' PR_SET_CHILD_SUBREAPER):

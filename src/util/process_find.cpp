@@ -56,16 +56,28 @@ std::vector<pid_t> processes_with_env(const std::string& marker) {
 }
 
 std::vector<pid_t> kill_marked(const std::string& marker, std::chrono::milliseconds wait) {
-  const auto pids = processes_with_env(marker);
-  for (const pid_t pid : pids) kill(pid, SIGKILL);
-  const auto until = std::chrono::steady_clock::now() + wait;
+  // One scan can miss a process: one forked after /proc was listed, or one in execve, whose
+  // environ reads empty for a moment. So scan, kill, and scan again until two scans in a row
+  // find no marked process still running (or the wait is spent).
   auto ended = [](pid_t pid) {
     const auto info = read_proc_info(pid);
     return !info || info->state == 'Z';
   };
-  while (!std::all_of(pids.begin(), pids.end(), ended) && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  return pids;
+  std::vector<pid_t> killed;
+  const auto until = std::chrono::steady_clock::now() + wait;
+  for (int quiet_scans = 0; quiet_scans < 2;) {
+    bool running = false;
+    for (const pid_t pid : processes_with_env(marker)) {
+      if (ended(pid)) continue;
+      running = true;
+      kill(pid, SIGKILL);
+      if (std::find(killed.begin(), killed.end(), pid) == killed.end()) killed.push_back(pid);
+    }
+    quiet_scans = running ? 0 : quiet_scans + 1;
+    if (std::chrono::steady_clock::now() >= until) break;
+    if (quiet_scans < 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return killed;
 }
 
 }  // namespace dcukit::util

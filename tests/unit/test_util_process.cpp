@@ -197,10 +197,20 @@ TEST(UtilProcess, AMarkInTheEnvironmentFindsEveryDescendant) {
   const std::string marker = "DCUKIT_TEST_MARK=" + std::to_string(getpid());
   auto p = Process::spawn({.argv = {"sh", "-c", "setsid sleep 60 & exec sleep 60"}, .env_add = {marker}});
   ASSERT_TRUE(p) << p.error().message;
+  // Until both have become `sleep`, a scan may also see the forked shell, or miss one in execve.
+  auto both_sleep = [&] {
+    const auto pids = processes_with_env(marker);
+    return pids.size() == 2 && std::all_of(pids.begin(), pids.end(), [](pid_t pid) {
+             std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+             std::string name;
+             std::getline(comm, name);
+             return name == "sleep";
+           });
+  };
   const auto end = std::chrono::steady_clock::now() + testutil::kNoHang;
-  while (processes_with_env(marker).size() < 2 && std::chrono::steady_clock::now() < end)
+  while (!both_sleep() && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(processes_with_env(marker).size(), 2u);
+  EXPECT_TRUE(both_sleep()) << "the marked shell and its setsid child never both became sleep";
   EXPECT_EQ(kill_marked(marker, testutil::kNoHang).size(), 2u);
   for (const pid_t pid : processes_with_env(marker)) EXPECT_TRUE(process_ends(pid));
 }
