@@ -95,7 +95,13 @@ VllmContext run_context(const VllmRun& run, const VllmVersion& version, const Ca
 }
 
 /// What the profile run of a multimodal model did that plan's activation leaves out, or nothing.
-std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, const VllmContext& ctx) {
+std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, const VllmContext& ctx, int pp) {
+  if (m.vision.qwen2_vit && ctx.engine == VllmEngine::v1 && pp == 1)
+    return fmt::format(
+        "the profile run's vision encoder ({}) is counted from the tower's shape: an estimate of its MLP's "
+        "peak, which the attention's buffers or another version's code may exceed",
+        f.encoder_budget ? fmt::format("{} tokens, as the log printed", *f.encoder_budget)
+                         : std::string("over plan's budget, not printed"));
   if (f.encoder_budget)
     return fmt::format(
         "the profile run also ran the vision encoder over {} tokens ({} {} item{}) and kept its "
@@ -161,7 +167,11 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   else if (!run.settings.tp)
     c.notes.push_back("TP 1: the log states no tensor-parallel size and shows no worker ranks");
   for (const auto& n : run.ignored) c.notes.push_back(n);
-  c.multimodal_profile = multimodal_profile(run.figures, m, c.context);
+  if (const auto& f = run.figures; f.encoder_budget) {  // K items of the most tokens the budget holds
+    const std::int64_t items = std::max<std::int64_t>(1, f.encoder_items.value_or(1));
+    c.context.encoder_tokens = items * (*f.encoder_budget / items);
+  }
+  c.multimodal_profile = multimodal_profile(run.figures, m, c.context, c.pp);
   if (!c.multimodal_profile.empty()) c.notes.push_back(c.multimodal_profile);
   auto asked = run_asked(run, c.context, cards, m, o, c.notes);
   auto resolved = resolve_settings(m, cards, asked);
@@ -218,7 +228,10 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   c.lines.push_back({"weights", f.weights, b.weights / kGiB, true, ""});
   c.lines.push_back(
       {"activation peak", activation, b.activation / kGiB, true,
-       c.plan.forward >= c.plan.sampler ? "forward pass" : fmt::format("sampler, {}", to_string(c.context.sampler))});
+       c.plan.encoder && c.plan.encoder->peak >= c.plan.encoder->outputs + std::max(c.plan.forward, c.plan.sampler)
+           ? std::string("vision encoder")
+       : c.plan.forward >= c.plan.sampler ? "forward pass"
+                                          : fmt::format("sampler, {}", to_string(c.context.sampler))});
   c.lines.push_back({"non-torch", f.non_torch, b.non_torch / kGiB, true, std::string(to_string(c.context.platform))});
   c.lines.push_back({"CUDA graphs in the budget", f.graphs_estimate, b.graphs / kGiB, true,
                      f.graphs_after ? fmt::format("captured after sizing: {:.2f} GiB", *f.graphs_after) : ""});

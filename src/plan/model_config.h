@@ -74,6 +74,14 @@ struct ModelConfig {
   // 0 without one) and the RoPE cos/sin table, rope_rows x rotary_dim in the model dtype (0 without RoPE).
   double vision_params = 0;
   std::int64_t rope_rows = 0, rotary_dim = 0;
+  /// The tower's shape, for the encoder's run in vLLM's profile (see encoder_profile.h).
+  struct VisionShape {
+    bool qwen2_vit = false;  ///< Qwen2-VL / Qwen2.5-VL: each encoder token is spatial_merge² patches
+    std::int64_t width = 0, intermediate = 0, merge = 0, patch = 0;
+    std::int64_t values_per_patch = 0;  ///< channels x temporal_patch_size x patch²
+    std::int64_t out_width = 0;         ///< the merger's output: the text model's width
+    bool gated = false;
+  } vision;
 
   QuantMethod quant = QuantMethod::none;
   std::string quant_name;    ///< quant_method as written

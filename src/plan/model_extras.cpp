@@ -15,7 +15,8 @@ constexpr std::string_view kVisionWhere = "vision_config.";
 /// families vLLM serves: Qwen2/2.5/3-VL and Qwen3.5 (a merger of spatial_merge_size² patches, and
 /// one a deepstack layer), Llama 4 (pixel shuffle, then a projector), LLaVA, Pixtral/Mistral 3 and
 /// Gemma 3 (one or two linears). Biases and norms are left out: they are below a thousandth.
-double vision_tower_params(const json& root, const json& v, FieldReader& f, std::int64_t text_hidden) {
+double vision_tower_params(const json& root, const json& v, FieldReader& f, std::int64_t text_hidden,
+                           ModelConfig::VisionShape& shape) {
   const std::string type = f.text(v, "model_type");
   const double depth =
       static_cast<double>(f.integer(v, "depth", f.integer(v, "num_hidden_layers", 0, 0, kMaxVisionDepth, kVisionWhere),
@@ -33,10 +34,13 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
   const bool gated = f.text(v, "hidden_act") == "silu" || type == "pixtral" || type == "qwen2_5_vl" ||
                      f.text(root, "model_type") == "qwen2_5_vl";
   double p = depth * (4 * h * h + (gated ? 3 : 2) * h * inter);
-  const double patch = static_cast<double>(f.integer(v, "patch_size", 14, 1, 1024, kVisionWhere));
-  const double channels = static_cast<double>(
-      f.integer(v, "in_channels", f.integer(v, "num_channels", 3, 1, 64, kVisionWhere), 1, 64, kVisionWhere));
-  p += channels * patch * patch * static_cast<double>(f.integer(v, "temporal_patch_size", 1, 1, 64, kVisionWhere)) * h;
+  const auto patch = f.integer(v, "patch_size", 14, 1, 1024, kVisionWhere);
+  const auto channels = f.integer(
+      v, "in_channels",
+      f.integer(v, "in_chans", f.integer(v, "num_channels", 3, 1, 64, kVisionWhere), 1, 64, kVisionWhere), 1, 64,
+      kVisionWhere);
+  const auto values = channels * patch * patch * f.integer(v, "temporal_patch_size", 1, 1, 64, kVisionWhere);
+  p += static_cast<double>(values) * h;
   p += static_cast<double>(f.integer(v, "num_position_embeddings", 0, 0, kMaxVisionWidth, kVisionWhere)) * h;
   const double text = static_cast<double>(text_hidden);
   const auto merge = f.integer(v, "spatial_merge_size", 0, 0, 64, kVisionWhere);
@@ -48,6 +52,15 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
                   kMaxVisionWidth, kVisionWhere));
     const auto deep = v.find("deepstack_visual_indexes");
     const double mergers = 1 + (deep != v.end() && deep->is_array() ? static_cast<double>(deep->size()) : 0);
+    const std::string family = f.text(root, "model_type");
+    shape = {.qwen2_vit = family == "qwen2_vl" || family == "qwen2_5_vl",
+             .width = static_cast<std::int64_t>(h),
+             .intermediate = static_cast<std::int64_t>(inter),
+             .merge = merge,
+             .patch = patch,
+             .values_per_patch = values,
+             .out_width = static_cast<std::int64_t>(out),
+             .gated = gated};
     return p + mergers * (in * in + in * out);
   }
   if (const double ratio = f.number(v, "pixel_shuffle_ratio", 0, 0, 1, kVisionWhere); ratio > 0) {  // Llama 4
@@ -66,7 +79,7 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
 
 void read_model_extras(const json& root, const json& text, FieldReader& f, ModelConfig& m) {
   if (auto v = root.find("vision_config"); v != root.end() && v->is_object())
-    m.vision_params = vision_tower_params(root, *v, f, m.hidden_size);
+    m.vision_params = vision_tower_params(root, *v, f, m.hidden_size, m.vision);
   if (m.learned_positions > 0 || m.max_position_embeddings <= 0) return;  // OPT: a learned table, no RoPE
   // vLLM's get_rope: a table of rotary_dim columns (cos and sin halves) in the model dtype, of
   // max_position_embeddings rows; linear and dynamic scaling multiply them by the factor, YaRN
