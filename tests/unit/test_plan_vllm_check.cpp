@@ -319,6 +319,28 @@ const std::map<std::string, LogCase>& heldout9_cases() {
   return k;
 }
 
+// The tenth collection (tests/fixtures/vllm-logs/heldout10, INDEX.md there): multimodal models whose
+// start-up profile ran the vision encoder, gathered by a reader who did not read plan's rules and
+// checked once (2026-12-07) after the encoder's run of Qwen2-VL and Qwen2.5-VL towers was counted.
+// L4 totals: 22.03 GiB, as PyTorch's out-of-memory messages on L4 print it (nvidia-smi says 23,034
+// MiB); H100 NVL: 93.58 GiB (95,830 MiB); both inferred, so the L4 runs are partial.
+const std::map<std::string, LogCase>& heldout10_cases() {
+  static const std::map<std::string, LogCase> k = {
+      {"tsailiming-l4-qwen25-vl-7b-tp1-u090-maxlen2048-v0901-v1.txt",
+       {"qwen2.5-vl-7b-instruct", {}, 22.03, {}, {}, false, Expect::partial}},
+      {"tsailiming-2xl4-qwen25-vl-7b-tp2-maxlen8192-v0901-v1-excerpt.txt",
+       {"qwen2.5-vl-7b-instruct", {}, 22.03, "0.9.0.1", {}, false, Expect::partial}},
+      {"hand-h100nvl-qwen3-vl-30b-a3b-custom-tp1-maxlen8192-v0130-v1.txt",
+       {"qwen3-vl-30b-a3b-instruct", {}, 93.58, {}, {}, false, Expect::known_miss}},
+      // GB10's memory is unified with the host's; the log prints no total, and plan asks for one.
+      {"guardkit-gb10-qwen35-35b-a3b-fp8-tp1-u080-maxlen262144-v0181rc1-v1-hybrid-mm.txt",
+       {"qwen3.5-35b-a3b", {}, {}, {}, {}, true, Expect::refused}},
+      {"vllm-issue19736-80g-qwen2-audio-7b-fp16-tp1-maxlen1024-v091dev-v0.txt",
+       {"", {}, {}, {}, {}, false, Expect::unmatched}},
+  };
+  return k;
+}
+
 CheckLogOptions options(const LogCase& c) {
   CheckLogOptions o;
   o.model = std::string(DCUKIT_FIXTURES) + "/models/" + c.model;
@@ -614,4 +636,8 @@ TEST(PlanVllmCheck, EveryEighthBatchLogHeldOut) {
 
 TEST(PlanVllmCheck, EveryNinthBatchLogHeldOut) {
   check_folder("/heldout9", heldout9_cases());
+}
+
+TEST(PlanVllmCheck, EveryTenthBatchLogHeldOut) {
+  check_folder("/heldout10", heldout10_cases());
 }

@@ -1,0 +1,66 @@
+// The vision encoder's run in vLLM V1's multimodal profile (plan/encoder_profile.h): the bytes a
+// patch takes at the tower's MLP, the tokens vLLM profiles where no log prints them, and the
+// towers plan does not follow.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "plan/encoder_profile.h"
+
+using namespace dcukit::plan;
+
+namespace {
+ModelConfig model(const std::string& name) {
+  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/" + name);
+  EXPECT_TRUE(m.ok()) << name << ": " << (m.ok() ? "" : m.error().message);
+  return m.ok() ? *m : ModelConfig{};
+}
+}  // namespace
+
+TEST(PlanEncoder, AQwen25VlPatchCostsItsPixelsThreeHiddenTensorsAndTheGatedMlp) {
+  const auto m = model("qwen2.5-vl-7b-instruct");
+  ASSERT_TRUE(m.vision.qwen2_vit);
+  EXPECT_EQ(m.vision.values_per_patch, 3 * 2 * 14 * 14);  // in_chans x temporal_patch_size x patch²
+  EXPECT_TRUE(m.vision.gated);
+  // The ninth batch's log: one video of 114,688 tokens through the tower at TP 1.
+  const auto e = encoder_profile(m, 1, 2.0, 114688, 128000, 2048);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->patches, 114688 * 4);
+  const double per_patch = 1176 * 6.0 + 3 * 1280 * 2.0 + 3 * 3420 * 2.0;  // 35,256 B
+  EXPECT_DOUBLE_EQ(e->peak, per_patch * 458752);
+  EXPECT_DOUBLE_EQ(e->outputs, 114688.0 * 3584 * 2);
+  // Under TP 2 only the MLP's intermediates are split.
+  const auto half = encoder_profile(m, 2, 2.0, 114688, 128000, 2048);
+  ASSERT_TRUE(half);
+  EXPECT_DOUBLE_EQ(e->peak - half->peak, 458752.0 * 3 * 3420 * 2 / 2);
+}
+
+TEST(PlanEncoder, WithoutALogTheBudgetIsVllmsLargestImageOrVideo) {
+  const auto m = model("qwen2.5-vl-7b-instruct");
+  // 2,048 tokens of context hold no second frame: one image of 12,845,056 pixels, 16,384 tokens.
+  auto e = encoder_profile(m, 1, 2.0, std::nullopt, 2048, 2048);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->tokens, 16384);
+  EXPECT_NE(e->budget_from.find("image"), std::string::npos) << e->budget_from;
+  // 128,000 tokens hold 14 frames (7 temporal patches of 16,384 tokens), as vLLM 0.23 printed.
+  e = encoder_profile(m, 1, 2.0, std::nullopt, 128000, 2048);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->tokens, 114688);
+  EXPECT_NE(e->budget_from.find("14 frames"), std::string::npos) << e->budget_from;
+  // A longer context stops at vLLM's 16 frames.
+  e = encoder_profile(m, 1, 2.0, std::nullopt, 1 << 20, 2048);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->tokens, 8 * 16384);
+  // A step of 40,000 tokens holds two images of the most features.
+  e = encoder_profile(m, 1, 2.0, std::nullopt, 4096, 40000);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->tokens, 2 * 16384);
+}
+
+TEST(PlanEncoder, TowersPlanDoesNotFollowAreLeftOutNotGuessed) {
+  // Qwen3-VL's dummy video profiles far fewer patches than its budget implies (docs/plan.md).
+  for (const char* name : {"qwen3-vl-30b-a3b-instruct", "gemma-3-27b-it", "llava-1.5-7b-hf", "qwen2.5-7b-instruct"}) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(encoder_profile(model(name), 1, 2.0, 16384, 8192, 2048));
+  }
+}
