@@ -193,9 +193,10 @@ void read_quantization(const json& root, const json& j, FieldReader& f, ModelCon
 /// original_max_position_embeddings), except llama3, su and longrope, which are already stretched,
 /// and Gemma 3, whose limit vLLM takes as scaled already.
 void read_rope_scaling(const json& j, FieldReader& f, ModelConfig& m) {
-  auto rs = j.find("rope_scaling");
-  if (rs == j.end() || !rs->is_object()) return;
-  constexpr std::string_view where = "rope_scaling.";
+  const auto scaling = rope_scaling_of(j);
+  if (!scaling.fields) return;
+  const json* rs = scaling.fields;
+  const std::string& where = scaling.where;
   std::string type = f.text(*rs, "rope_type");
   if (type.empty()) type = f.text(*rs, "type");
   const double factor = f.number(*rs, "factor", 1.0, 1e-6, kMaxRopeFactor, where);
@@ -207,9 +208,9 @@ void read_rope_scaling(const json& j, FieldReader& f, ModelConfig& m) {
   const double stretched = static_cast<double>(type == "yarn" ? original : m.max_position_embeddings) * factor;
   if (stretched > static_cast<double>(kMaxContext))
     return f.fail(
-        fmt::format("rope_scaling stretches the context to {:.0f} tokens, beyond the {} dcukit plan takes; "
+        fmt::format("{} stretches the context to {:.0f} tokens, beyond the {} dcukit plan takes; "
                     "check factor and original_max_position_embeddings",
-                    stretched, kMaxContext));
+                    where.substr(0, where.size() - 1), stretched, kMaxContext));
   m.max_position_embeddings = static_cast<std::int64_t>(stretched);
 }
 

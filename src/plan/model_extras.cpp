@@ -77,6 +77,18 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
 
 }  // namespace
 
+RopeScaling rope_scaling_of(const json& text) {
+  for (const char* key : {"rope_scaling", "rope_parameters"}) {
+    auto rs = text.find(key);
+    if (rs == text.end() || !rs->is_object()) continue;
+    if (!rs->contains("rope_type") && !rs->contains("type"))
+      if (auto full = rs->find("full_attention"); full != rs->end() && full->is_object())
+        return {&*full, std::string(key) + ".full_attention."};
+    return {&*rs, std::string(key) + "."};
+  }
+  return {};
+}
+
 void read_model_extras(const json& root, const json& text, FieldReader& f, ModelConfig& m) {
   if (auto v = root.find("vision_config"); v != root.end() && v->is_object())
     m.vision_params = vision_tower_params(root, *v, f, m.hidden_size, m.vision);
@@ -86,10 +98,9 @@ void read_model_extras(const json& root, const json& text, FieldReader& f, Model
   // multiplies original_max_position_embeddings.
   double partial = f.number(text, "partial_rotary_factor", 1.0, 1e-3, 1.0);
   double rows = static_cast<double>(f.integer(text, "max_position_embeddings", 0, 0, kMaxContext));
-  for (const char* key : {"rope_scaling", "rope_parameters"}) {
-    auto rs = text.find(key);
-    if (rs == text.end() || !rs->is_object()) continue;
-    const std::string where = std::string(key) + ".";
+  if (const auto scaling = rope_scaling_of(text); scaling.fields) {
+    const json* rs = scaling.fields;
+    const std::string& where = scaling.where;
     partial = f.number(*rs, "partial_rotary_factor", partial, 1e-3, 1.0, where);
     std::string type = f.text(*rs, "rope_type");
     if (type.empty()) type = f.text(*rs, "type");

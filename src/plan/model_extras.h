@@ -2,11 +2,22 @@
 // What a model puts on a GPU beside its text decoder's weights: a multimodal wrapper's vision tower
 // (counted from vision_config) and the RoPE cos/sin table vLLM builds at load time.
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "plan/fields.h"
 #include "plan/model_config.h"
 
 namespace dcukit::plan {
+
+/// The RoPE scaling object of the text fields: `rope_scaling`, or transformers 5's
+/// `rope_parameters` (Gemma 3's per layer type: its full-attention entry); no fields when there is
+/// none. One reader for both the context limit and the RoPE table, so that a config holding both
+/// keys is scaled once.
+struct RopeScaling {
+  const nlohmann::json* fields = nullptr;
+  std::string where;  ///< "rope_scaling.", "rope_parameters." or "rope_parameters.full_attention.", for errors
+};
+RopeScaling rope_scaling_of(const nlohmann::json& text);
 
 /// Sets m.vision_params from root's vision_config (0 when there is none) and m.rope_rows and
 /// m.rotary_dim from the text fields `text`. Reads after the attention and RoPE scaling fields.

@@ -104,16 +104,21 @@ TEST(PlanInputs, RopeScalingFactorsBeyondReasonAreRefused) {
 }
 
 TEST(PlanInputs, AVisionTowerOrRopeTableBeyondAnyCheckpointIsAnErrorNotAWrappedCount) {
-  // A pixel shuffle ratio of 1e-200 makes the projector's input infinite; a dynamic factor on a long
-  // context, a RoPE table of 2^28 x 1024 rows: both are refused where the weights are counted.
+  // A pixel shuffle ratio of 1e-200 makes the projector's input infinite; Gemma 3's linear factor on
+  // a long context (which does not stretch its context limit), a RoPE table of 2^28 x 1024 rows:
+  // both are refused where the weights are counted. The same factor on another model stretches the
+  // context limit beyond what plan takes, and the config is refused.
   auto shuffle = config_with(R"("vision_config": {"num_hidden_layers": 2, "hidden_size": 64,
       "pixel_shuffle_ratio": 1e-200, "projector_input_dim": 64, "projector_output_dim": 64, "vision_output_dim": 64})");
   ASSERT_TRUE(shuffle.ok()) << shuffle.error().message;
   auto w = count_weights(*shuffle);
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.error().message.find("beyond the 1 PiB"), std::string::npos) << w.error().message;
-  auto rope = config_with(R"("max_position_embeddings": 268435456, "head_dim": 1048576,
-      "rope_parameters": {"rope_type": "dynamic", "factor": 1024})");
+  expect_error(config_with(R"("max_position_embeddings": 268435456, "head_dim": 1048576,
+      "rope_parameters": {"rope_type": "dynamic", "factor": 1024})"),
+               "beyond the 268435456 dcukit plan takes");
+  auto rope = config_with(R"("model_type": "gemma3", "max_position_embeddings": 268435456, "head_dim": 1048576,
+      "rope_parameters": {"rope_type": "linear", "factor": 1024})");
   ASSERT_TRUE(rope.ok()) << rope.error().message;
   auto r = count_weights(*rope);
   ASSERT_FALSE(r.ok());

@@ -81,6 +81,35 @@ TEST(PlanModelConfig, YarnRopeScalingStretchesTheLimitTheWayVllmDerivesIt) {
   EXPECT_EQ(gemma->rope_rows, 131072 * 8);  // but its global layers' RoPE table is stretched
 }
 
+TEST(PlanModelConfig, RopeParametersAreReadOnceForTheLimitAndTheTable) {
+  // transformers 5 writes rope_parameters where 4.x wrote rope_scaling: the same YaRN stretches
+  // the context limit and sizes the table.
+  auto yarn = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "vocab_size": 10, "intermediate_size": 128, "max_position_embeddings": 32768,
+      "rope_parameters": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768,
+      "rope_theta": 1000000}})", "c");
+  ASSERT_TRUE(yarn.ok()) << yarn.error().message;
+  EXPECT_EQ(yarn->max_position_embeddings, 131072);
+  EXPECT_EQ(yarn->rope_rows, 131072);
+  // A config that keeps both keys (4.x's beside 5's) is scaled once, not twice.
+  auto both = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "vocab_size": 10, "intermediate_size": 128, "max_position_embeddings": 4096,
+      "rope_scaling": {"rope_type": "linear", "factor": 4.0},
+      "rope_parameters": {"rope_type": "linear", "factor": 4.0}})", "c");
+  ASSERT_TRUE(both.ok()) << both.error().message;
+  EXPECT_EQ(both->max_position_embeddings, 16384);
+  EXPECT_EQ(both->rope_rows, 16384);
+  // Gemma 3 under transformers 5: one entry per layer type; the full-attention one scales.
+  auto gemma = parse_model_config(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+      "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 10,
+      "intermediate_size": 128, "max_position_embeddings": 131072,
+      "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0},
+                          "sliding_attention": {"rope_type": "default"}}}})", "c");
+  ASSERT_TRUE(gemma.ok()) << gemma.error().message;
+  EXPECT_EQ(gemma->max_position_embeddings, 131072);
+  EXPECT_EQ(gemma->rope_rows, 131072 * 8);
+}
+
 TEST(PlanModelConfig, Qwen3NextHybridLayersFromFullAttentionInterval) {
   auto m = load_model_config(fixture("qwen3-next-80b-a3b-instruct"));
   ASSERT_TRUE(m.ok()) << m.error().message;
