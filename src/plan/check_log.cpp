@@ -96,12 +96,16 @@ VllmContext run_context(const VllmRun& run, const VllmVersion& version, const Ca
 
 /// What the profile run of a multimodal model did that plan's activation leaves out, or nothing.
 std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, const VllmContext& ctx, int pp) {
-  if (m.vision.qwen2_vit && ctx.engine == VllmEngine::v1 && pp == 1)
+  using Profiled = ModelConfig::VisionShape::Profiled;
+  const bool counted = pp == 1 && (m.vision.profiled == Profiled::gemma3_siglip ||
+                                   (m.vision.profiled == Profiled::qwen2_vit && ctx.engine == VllmEngine::v1));
+  if (counted)
     return fmt::format(
         "the profile run's vision encoder ({}) is counted from the tower's shape: an estimate of its MLP's "
         "peak, which the attention's buffers or another version's code may exceed",
-        f.encoder_budget ? fmt::format("{} tokens, as the log printed", *f.encoder_budget)
-                         : std::string("over plan's budget, not printed"));
+        f.encoder_budget ? fmt::format("{} tokens, {} items, as the log printed", *f.encoder_budget,
+                                       f.encoder_items.value_or(1))
+                         : std::string("over plan's count, not printed"));
   if (f.encoder_budget)
     return fmt::format(
         "the profile run also ran the vision encoder over {} tokens ({} {} item{}) and kept its "
@@ -167,10 +171,8 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   else if (!run.settings.tp)
     c.notes.push_back("TP 1: the log states no tensor-parallel size and shows no worker ranks");
   for (const auto& n : run.ignored) c.notes.push_back(n);
-  if (const auto& f = run.figures; f.encoder_budget) {  // K items of the most tokens the budget holds
-    const std::int64_t items = std::max<std::int64_t>(1, f.encoder_items.value_or(1));
-    c.context.encoder_tokens = items * (*f.encoder_budget / items);
-  }
+  c.context.encoder_tokens = run.figures.encoder_budget;
+  c.context.encoder_items = run.figures.encoder_items;
   c.multimodal_profile = multimodal_profile(run.figures, m, c.context, c.pp);
   if (!c.multimodal_profile.empty()) c.notes.push_back(c.multimodal_profile);
   auto asked = run_asked(run, c.context, cards, m, o, c.notes);
@@ -228,7 +230,7 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   c.lines.push_back({"weights", f.weights, b.weights / kGiB, true, ""});
   c.lines.push_back(
       {"activation peak", activation, b.activation / kGiB, true,
-       c.plan.encoder && c.plan.encoder->peak >= c.plan.encoder->outputs + std::max(c.plan.forward, c.plan.sampler)
+       c.plan.encoder && b.activation <= c.plan.encoder->peak
            ? std::string("vision encoder")
        : c.plan.forward >= c.plan.sampler ? "forward pass"
                                           : fmt::format("sampler, {}", to_string(c.context.sampler))});

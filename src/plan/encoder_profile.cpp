@@ -7,57 +7,89 @@
 namespace dcukit::plan {
 namespace {
 
+using Profiled = ModelConfig::VisionShape::Profiled;
+
 // Qwen2-VL's image processor: max_pixels 12,845,056 (3584²), so an image of the most features is
 // (3584 / (patch x merge))² tokens; vLLM's profile gives a dummy video at most 16 frames of that
 // size (_MAX_FRAMES_PER_VIDEO), and no more frames than fit in max_model_len.
 constexpr std::int64_t kQwenMaxPixels = 12845056;
 constexpr std::int64_t kQwenProfileFrames = 16;
 constexpr std::int64_t kTemporalPatch = 2;
+// Gemma 3's prompt holds an image as "\n\n<start_of_image>", its 256 tokens, "<end_of_image>\n\n":
+// 4 more tokens than it embeds (vLLM 0.11 profiled 31 images in a budget of 8,192).
+constexpr std::int64_t kGemmaImageFrame = 4;
 
-/// vLLM's encoder budget where no log printed it: the modality with the most tokens an item
-/// (an image, or a video whose frames fit in max_model_len), as many items as
+/// Qwen2-VL's count where no log printed it: the modality with the most tokens an item (an
+/// image, or a video whose frames fit in max_model_len), as many items as
 /// max(max_num_batched_tokens, one item) holds.
-std::int64_t qwen_budget_tokens(const ModelConfig::VisionShape& v, std::int64_t max_model_len,
-                                std::int64_t max_num_batched_tokens, std::string& why) {
+void qwen_budget(const ModelConfig::VisionShape& v, const EncoderAsk& ask, EncoderProfile& e) {
   const std::int64_t side = v.patch * v.merge;
   const std::int64_t image = side > 0 ? kQwenMaxPixels / (side * side) : 0;
-  if (image <= 0) return 0;
+  if (image <= 0) return;
   auto video_tokens = [&](std::int64_t frames) { return (frames + frames % kTemporalPatch) / kTemporalPatch * image; };
   std::int64_t frames = 1;
-  while (frames < kQwenProfileFrames && video_tokens(frames + 1) <= max_model_len) ++frames;
+  while (frames < kQwenProfileFrames && video_tokens(frames + 1) <= ask.max_model_len) ++frames;
   const std::int64_t item = std::max(image, video_tokens(frames));
-  const std::int64_t items = std::max<std::int64_t>(1, std::max(max_num_batched_tokens, item) / item);
-  why = fmt::format("{} {} item{} of {} tokens at the processor's default max_pixels (a log's encoder-cache "
-                    "line gives the real budget; --mm-processor-kwargs or --limit-mm-per-prompt change it)",
-                    items, item > image ? fmt::format("video ({} frames)", frames) : "image", items == 1 ? "" : "s",
-                    item);
-  return items * item;
+  e.items = std::max<std::int64_t>(1, std::max(ask.max_num_batched_tokens, item) / item);
+  e.tokens = e.items * item;
+  e.budget_from = fmt::format(
+      "{} {} item{} of {} tokens at the processor's default max_pixels (a log's encoder-cache line gives "
+      "the real budget; --mm-processor-kwargs or --limit-mm-per-prompt change it)",
+      e.items, item > image ? fmt::format("video ({} frames)", frames) : "image", e.items == 1 ? "" : "s", item);
+}
+
+/// Gemma 3's images where no log printed them: V0 gives each of min(max-num-seqs, the step's
+/// tokens / an image's) dummy sequences one image; V1 as many images as the step's tokens hold.
+void gemma_budget(const ModelConfig::VisionShape& v, const EncoderAsk& ask, EncoderProfile& e) {
+  const std::int64_t per_image = v.image_tokens + kGemmaImageFrame;
+  const std::int64_t fit = std::max<std::int64_t>(1, ask.max_num_batched_tokens / per_image);
+  e.items = ask.v0 ? std::max<std::int64_t>(1, std::min(ask.max_num_seqs, fit)) : fit;
+  e.budget_from =
+      ask.v0 ? fmt::format(
+                   "V0 gives each of {} dummy sequences an image (the fewer of max-num-seqs "
+                   "and the {} images of {} tokens a step holds)",
+                   e.items, fit, per_image)
+             : fmt::format("{} images of {} tokens in a step of {}", e.items, per_image, ask.max_num_batched_tokens);
 }
 
 }  // namespace
 
 std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, double act_bytes,
-                                              std::optional<std::int64_t> tokens, std::int64_t max_model_len,
-                                              std::int64_t max_num_batched_tokens) {
+                                              const EncoderAsk& ask) {
   const auto& v = model.vision;
-  if (!v.qwen2_vit || v.width <= 0 || v.merge <= 0 || tp < 1) return std::nullopt;
+  if (v.profiled == Profiled::none || v.width <= 0 || tp < 1) return std::nullopt;
   EncoderProfile e;
-  if (tokens) {
-    e.tokens = *tokens;
-    e.budget_from = "the log's encoder-cache line";
+  if (v.profiled == Profiled::qwen2_vit) {
+    if (ask.v0 || v.merge <= 0) return std::nullopt;  // V0 sizes Qwen2-VL's dummy images to the sequence
+    if (ask.tokens) {
+      e.items = std::max<std::int64_t>(1, ask.items.value_or(1));
+      e.tokens = e.items * (*ask.tokens / e.items);  // K items of the most tokens the budget holds
+      e.budget_from = "the log's encoder-cache line";
+    } else {
+      qwen_budget(v, ask, e);
+    }
+    e.patches = e.tokens * v.merge * v.merge;
   } else {
-    e.tokens = qwen_budget_tokens(v, max_model_len, max_num_batched_tokens, e.budget_from);
+    if (v.image_patches <= 0) return std::nullopt;
+    if (ask.items) {
+      e.items = *ask.items;
+      e.budget_from = "the log's encoder-cache line";
+    } else {
+      gemma_budget(v, ask, e);
+    }
+    e.tokens = e.items * v.image_tokens;
+    e.patches = e.items * v.image_patches;
   }
-  if (e.tokens <= 0) return std::nullopt;
-  e.patches = e.tokens * v.merge * v.merge;
+  if (e.patches <= 0) return std::nullopt;
   // At a block's MLP, on one rank: the pixels as the processor made them (float32) and in the
   // tower's dtype; the residual stream, the normed input and the MLP's output (hidden width,
   // whole on every rank); the MLP's intermediates (gate-up and activated, or fc1 and activated),
   // split by TP.
-  const double pixels = static_cast<double>(v.values_per_patch) * (4.0 + act_bytes);
+  const double patches = static_cast<double>(e.patches);
+  e.pixels = patches * static_cast<double>(v.values_per_patch) * (4.0 + act_bytes);
   const double hidden = 3.0 * static_cast<double>(v.width) * act_bytes;
   const double mlp = (v.gated ? 3.0 : 2.0) * static_cast<double>(v.intermediate) / tp * act_bytes;
-  e.peak = static_cast<double>(e.patches) * (pixels + hidden + mlp);
+  e.peak = e.pixels + patches * (hidden + mlp);
   e.outputs = static_cast<double>(e.tokens) * static_cast<double>(v.out_width) * act_bytes;
   return e;
 }

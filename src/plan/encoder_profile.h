@@ -1,8 +1,9 @@
 #pragma once
-// The vision encoder's share of vLLM V1's profile run. Before the text model's dummy batch, V1
-// runs the encoder over its encoder-cache budget (one item of the modality with the most tokens,
-// or as many as the budget holds) and keeps the outputs in the encoder cache while the text model
-// runs. Its peak counts towards the activation the KV budget is left after.
+// The vision encoder's share of vLLM's profile run. V1 runs the encoder over its encoder-cache
+// budget (items of the modality with the most tokens, as many as the budget holds) before the
+// text model's dummy batch and keeps the outputs cached while the text model runs; V0 gives each
+// dummy sequence of a multimodal model an image and runs the encoder inside the forward pass.
+// Its peak counts towards the activation the KV budget is left after.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,18 +13,28 @@
 namespace dcukit::plan {
 
 struct EncoderProfile {
-  std::int64_t tokens = 0;   ///< encoder tokens profiled (items x tokens an item)
-  std::int64_t patches = 0;  ///< patches through the tower: tokens x spatial_merge²
+  std::int64_t tokens = 0;   ///< encoder tokens (outputs) profiled
+  std::int64_t items = 0;    ///< images or videos
+  std::int64_t patches = 0;  ///< patches through the tower
   double peak = 0;           ///< bytes on one rank at the tower's peak (inside a block's MLP)
-  double outputs = 0;        ///< bytes of the kept outputs, alive during the text model's dummy batch
-  std::string budget_from;   ///< where `tokens` came from, in words
+  double outputs = 0;        ///< bytes of the outputs, alive while the text model runs
+  double pixels = 0;         ///< bytes of the input pixels (float32 and the tower's dtype), within peak
+  std::string budget_from;   ///< where the count came from, in words
 };
 
-/// The encoder's profile on one rank at tensor-parallel size `tp`, for a tower plan can follow
-/// (Qwen2-VL and Qwen2.5-VL, model.vision.qwen2_vit), or nothing. `tokens` is the profiled count
-/// where a log printed it; otherwise vLLM's rule from `max_model_len` and `max_num_batched_tokens`.
+/// What the engine asked of the profile run.
+struct EncoderAsk {
+  bool v0 = false;                     ///< V0: one image to each of the dummy sequences
+  std::optional<std::int64_t> tokens;  ///< V1: the budget the log's encoder-cache line printed
+  std::optional<std::int64_t> items;   ///< V1: the items that line printed
+  std::int64_t max_model_len = 0;
+  std::int64_t max_num_batched_tokens = 0;
+  std::int64_t max_num_seqs = 0;
+};
+
+/// The encoder's profile on one rank at tensor-parallel size `tp`, for the towers plan follows
+/// (model.vision.profiled), or nothing. Without a log's figures, vLLM's rule gives the count.
 std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, double act_bytes,
-                                              std::optional<std::int64_t> tokens, std::int64_t max_model_len,
-                                              std::int64_t max_num_batched_tokens);
+                                              const EncoderAsk& ask);
 
 }  // namespace dcukit::plan

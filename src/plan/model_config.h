@@ -76,8 +76,11 @@ struct ModelConfig {
   std::int64_t rope_rows = 0, rotary_dim = 0;
   /// The tower's shape, for the encoder's run in vLLM's profile (see encoder_profile.h).
   struct VisionShape {
-    bool qwen2_vit = false;  ///< Qwen2-VL / Qwen2.5-VL: each encoder token is spatial_merge² patches
+    /// The towers whose profile run plan follows: Qwen2-VL / Qwen2.5-VL (each encoder token is
+    /// spatial_merge² patches of a variable-size image) and Gemma 3 (SigLIP on a fixed-size image).
+    enum class Profiled { none, qwen2_vit, gemma3_siglip } profiled = Profiled::none;
     std::int64_t width = 0, intermediate = 0, merge = 0, patch = 0;
+    std::int64_t image_patches = 0, image_tokens = 0;  ///< a fixed-size tower's patches and tokens an image
     std::int64_t values_per_patch = 0;  ///< channels x temporal_patch_size x patch²
     std::int64_t out_width = 0;         ///< the merger's output: the text model's width
     bool gated = false;

@@ -53,7 +53,8 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
     const auto deep = v.find("deepstack_visual_indexes");
     const double mergers = 1 + (deep != v.end() && deep->is_array() ? static_cast<double>(deep->size()) : 0);
     const std::string family = f.text(root, "model_type");
-    shape = {.qwen2_vit = family == "qwen2_vl" || family == "qwen2_5_vl",
+    using Profiled = ModelConfig::VisionShape::Profiled;
+    shape = {.profiled = family == "qwen2_vl" || family == "qwen2_5_vl" ? Profiled::qwen2_vit : Profiled::none,
              .width = static_cast<std::int64_t>(h),
              .intermediate = static_cast<std::int64_t>(inter),
              .merge = merge,
@@ -72,6 +73,18 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
   const auto root_merge = f.integer(root, "spatial_merge_size", 0, 0, 64);
   if (root_merge > 0) p += static_cast<double>(root_merge * root_merge) * h * h;  // Mistral 3's patch merger
   // Gemma 3 projects once; LLaVA and Mistral 3 through two linears.
+  if (type == "siglip_vision_model" && f.text(root, "model_type") == "gemma3") {
+    const auto side = f.integer(v, "image_size", 896, 1, 1 << 16, kVisionWhere) / patch;
+    shape = {.profiled = ModelConfig::VisionShape::Profiled::gemma3_siglip,
+             .width = static_cast<std::int64_t>(h),
+             .intermediate = static_cast<std::int64_t>(inter),
+             .patch = patch,
+             .image_patches = side * side,
+             .image_tokens = f.integer(root, "mm_tokens_per_image", 256, 1, 1 << 16),
+             .values_per_patch = values,
+             .out_width = text_hidden,
+             .gated = gated};
+  }
   return type == "siglip_vision_model" ? p + h * text : p + h * text + text * text;
 }
 

@@ -162,10 +162,10 @@ core::Table options_table(const Plan& p) {
     t.notes.push_back(fmt::format(
         "a multimodal model: the weights hold its vision tower{}, and {}",
         p.weights.source == WeightSource::computed ? " counted from vision_config (an estimate)" : "",
-        p.model.vision.qwen2_vit
-            ? "the activation counts the vision encoder's run in V1's start-up profile over the processor's "
-              "largest image or video at its default max_pixels (an estimate of its MLP's peak; "
-              "--mm-processor-kwargs and --limit-mm-per-prompt change it)"
+        p.model.vision.profiled != ModelConfig::VisionShape::Profiled::none
+            ? "the activation counts the vision encoder's run in vLLM's start-up profile over the images or "
+              "video vLLM profiles (an estimate of its MLP's peak; --mm-processor-kwargs and "
+              "--limit-mm-per-prompt change them)"
             : "the activation leaves out the vision encoder's run in vLLM's start-up profile, so the KV budget "
               "can come out smaller (vLLM bounds that run by --limit-mm-per-prompt and the processor's largest "
               "image or video)"));

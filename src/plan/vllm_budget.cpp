@@ -299,16 +299,26 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
       static_cast<double>(out.sampler_rows) * static_cast<double>(m.vocab_size) * sampler_bytes_per_logit(ctx.sampler) +
       tokens * static_cast<double>(m.hidden_size) * act_bytes;  // the hidden states stay alive
   b.activation = std::max(out.forward, out.sampler);            // the forward pass's buffers are freed before sampling
-  if (ctx.engine == VllmEngine::v1 && pp == 1)
-    out.encoder = encoder_profile(m, tp, act_bytes, ctx.encoder_tokens, s.max_model_len, s.max_num_batched_tokens);
-  if (out.encoder) {  // the encoder first; its outputs stay cached while the text model runs
-    b.activation = std::max(out.encoder->peak, out.encoder->outputs + b.activation);
+  if (pp == 1)
+    out.encoder = encoder_profile(m, tp, act_bytes,
+                                  {.v0 = ctx.engine == VllmEngine::v0,
+                                   .tokens = ctx.encoder_tokens,
+                                   .items = ctx.encoder_items,
+                                   .max_model_len = s.max_model_len,
+                                   .max_num_batched_tokens = s.max_num_batched_tokens,
+                                   .max_num_seqs = s.max_num_seqs});
+  if (const auto& e = out.encoder) {
+    // V1 runs the encoder first and keeps its outputs cached while the text model runs; V0 runs it
+    // inside the forward pass, whose pixels and merged embeddings stay alive through the layers.
+    const bool v0 = ctx.engine == VllmEngine::v0;
+    b.activation = v0 ? std::max({e->peak, out.forward + e->pixels + e->outputs, out.sampler})
+                      : std::max(e->peak, e->outputs + b.activation);
     out.notes.push_back(fmt::format(
-        "activation: V1's profile runs the vision encoder over {} tokens ({} patches; {}): {:.2f} GiB at its "
+        "activation: the profile runs the vision encoder over {} item{} ({} patches; {}): {:.2f} GiB at its "
         "peak on this rank, the input pixels in float32 and the tower's dtype included, and {:.2f} GiB of "
-        "outputs kept while the text model runs",
-        out.encoder->tokens, out.encoder->patches, out.encoder->budget_from, out.encoder->peak / kGiB,
-        out.encoder->outputs / kGiB));
+        "outputs {}",
+        e->items, e->items == 1 ? "" : "s", e->patches, e->budget_from, e->peak / kGiB, e->outputs / kGiB,
+        v0 ? "alive, with the pixels, through the text model's layers" : "kept while the text model runs"));
   }
   b.non_torch = non_torch_gib(ctx, tp, pp) * kGiB;  // the last stage's rank, the smallest budget
   const bool rocm = ctx.platform != VllmPlatform::cuda;

@@ -46,8 +46,8 @@ struct VllmContext {
   /// SXM Hopper cards (H100 SXM, H200 SXM), taken to sit on an 8-GPU NVSwitch board (HGX), where
   /// NCCL's buffers at TP > 1 measure far more than on PCIe cards.
   bool nvswitch = false;
-  /// Encoder tokens V1's multimodal profile ran, where a log printed its encoder-cache line.
-  std::optional<std::int64_t> encoder_tokens;
+  /// V1's multimodal profile, where a log printed its encoder-cache line: the budget and the items.
+  std::optional<std::int64_t> encoder_tokens, encoder_items;
 };
 
 /// The sampler a profiling run of that engine uses on that platform where the log does not say:
@@ -84,7 +84,7 @@ struct VllmBudget {
   double sampler = 0;             ///< peak of the sampler over max-num-seqs dummy requests (bytes)
   std::int64_t sampler_rows = 0;  ///< requests the sampler ran with
   double load_extra = 0;          ///< in budget.weights: what ROCm's device-level weight figure adds (bytes)
-  std::optional<EncoderProfile> encoder;  ///< V1's run of the vision encoder, where plan models it
+  std::optional<EncoderProfile> encoder;  ///< the vision encoder's run in the profile, where plan models it
   KvLayout layout;
   std::vector<std::string> notes;  ///< what was assumed, in words
 };

@@ -19,18 +19,18 @@ ModelConfig model(const std::string& name) {
 
 TEST(PlanEncoder, AQwen25VlPatchCostsItsPixelsThreeHiddenTensorsAndTheGatedMlp) {
   const auto m = model("qwen2.5-vl-7b-instruct");
-  ASSERT_TRUE(m.vision.qwen2_vit);
+  ASSERT_EQ(m.vision.profiled, ModelConfig::VisionShape::Profiled::qwen2_vit);
   EXPECT_EQ(m.vision.values_per_patch, 3 * 2 * 14 * 14);  // in_chans x temporal_patch_size x patch²
   EXPECT_TRUE(m.vision.gated);
   // The ninth batch's log: one video of 114,688 tokens through the tower at TP 1.
-  const auto e = encoder_profile(m, 1, 2.0, 114688, 128000, 2048);
+  const auto e = encoder_profile(m, 1, 2.0, {.tokens = 114688, .items = 1, .max_model_len = 128000});
   ASSERT_TRUE(e);
   EXPECT_EQ(e->patches, 114688 * 4);
   const double per_patch = 1176 * 6.0 + 3 * 1280 * 2.0 + 3 * 3420 * 2.0;  // 35,256 B
   EXPECT_DOUBLE_EQ(e->peak, per_patch * 458752);
   EXPECT_DOUBLE_EQ(e->outputs, 114688.0 * 3584 * 2);
   // Under TP 2 only the MLP's intermediates are split.
-  const auto half = encoder_profile(m, 2, 2.0, 114688, 128000, 2048);
+  const auto half = encoder_profile(m, 2, 2.0, {.tokens = 114688, .items = 1, .max_model_len = 128000});
   ASSERT_TRUE(half);
   EXPECT_DOUBLE_EQ(e->peak - half->peak, 458752.0 * 3 * 3420 * 2 / 2);
 }
@@ -38,29 +38,59 @@ TEST(PlanEncoder, AQwen25VlPatchCostsItsPixelsThreeHiddenTensorsAndTheGatedMlp) 
 TEST(PlanEncoder, WithoutALogTheBudgetIsVllmsLargestImageOrVideo) {
   const auto m = model("qwen2.5-vl-7b-instruct");
   // 2,048 tokens of context hold no second frame: one image of 12,845,056 pixels, 16,384 tokens.
-  auto e = encoder_profile(m, 1, 2.0, std::nullopt, 2048, 2048);
+  auto e = encoder_profile(m, 1, 2.0, {.max_model_len = 2048, .max_num_batched_tokens = 2048});
   ASSERT_TRUE(e);
   EXPECT_EQ(e->tokens, 16384);
   EXPECT_NE(e->budget_from.find("image"), std::string::npos) << e->budget_from;
   // 128,000 tokens hold 14 frames (7 temporal patches of 16,384 tokens), as vLLM 0.23 printed.
-  e = encoder_profile(m, 1, 2.0, std::nullopt, 128000, 2048);
+  e = encoder_profile(m, 1, 2.0, {.max_model_len = 128000, .max_num_batched_tokens = 2048});
   ASSERT_TRUE(e);
   EXPECT_EQ(e->tokens, 114688);
   EXPECT_NE(e->budget_from.find("14 frames"), std::string::npos) << e->budget_from;
   // A longer context stops at vLLM's 16 frames.
-  e = encoder_profile(m, 1, 2.0, std::nullopt, 1 << 20, 2048);
+  e = encoder_profile(m, 1, 2.0, {.max_model_len = 1 << 20, .max_num_batched_tokens = 2048});
   ASSERT_TRUE(e);
   EXPECT_EQ(e->tokens, 8 * 16384);
   // A step of 40,000 tokens holds two images of the most features.
-  e = encoder_profile(m, 1, 2.0, std::nullopt, 4096, 40000);
+  e = encoder_profile(m, 1, 2.0, {.max_model_len = 4096, .max_num_batched_tokens = 40000});
   ASSERT_TRUE(e);
   EXPECT_EQ(e->tokens, 2 * 16384);
 }
 
+TEST(PlanEncoder, Gemma3ProfilesFixedSizeImagesOnePerV0SequenceOrAsManyAsAV1StepHolds) {
+  const auto m = model("gemma-3-27b-it");
+  ASSERT_EQ(m.vision.profiled, ModelConfig::VisionShape::Profiled::gemma3_siglip);
+  EXPECT_EQ(m.vision.image_patches, 64 * 64);  // 896 / 14 patches a side
+  EXPECT_EQ(m.vision.image_tokens, 256);
+  EXPECT_FALSE(m.vision.gated);  // SigLIP's MLP: fc1, GELU, fc2
+  // V0, 16,384 tokens a step: one image to each of min(max-num-seqs, 16384 / 260) sequences.
+  auto e = encoder_profile(m, 8, 2.0, {.v0 = true, .max_num_batched_tokens = 16384, .max_num_seqs = 16});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items, 16);
+  e = encoder_profile(m, 4, 2.0, {.v0 = true, .max_num_batched_tokens = 16384, .max_num_seqs = 64});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items, 63);
+  EXPECT_EQ(e->patches, 63 * 4096);
+  const double per_patch = 3 * 14 * 14 * 6.0 + 3 * 1152 * 2.0 + 2 * 4304 / 4.0 * 2;
+  EXPECT_DOUBLE_EQ(e->peak, per_patch * 63 * 4096);
+  EXPECT_DOUBLE_EQ(e->outputs, 63.0 * 256 * 5376 * 2);
+  // V1 with the log's line: the items it printed (31 in a budget of 8,192).
+  e = encoder_profile(m, 1, 2.0, {.tokens = 8192, .items = 31, .max_num_batched_tokens = 8192});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items, 31);
+  // V1 without it: as many as the step holds.
+  e = encoder_profile(m, 1, 2.0, {.max_num_batched_tokens = 8192, .max_num_seqs = 256});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items, 31);
+}
+
 TEST(PlanEncoder, TowersPlanDoesNotFollowAreLeftOutNotGuessed) {
   // Qwen3-VL's dummy video profiles far fewer patches than its budget implies (docs/plan.md).
-  for (const char* name : {"qwen3-vl-30b-a3b-instruct", "gemma-3-27b-it", "llava-1.5-7b-hf", "qwen2.5-7b-instruct"}) {
+  for (const char* name : {"qwen3-vl-30b-a3b-instruct", "llava-1.5-7b-hf", "qwen2.5-7b-instruct"}) {
     SCOPED_TRACE(name);
-    EXPECT_FALSE(encoder_profile(model(name), 1, 2.0, 16384, 8192, 2048));
+    EXPECT_FALSE(encoder_profile(model(name), 1, 2.0, {.tokens = 16384, .items = 1, .max_num_batched_tokens = 2048}));
   }
+  // V0 sizes Qwen2-VL's dummy images to fill each sequence: not followed.
+  EXPECT_FALSE(encoder_profile(model("qwen2.5-vl-7b-instruct"), 1, 2.0,
+                               {.v0 = true, .max_num_batched_tokens = 2048, .max_num_seqs = 256}));
 }
