@@ -16,37 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "held_port.h"
 #include "process.h"
 #include "tempdir.h"
 
 namespace itest {
 
-/// `n` ports no one listens on now, all different: each stays bound until the last is read, so
-/// that a port handed out for a URL nothing serves yet is not handed out again to a server.
-inline std::vector<int> free_ports(int n) {
-  std::vector<int> fds, ports;
-  for (int i = 0; i < n; ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    int port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-      port = ntohs(addr.sin_port);
-    fds.push_back(fd);
-    ports.push_back(port);
-  }
-  for (const int fd : fds) ::close(fd);
-  return ports;
-}
-
-/// A port no one listens on now: bound to 0 and closed, so that a server started next gets one
-/// of its own (a real server that takes --port, such as llama.cpp's).
-inline int free_port() {
-  return free_ports(1).front();
-}
+using testutil::free_port;
+using testutil::free_ports;
 
 /// A running fake_server; the port it printed. Its output goes to a folder of its own.
 class FakeServer {

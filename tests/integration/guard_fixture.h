@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "held_port.h"
 #include "tempdir.h"
 #include "util/http.h"
 #include "util/process.h"
@@ -30,18 +31,7 @@ namespace gtest_guard {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-/// A TCP port nothing listens on now (bound to 0, read, closed).
-inline int free_port() {
-  const int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-  close(s);
-  return ntohs(a.sin_port);
-}
+using testutil::free_port;
 
 /// Timings short enough for tests: liveness gives up after about a second.
 inline std::vector<std::string> fast_flags() {
