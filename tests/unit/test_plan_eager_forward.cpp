@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fixture_model.h"
 #include "plan/eager_forward.h"
 #include "plan/torch_allocator.h"
 
@@ -17,9 +18,7 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr std::uint64_t kMiB = 1ULL << 20;
 
 ModelConfig model(const std::string& name) {
-  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/" + name);
-  EXPECT_TRUE(m.ok()) << name << ": " << (m.ok() ? "" : m.error().message);
-  return m.ok() ? *m : ModelConfig{};
+  return testutil::fixture_model(name);
 }
 }  // namespace
 

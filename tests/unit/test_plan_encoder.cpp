@@ -5,15 +5,14 @@
 
 #include <string>
 
+#include "fixture_model.h"
 #include "plan/encoder_profile.h"
 
 using namespace dcukit::plan;
 
 namespace {
 ModelConfig model(const std::string& name) {
-  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/" + name);
-  EXPECT_TRUE(m.ok()) << name << ": " << (m.ok() ? "" : m.error().message);
-  return m.ok() ? *m : ModelConfig{};
+  return testutil::fixture_model(name);
 }
 }  // namespace
 

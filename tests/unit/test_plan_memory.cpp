@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "fixture_model.h"
 #include "plan/memory.h"
 #include "plan/model_config.h"
 
@@ -10,9 +11,7 @@ using namespace dcukit::plan;
 
 namespace {
 ModelConfig load(const char* name) {
-  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/" + name);
-  EXPECT_TRUE(m.ok()) << m.error().message;
-  return *m;
+  return testutil::fixture_model(name);
 }
 
 double per_token(const char* name, int tp, KvCacheDtype kv = KvCacheDtype::automatic, int pp = 1) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "fixture_model.h"
 #include "core/units.h"
 #include "plan/cards.h"
 #include "plan/model_config.h"
@@ -26,9 +27,7 @@ VllmVersion version(const char* text) {
 }
 
 ModelConfig model(const char* name) {
-  auto m = load_model_config(std::string(DCUKIT_FIXTURES) + "/models/" + name);
-  EXPECT_TRUE(m.ok()) << m.error().message;
-  return *m;
+  return testutil::fixture_model(name);
 }
 
 Cards card(const char* name, int count = 1) {
