@@ -94,11 +94,10 @@ VllmContext run_context(const VllmRun& run, const VllmVersion& version, const Ca
   return ctx;
 }
 
-/// What the profile run of a multimodal model did that plan's activation leaves out, or nothing.
-std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, const VllmContext& ctx, int pp) {
-  using Profiled = ModelConfig::VisionShape::Profiled;
-  const bool counted = pp == 1 && (m.vision.profiled == Profiled::gemma3_siglip ||
-                                   (m.vision.profiled == Profiled::qwen2_vit && ctx.engine == VllmEngine::v1));
+/// What plan says of a multimodal model's profile run: that the encoder's run is an estimate, or what
+/// the activation leaves out; nothing for a text model.
+/// `counted`: plan's budget holds the encoder's run (VllmBudget::encoder).
+std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, const VllmContext& ctx, bool counted) {
   if (counted)
     return fmt::format(
         "the profile run's vision encoder ({}) is counted from the tower's shape: an estimate of its MLP's "
@@ -173,8 +172,6 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   for (const auto& n : run.ignored) c.notes.push_back(n);
   c.context.encoder_tokens = run.figures.encoder_budget;
   c.context.encoder_items = run.figures.encoder_items;
-  c.multimodal_profile = multimodal_profile(run.figures, m, c.context, c.pp);
-  if (!c.multimodal_profile.empty()) c.notes.push_back(c.multimodal_profile);
   auto asked = run_asked(run, c.context, cards, m, o, c.notes);
   auto resolved = resolve_settings(m, cards, asked);
   if (!resolved)
@@ -192,6 +189,8 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
   }
   const Weights none{};
   c.plan = vllm_budget(m, weights ? *weights : none, cards, c.settings, c.tp, c.pp, c.context);
+  c.multimodal_profile = multimodal_profile(run.figures, m, c.context, c.plan.encoder.has_value());
+  if (!c.multimodal_profile.empty()) c.notes.push_back(c.multimodal_profile);
   bool derived = false;
   const auto avail = vllm_available(c, derived);
   // V1 on CUDA runs FlashInfer's sampler where flashinfer is installed; a log that does not say
