@@ -60,7 +60,7 @@ std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, 
   if (v.profiled == Profiled::none || v.width <= 0 || tp < 1) return std::nullopt;
   EncoderProfile e;
   if (v.profiled == Profiled::qwen2_vit) {
-    if (ask.v0 || v.merge <= 0) return std::nullopt;  // V0 sizes Qwen2-VL's dummy images to the sequence
+    if (ask.v0) return std::nullopt;  // V0 sizes Qwen2-VL's dummy images to the sequence
     if (ask.tokens) {
       e.items = std::max<std::int64_t>(1, ask.items.value_or(1));
       e.tokens = e.items * (*ask.tokens / e.items);  // K items of the most tokens the budget holds

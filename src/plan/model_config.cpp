@@ -193,24 +193,17 @@ void read_quantization(const json& root, const json& j, FieldReader& f, ModelCon
 /// original_max_position_embeddings), except llama3, su and longrope, which are already stretched,
 /// and Gemma 3, whose limit vLLM takes as scaled already.
 void read_rope_scaling(const json& j, FieldReader& f, ModelConfig& m) {
-  const auto scaling = rope_scaling_of(j);
-  if (!scaling.fields) return;
-  const json* rs = scaling.fields;
-  const std::string& where = scaling.where;
-  std::string type = f.text(*rs, "rope_type");
-  if (type.empty()) type = f.text(*rs, "type");
-  const double factor = f.number(*rs, "factor", 1.0, 1e-6, kMaxRopeFactor, where);
-  const auto original =
-      f.integer(*rs, "original_max_position_embeddings", m.max_position_embeddings, 1, kMaxContext, where);
-  if (type == "llama3" || type == "su" || type == "longrope" || m.model_type.find("gemma3") != std::string::npos ||
-      !(factor > 1))
+  const auto rs = read_rope_scaling_fields(j, f, m.max_position_embeddings);
+  if (!rs.fields) return;
+  if (rs.type == "llama3" || rs.type == "su" || rs.type == "longrope" ||
+      m.model_type.find("gemma3") != std::string::npos || !(rs.factor > 1))
     return;
-  const double stretched = static_cast<double>(type == "yarn" ? original : m.max_position_embeddings) * factor;
+  const double stretched = static_cast<double>(rs.type == "yarn" ? rs.original : m.max_position_embeddings) * rs.factor;
   if (stretched > static_cast<double>(kMaxContext))
     return f.fail(
         fmt::format("{} stretches the context to {:.0f} tokens, beyond the {} dcukit plan takes; "
                     "check factor and original_max_position_embeddings",
-                    where.substr(0, where.size() - 1), stretched, kMaxContext));
+                    rs.where.substr(0, rs.where.size() - 1), stretched, kMaxContext));
   m.max_position_embeddings = static_cast<std::int64_t>(stretched);
 }
 

@@ -18,6 +18,7 @@ constexpr std::string_view kVisionWhere = "vision_config.";
 double vision_tower_params(const json& root, const json& v, FieldReader& f, std::int64_t text_hidden,
                            ModelConfig::VisionShape& shape) {
   const std::string type = f.text(v, "model_type");
+  const std::string family = f.text(root, "model_type");
   const double depth =
       static_cast<double>(f.integer(v, "depth", f.integer(v, "num_hidden_layers", 0, 0, kMaxVisionDepth, kVisionWhere),
                                     0, kMaxVisionDepth, kVisionWhere));
@@ -31,14 +32,14 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
                                                              0, kMaxVisionWidth, kVisionWhere));
   // SiLU towers are gated (Pixtral, Qwen2.5-VL, whose vision_config may not name its type); GELU
   // ones (CLIP, SigLIP, Qwen3-VL, Llama 4) are not.
-  const bool gated = f.text(v, "hidden_act") == "silu" || type == "pixtral" || type == "qwen2_5_vl" ||
-                     f.text(root, "model_type") == "qwen2_5_vl";
+  const bool gated =
+      f.text(v, "hidden_act") == "silu" || type == "pixtral" || type == "qwen2_5_vl" || family == "qwen2_5_vl";
   double p = depth * (4 * h * h + (gated ? 3 : 2) * h * inter);
   const auto patch = f.integer(v, "patch_size", 14, 1, 1024, kVisionWhere);
-  const auto channels = f.integer(
-      v, "in_channels",
-      f.integer(v, "in_chans", f.integer(v, "num_channels", 3, 1, 64, kVisionWhere), 1, 64, kVisionWhere), 1, 64,
-      kVisionWhere);
+  const auto channels =
+      f.integer(v, "in_channels",
+                f.integer(v, "in_chans", f.integer(v, "num_channels", 3, 1, 64, kVisionWhere), 1, 64, kVisionWhere), 1,
+                64, kVisionWhere);
   const auto values = channels * patch * patch * f.integer(v, "temporal_patch_size", 1, 1, 64, kVisionWhere);
   p += static_cast<double>(values) * h;
   p += static_cast<double>(f.integer(v, "num_position_embeddings", 0, 0, kMaxVisionWidth, kVisionWhere)) * h;
@@ -52,7 +53,6 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
                   kMaxVisionWidth, kVisionWhere));
     const auto deep = v.find("deepstack_visual_indexes");
     const double mergers = 1 + (deep != v.end() && deep->is_array() ? static_cast<double>(deep->size()) : 0);
-    const std::string family = f.text(root, "model_type");
     using Profiled = ModelConfig::VisionShape::Profiled;
     shape = {.profiled = family == "qwen2_vl" || family == "qwen2_5_vl" ? Profiled::qwen2_vit : Profiled::none,
              .width = static_cast<std::int64_t>(h),
@@ -73,7 +73,7 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
   const auto root_merge = f.integer(root, "spatial_merge_size", 0, 0, 64);
   if (root_merge > 0) p += static_cast<double>(root_merge * root_merge) * h * h;  // Mistral 3's patch merger
   // Gemma 3 projects once; LLaVA and Mistral 3 through two linears.
-  if (type == "siglip_vision_model" && f.text(root, "model_type") == "gemma3") {
+  if (type == "siglip_vision_model" && family == "gemma3") {
     const auto side = f.integer(v, "image_size", 896, 1, 1 << 16, kVisionWhere) / patch;
     shape = {.profiled = ModelConfig::VisionShape::Profiled::gemma3_siglip,
              .width = static_cast<std::int64_t>(h),
@@ -90,16 +90,27 @@ double vision_tower_params(const json& root, const json& v, FieldReader& f, std:
 
 }  // namespace
 
-RopeScaling rope_scaling_of(const json& text) {
+RopeScaling read_rope_scaling_fields(const json& text, FieldReader& f, std::int64_t max_position_embeddings) {
+  RopeScaling r;
   for (const char* key : {"rope_scaling", "rope_parameters"}) {
     auto rs = text.find(key);
     if (rs == text.end() || !rs->is_object()) continue;
+    r.fields = &*rs;
+    r.where = std::string(key) + ".";
     if (!rs->contains("rope_type") && !rs->contains("type"))
-      if (auto full = rs->find("full_attention"); full != rs->end() && full->is_object())
-        return {&*full, std::string(key) + ".full_attention."};
-    return {&*rs, std::string(key) + "."};
+      if (auto full = rs->find("full_attention"); full != rs->end() && full->is_object()) {
+        r.fields = &*full;
+        r.where += "full_attention.";
+      }
+    break;
   }
-  return {};
+  if (!r.fields) return r;
+  r.type = f.text(*r.fields, "rope_type");
+  if (r.type.empty()) r.type = f.text(*r.fields, "type");
+  r.factor = f.number(*r.fields, "factor", 1.0, 1e-6, kMaxRopeFactor, r.where);
+  r.original =
+      f.integer(*r.fields, "original_max_position_embeddings", max_position_embeddings, 1, kMaxContext, r.where);
+  return r;
 }
 
 void read_model_extras(const json& root, const json& text, FieldReader& f, ModelConfig& m) {
@@ -110,19 +121,12 @@ void read_model_extras(const json& root, const json& text, FieldReader& f, Model
   // max_position_embeddings rows; linear and dynamic scaling multiply them by the factor, YaRN
   // multiplies original_max_position_embeddings.
   double partial = f.number(text, "partial_rotary_factor", 1.0, 1e-3, 1.0);
-  double rows = static_cast<double>(f.integer(text, "max_position_embeddings", 0, 0, kMaxContext));
-  if (const auto scaling = rope_scaling_of(text); scaling.fields) {
-    const json* rs = scaling.fields;
-    const std::string& where = scaling.where;
-    partial = f.number(*rs, "partial_rotary_factor", partial, 1e-3, 1.0, where);
-    std::string type = f.text(*rs, "rope_type");
-    if (type.empty()) type = f.text(*rs, "type");
-    const double factor = f.number(*rs, "factor", 1.0, 1e-6, kMaxRopeFactor, where);
-    if (type == "linear" || type == "dynamic") rows *= factor;
-    if (type == "yarn" || type == "deepseek_yarn")
-      rows = static_cast<double>(f.integer(*rs, "original_max_position_embeddings", static_cast<std::int64_t>(rows), 1,
-                                           kMaxContext, where)) *
-             factor;
+  const auto positions = f.integer(text, "max_position_embeddings", 0, 0, kMaxContext);
+  double rows = static_cast<double>(positions);
+  if (const auto rs = read_rope_scaling_fields(text, f, positions); rs.fields) {
+    partial = f.number(*rs.fields, "partial_rotary_factor", partial, 1e-3, 1.0, rs.where);
+    if (rs.type == "linear" || rs.type == "dynamic") rows *= rs.factor;
+    if (rs.type == "yarn" || rs.type == "deepseek_yarn") rows = static_cast<double>(rs.original) * rs.factor;
   }
   m.rotary_dim = m.mla ? m.qk_rope_head_dim : static_cast<std::int64_t>(static_cast<double>(m.head_dim) * partial);
   m.rope_rows = static_cast<std::int64_t>(rows);
