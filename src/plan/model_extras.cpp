@@ -1,5 +1,7 @@
 #include "plan/model_extras.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 namespace dcukit::plan {
@@ -107,6 +109,17 @@ RopeScaling read_rope_scaling_fields(const json& text, FieldReader& f, std::int6
   if (!r.fields) return r;
   r.type = f.text(*r.fields, "rope_type");
   if (r.type.empty()) r.type = f.text(*r.fields, "type");
+  if (r.type.empty()) {
+    // No type: only rope_theta and the like (the default, unscaled) can be read as no scaling. A
+    // factor, or entries per layer type without full_attention, is a layout plan cannot place.
+    std::string unknown;
+    for (const auto& [name, value] : r.fields->items())
+      if (name == "factor" || value.is_object()) unknown += (unknown.empty() ? "" : ", ") + name;
+    if (!unknown.empty())
+      f.fail(fmt::format("{} holds {} but no rope_type (nor a full_attention entry): dcukit plan cannot tell how "
+                         "it scales positions; add the rope_type the model was trained with",
+                         r.where.substr(0, r.where.size() - 1), unknown));
+  }
   r.factor = f.number(*r.fields, "factor", 1.0, 1e-6, kMaxRopeFactor, r.where);
   r.original =
       f.integer(*r.fields, "original_max_position_embeddings", max_position_embeddings, 1, kMaxContext, r.where);

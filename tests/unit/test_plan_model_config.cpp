@@ -110,6 +110,30 @@ TEST(PlanModelConfig, RopeParametersAreReadOnceForTheLimitAndTheTable) {
   EXPECT_EQ(gemma->rope_rows, 131072 * 8);
 }
 
+TEST(PlanModelConfig, ARopeObjectWhoseTypeCannotBeToldIsRefusedNotReadAsUnscaled) {
+  const auto with = [](const std::string& rope) {
+    return parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "vocab_size": 10, "intermediate_size": 128, "max_position_embeddings": 4096, )" + rope + "}", "c");
+  };
+  // A factor without a type, and entries per layer type without full_attention: refused, naming
+  // the key and what it holds.
+  auto factor = with(R"("rope_scaling": {"factor": 4.0})");
+  ASSERT_FALSE(factor.ok());
+  EXPECT_NE(factor.error().message.find("rope_scaling holds factor but no rope_type"), std::string::npos)
+      << factor.error().message;
+  auto layers = with(R"("rope_parameters": {"sliding_attention": {"rope_type": "default"},
+      "chunked_attention": {"rope_type": "linear", "factor": 8.0}})");
+  ASSERT_FALSE(layers.ok());
+  EXPECT_NE(layers.error().message.find("rope_parameters holds chunked_attention, sliding_attention"),
+            std::string::npos)
+      << layers.error().message;
+  // Only a base frequency: transformers' default, unscaled.
+  auto theta = with(R"("rope_parameters": {"rope_theta": 500000})");
+  ASSERT_TRUE(theta.ok()) << theta.error().message;
+  EXPECT_EQ(theta->max_position_embeddings, 4096);
+  EXPECT_EQ(theta->rope_rows, 4096);
+}
+
 TEST(PlanModelConfig, Qwen3NextHybridLayersFromFullAttentionInterval) {
   auto m = load_model_config(fixture("qwen3-next-80b-a3b-instruct"));
   ASSERT_TRUE(m.ok()) << m.error().message;
