@@ -1,5 +1,7 @@
 #include "plan/vllm_log_text.h"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
 
@@ -60,6 +62,26 @@ std::optional<std::string> option(std::string_view line, const std::string& flag
       return option_value(line, end);
   }
   return std::nullopt;
+}
+
+constexpr std::string_view kVerbatimMarker = "# ---- verbatim log lines below ----";
+
+/// A line that begins a log record, a shell command or a note, rather than continuing a line a
+/// terminal wrapped.
+bool starts_record(std::string_view line) {
+  static constexpr std::array<std::string_view, 22> kStarts{
+      "(",       "INFO",        "WARNING",    "ERROR",   "DEBUG", "Namespace(", "$",       "❯",         "#",
+      "-",       "*",           "`",          "Loading", "GPU",   "Memory",     "Maximum", "Available", "model weights",
+      "PyTorch", "the current", "ValueError", "vllm "};
+  while (line.size() > 2 && line[0] == '\x1b' && line[1] == '[') {  // a colour code before a worker's prefix
+    const auto end = line.find('m');
+    if (end == std::string_view::npos) break;
+    line.remove_prefix(end + 1);
+  }
+  const auto first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return true;
+  if (first > 0) return false;  // wrapped continuations of dennislee22's logs keep their indent
+  return std::any_of(kStarts.begin(), kStarts.end(), [&](std::string_view s) { return line.rfind(s, 0) == 0; });
 }
 
 }  // namespace
@@ -151,5 +173,38 @@ std::string_view drop_collector_stamp(std::string_view line) {
   }
   return line.substr(at);
 }
+
+std::vector<std::pair<int, std::string>> log_lines(std::string_view text) {
+  std::vector<std::pair<int, std::string>> out;
+  const auto marker = text.find(kVerbatimMarker);
+  int number = 0;
+  if (marker != std::string_view::npos)
+    number = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(marker), '\n')) + 1;
+  std::string_view rest = marker == std::string_view::npos ? text : text.substr(marker + kVerbatimMarker.size());
+  if (marker != std::string_view::npos) rest = rest.substr(std::min(rest.size(), rest.find('\n') + 1));
+  std::size_t prev_len = 0;
+  while (!rest.empty()) {
+    const auto nl = rest.find('\n');
+    std::string line(rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    line.erase(0, line.size() - drop_collector_stamp(line).size());  // a collector's time stamp
+    if (!out.empty() && prev_len >= 100 && !line.empty() && !starts_record(line)) {
+      out.back().second += line;
+      prev_len = line.size();
+      continue;
+    }
+    prev_len = line.size();
+    // "...backend.  INFO 05-01 16:09:29 model_runner.py..." (several records on one pasted line)
+    for (auto at = line.find("  INFO "); at != std::string::npos; at = line.find("  INFO ")) {
+      out.emplace_back(number, line.substr(0, at));
+      line = line.substr(at + 2);
+    }
+    out.emplace_back(number, line);
+  }
+  return out;
+}
+
 
 }  // namespace dcukit::plan::logtext

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace dcukit::plan::logtext {
 
@@ -35,6 +37,11 @@ std::optional<double> to_number(const std::optional<std::string>& text);
 /// `line` without the time stamp a log collector put before vLLM's own record: Docker's
 /// "2026-05-01T20:44:30.355123Z ", a compose/console "2026-05-01 22:44:30.355 | ". Other lines as they are.
 std::string_view drop_collector_stamp(std::string_view line);
+
+/// Lines of the log part of `text` (after the collector's "# ---- verbatim log lines below ----"
+/// header where there is one): lines a terminal wrapped joined, records a copy-paste ran together
+/// split again, collectors' time stamps dropped. Each keeps its 1-based line number in the file.
+std::vector<std::pair<int, std::string>> log_lines(std::string_view text);
 
 /// True when `line` contains `what`.
 inline bool has(std::string_view line, std::string_view what) {
