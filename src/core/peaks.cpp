@@ -112,6 +112,10 @@ DeviceSpec parse_device(const json& d) {
     s.pcie_gen = d["host_link"].value("pcie_gen", 0);
     s.pcie_width = d["host_link"].value("width", 0);
   }
+  if (d.contains("board")) {
+    s.nvls_board = d["board"].value("nvls", false);
+    s.board_source = d["board"].value("source", "");
+  }
   if (d.contains("supports")) {
     const auto& sup = d.at("supports");
     s.bf16 = parse_capability(sup, "bf16", s.key);

@@ -53,6 +53,10 @@ struct DeviceSpec {
   /// The total the runtime reports (what vLLM multiplies by its utilization); 0 when unknown.
   PeakFigure runtime_memory;
   int pcie_gen = 0, pcie_width = 0;
+  /// Sold on a board whose NVSwitch chips do NVLink SHARP (HGX H100/H200): NCCL allocates its NVLS
+  /// buffers there at TP > 1. board_source says where that comes from.
+  bool nvls_board = false;
+  std::string board_source;
   Capability bf16;          ///< bf16 arithmetic (torch.cuda.is_bf16_supported() on the card)
   Capability fp8;           ///< FP8 compute units (FP8 weights run natively)
   Capability fp8_kv_cache;  ///< vLLM's --kv-cache-dtype fp8 on this card (storage, not compute)

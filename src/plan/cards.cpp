@@ -46,6 +46,7 @@ Cards from_spec(const core::DeviceSpec& spec) {
   c.fp8.published = spec.fp8;
   c.fp8_kv_cache.published = spec.fp8_kv_cache;
   c.total_bytes = runtime_memory(spec, &c.total_source);
+  c.nvls_board = spec.nvls_board;
   return c;
 }
 

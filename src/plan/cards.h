@@ -65,6 +65,8 @@ struct Cards {
   std::vector<int> indices;      ///< device indices for *_VISIBLE_DEVICES
   std::vector<int> numa_nodes;   ///< NUMA node of each card; -1 unknown
   bool detected = false;         ///< true when read from this host
+  /// On an NVSwitch board with NVLink SHARP (the peak data's board.nvls): NCCL's NVLS buffers at TP > 1.
+  bool nvls_board = false;
 
   /// Hygon DCUs get DCU advice: HIP_VISIBLE_DEVICES, the toolkit's env.sh, eager mode, headroom.
   bool dcu() const { return vendor == core::Vendor::hygon; }

@@ -138,7 +138,7 @@ void name_uncertain_terms(RunCheck& c) {
                    to_string(c.context.platform),
                    c.tp * c.pp > 1 ? fmt::format("{} GPUs", c.tp * c.pp) : std::string("one GPU"),
                    c.tp * c.pp > 1 && c.context.nvswitch
-                       ? " on an NVSwitch board (an SXM Hopper card is taken to sit on an 8-GPU HGX board)"
+                       ? " on an NVSwitch board with NVLink SHARP (the peak data sells this card on an 8-GPU HGX board)"
                        : "")},
       {"weights", b.weights, f.weights,
        c.plan.load_extra > 0 ? fmt::format("counted from config.json, + {:.2f} GiB for ROCm's device-level figure "

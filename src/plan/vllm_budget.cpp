@@ -149,7 +149,7 @@ VllmContext default_context(const VllmRules& rules, const Cards& cards) {
   ctx.sampler = default_sampler(rules, ctx.engine, ctx.platform);
   // vLLM 0.6 disables its custom all-reduce on AMD ("not supported on AMD GPUs" in the MI300X logs).
   ctx.custom_all_reduce = ctx.platform == VllmPlatform::cuda || ctx.platform == VllmPlatform::dcu;
-  ctx.nvswitch = cards.key == "h100-sxm" || cards.key == "h200-sxm";
+  ctx.nvswitch = cards.nvls_board;
   return ctx;
 }
 

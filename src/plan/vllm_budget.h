@@ -43,8 +43,8 @@ struct VllmContext {
   VllmPlatform platform = VllmPlatform::cuda;
   bool custom_all_reduce = true;  ///< vLLM's custom all-reduce at TP > 1 (off across nodes, without P2P, on ROCm 0.6)
   std::optional<double> weights_per_gpu;  ///< bytes, replacing plan's count (e.g. read from the log)
-  /// SXM Hopper cards (H100 SXM, H200 SXM), taken to sit on an 8-GPU NVSwitch board (HGX), where
-  /// NCCL's buffers at TP > 1 measure far more than on PCIe cards.
+  /// Cards sold on an NVSwitch board with NVLink SHARP (the peak data's board.nvls: H100 SXM and
+  /// H200 SXM on 8-GPU HGX), where NCCL's buffers at TP > 1 measure far more than on PCIe cards.
   bool nvswitch = false;
   /// V1's multimodal profile, where a log printed its encoder-cache line: the budget and the items.
   std::optional<std::int64_t> encoder_tokens, encoder_items;

@@ -89,3 +89,23 @@ TEST(CorePeaks, RuntimeMemoryIsWhatTheRuntimeReports) {
   EXPECT_FALSE(h200->runtime_memory.low_confidence);
   EXPECT_GT(h200->memory_bytes, 0u);
 }
+
+TEST(CorePeaks, TheBoardsNvlinkSharpIsDataWithItsSource) {
+  // HGX H100 and H200 boards: NVSwitch chips that do NVLink SHARP, where NCCL allocates NVLS
+  // buffers (plan's non-torch term at TP > 1). A100's NVSwitch does no SHARP; PCIe-class and AMD
+  // cards sit on no such board.
+  const auto& t = PeakTable::builtin();
+  for (const char* key : {"h200-sxm", "h100-sxm"}) {
+    const auto* d = t.find(key);
+    ASSERT_NE(d, nullptr) << key;
+    EXPECT_TRUE(d->nvls_board) << key;
+    EXPECT_NE(d->board_source.find("NVSwitch"), std::string::npos) << key;
+  }
+  for (const char* key : {"a100-sxm-80gb", "mi300x", "bw1000"}) EXPECT_FALSE(t.find(key)->nvls_board) << key;
+  auto r = PeakTable::parse(R"({"devices": [{"key": "x", "vendor": "nvidia", "board": {"nvls": true, "source": "s"}},
+      {"key": "y", "vendor": "nvidia"}]})", "my.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->find("x")->nvls_board);
+  EXPECT_EQ(r->find("x")->board_source, "s");
+  EXPECT_FALSE(r->find("y")->nvls_board);
+}

@@ -264,7 +264,7 @@ TEST(PlanVllmRules, NonTorchAndGraphsByPlatformAndVersion) {
   const auto h100 = card("h100-sxm", 2);
   auto s = settings(32768, 8192, 1024);
   auto c0101 = default_context(vllm_rules(version("0.10.1")), h100);
-  // An SXM Hopper card is taken to sit on an NVSwitch board: 1.38 at TP 2 (the H200 log's figure),
+  // The peak data sells an SXM Hopper card on an NVSwitch board with NVLS: 1.38 at TP 2 (the H200 log's figure),
   // 0.17 more a peer (2.40 at TP 8); without P2P (custom all-reduce off) the PCIe terms.
   ASSERT_TRUE(c0101.nvswitch);
   EXPECT_NEAR(vllm_budget(m, *w, h100, s, 2, 1, c0101).budget.non_torch / kGiB, 0.10 + 1.11 + 0.17, 1e-12);
