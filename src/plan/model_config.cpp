@@ -74,6 +74,8 @@ void read_ungated(const json& j, FieldReader& f, ModelConfig& m) {
   m.learned_positions = m.max_position_embeddings + 2;
   const auto proj = f.integer(j, "word_embed_proj_dim", m.hidden_size, 0, kMaxWidth);
   if (proj > 0 && proj != m.hidden_size) m.embed_dim = proj;
+  // OPT's decoder builds final_layer_norm only for pre-norm layers (OPT-350m is post-norm).
+  m.final_norm = f.boolean(j, "do_layer_norm_before", true) && !f.boolean(j, "_remove_final_layer_norm", false);
 }
 
 void read_layer_kinds(const json& j, FieldReader& f, ModelConfig& m) {

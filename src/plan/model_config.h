@@ -45,6 +45,7 @@ struct ModelConfig {
   bool layer_norm = false;   ///< LayerNorm with weight and bias, not RMSNorm
   std::int64_t learned_positions = 0;  ///< rows of a learned position table (OPT: max_position_embeddings + 2)
   std::int64_t embed_dim = 0;          ///< the token embedding's width where it is not hidden_size (OPT-350m)
+  bool final_norm = true;  ///< a norm after the last layer (OPT: do_layer_norm_before and not _remove_final_layer_norm)
   std::int64_t max_position_embeddings = 0;  ///< the context limit as vLLM derives it (RoPE scaling applied)
   bool tie_word_embeddings = false;
   bool qkv_bias = false;          ///< Qwen2 has q/k/v biases

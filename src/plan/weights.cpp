@@ -120,7 +120,7 @@ WeightBreakdown compute_weights(const ModelConfig& m) {
   const double width = m.embed_dim > 0 ? static_cast<double>(m.embed_dim) : h;
   w.embed = static_cast<double>(m.vocab_size) * width * kHalf;
   w.lm_head = m.tie_word_embeddings ? 0 : w.embed;
-  w.final_norm = norm;
+  w.final_norm = m.final_norm ? norm : 0;
   w.inputs = static_cast<double>(m.learned_positions) * h * kHalf;
   w.vision = m.vision_params * kHalf;  // vLLM leaves a vision tower unquantized
   w.rope = static_cast<double>(m.rope_rows) * static_cast<double>(m.rotary_dim) * kHalf;

@@ -173,8 +173,8 @@ TEST(PlanWeights, Opt125MTwoMatrixMlpLearnedPositionsAndBiases) {
 
 TEST(PlanWeights, Opt350MProjectsItsNarrowerEmbedding) {
   // word_embed_proj_dim 512 under hidden_size 1024: the embedding is 50272·512 and project_in,
-  // project_out are 512·1024 each. Published count 331,196,416; plan adds a final LayerNorm (2,048)
-  // that OPT-350m's do_layer_norm_before = false leaves out.
+  // project_out are 512·1024 each; do_layer_norm_before = false (post-norm layers) leaves out the
+  // final LayerNorm. The published count, 331,196,416.
   const auto m = parse_model_config(
       R"({"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 1024, "ffn_dim": 4096,
           "num_attention_heads": 16, "num_hidden_layers": 24, "max_position_embeddings": 2048,
@@ -182,7 +182,8 @@ TEST(PlanWeights, Opt350MProjectsItsNarrowerEmbedding) {
       "opt-350m");
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->embed_dim, 512);
-  EXPECT_DOUBLE_EQ(compute_weights(*m).total(), 2 * (331196416.0 + 2048));
+  EXPECT_FALSE(m->final_norm);
+  EXPECT_DOUBLE_EQ(compute_weights(*m).total(), 2 * 331196416.0);
 }
 
 TEST(PlanWeights, AnUngatedMlpWithoutItsWidthIsRefused) {
