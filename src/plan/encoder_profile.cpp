@@ -19,6 +19,31 @@ constexpr std::int64_t kTemporalPatch = 2;
 // 4 more tokens than it embeds (vLLM 0.11 profiled 31 images in a budget of 8,192).
 constexpr std::int64_t kGemmaImageFrame = 4;
 
+/// Bytes a patch at a Qwen2-VL or Qwen2.5-VL block's rotary embedding on one rank, beside the pixels:
+/// the block's input and its normed copy (which the call holds), the rank's q, k and v (w / tp each)
+/// and, at TP > 1, the whole qkv gathered from every rank; then the version's copies of q and k:
+/// - split_fp32: q, k, v made contiguous; one of q and k in float32 and rotated into float32, then cast;
+/// - cat_fp32_copies: q, k, v made contiguous, q and k concatenated, that in float32, rotated, cast;
+/// - cat_fp32: the same without the contiguous copies;
+/// - packed: one packed copy of q and k, rotated in the tower's dtype.
+/// vLLM's Triton rotary kernel on CUDA; PyTorch's fallback (no flash-attn) holds more float32 terms.
+double rotary_bytes(const ModelConfig::VisionShape& v, int tp, double a, VisionRotary rotary) {
+  const double w = static_cast<double>(v.width);
+  const double u = w / tp;
+  const double held = 2 * w * a + 3 * u * a + (tp > 1 ? 3 * w * a : 0);
+  switch (rotary) {
+    case VisionRotary::split_fp32:
+      return held + 3 * u * a + u * (8 + a);
+    case VisionRotary::cat_fp32_copies:
+      return held + 3 * u * a + 2 * u * a + 16 * u + 2 * u * a;
+    case VisionRotary::cat_fp32:
+      return held + 2 * u * a + 16 * u + 2 * u * a;
+    case VisionRotary::packed:
+      return held + 2 * u * a + 2 * u * a;
+  }
+  return held;
+}
+
 /// Qwen2-VL's count where no log printed it: the modality with the most tokens an item (an
 /// image, or a video whose frames fit in max_model_len), as many items as
 /// max(max_num_batched_tokens, one item) holds.
@@ -84,12 +109,14 @@ std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, 
   // At a block's MLP, on one rank: the pixels as the processor made them (float32) and in the
   // tower's dtype; the residual stream, the normed input and the MLP's output (hidden width,
   // whole on every rank); the MLP's intermediates (gate-up and activated, or fc1 and activated),
-  // split by TP.
+  // split by TP. Qwen2-VL towers may peak earlier, at the attention's rotary embedding.
   const double patches = static_cast<double>(e.patches);
   e.pixels = patches * static_cast<double>(v.values_per_patch) * (4.0 + act_bytes);
   const double hidden = 3.0 * static_cast<double>(v.width) * act_bytes;
   const double mlp = (v.gated ? 3.0 : 2.0) * static_cast<double>(v.intermediate) / tp * act_bytes;
-  e.peak = e.pixels + patches * (hidden + mlp);
+  e.mlp_peak = e.pixels + patches * (hidden + mlp);
+  if (v.profiled == Profiled::qwen2_vit) e.rotary_peak = e.pixels + patches * rotary_bytes(v, tp, act_bytes, ask.rotary);
+  e.peak = std::max(e.mlp_peak, e.rotary_peak);
   e.outputs = static_cast<double>(e.tokens) * static_cast<double>(v.out_width) * act_bytes;
   return e;
 }

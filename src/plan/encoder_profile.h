@@ -9,6 +9,7 @@
 #include <string>
 
 #include "plan/model_config.h"
+#include "plan/vllm_rules.h"
 
 namespace dcukit::plan {
 
@@ -16,7 +17,9 @@ struct EncoderProfile {
   std::int64_t tokens = 0;   ///< encoder tokens (outputs) profiled
   std::int64_t items = 0;    ///< images or videos
   std::int64_t patches = 0;  ///< patches through the tower
-  double peak = 0;           ///< bytes on one rank at the tower's peak (inside a block's MLP)
+  double peak = 0;           ///< bytes on one rank at the tower's peak (the larger of the two below)
+  double mlp_peak = 0;       ///< bytes at a block's MLP
+  double rotary_peak = 0;    ///< bytes at the attention's rotary embedding (Qwen2-VL towers; else 0)
   double outputs = 0;        ///< bytes of the outputs, alive while the text model runs
   double pixels = 0;         ///< bytes of the input pixels (float32 and the tower's dtype), within peak
   std::string budget_from;   ///< where the count came from, in words
@@ -30,6 +33,7 @@ struct EncoderAsk {
   std::int64_t max_model_len = 0;
   std::int64_t max_num_batched_tokens = 0;
   std::int64_t max_num_seqs = 0;
+  VisionRotary rotary = VisionRotary::split_fp32;  ///< the version's rotation of q and k
 };
 
 /// The encoder's profile on one rank at tensor-parallel size `tp`, for the towers plan follows

@@ -164,7 +164,7 @@ core::Table options_table(const Plan& p) {
         p.weights.source == WeightSource::computed ? " counted from vision_config (an estimate)" : "",
         p.model.vision.profiled != ModelConfig::VisionShape::Profiled::none
             ? "the activation counts the vision encoder's run in vLLM's start-up profile over the images or "
-              "video vLLM profiles (an estimate of its MLP's peak; --mm-processor-kwargs and "
+              "video vLLM profiles (an estimate of a block's peak; --mm-processor-kwargs and "
               "--limit-mm-per-prompt change them)"
             : "the activation leaves out the vision encoder's run in vLLM's start-up profile, so the KV budget "
               "can come out smaller (vLLM bounds that run by --limit-mm-per-prompt and the processor's largest "

@@ -306,7 +306,8 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
                                    .items = ctx.encoder_items,
                                    .max_model_len = s.max_model_len,
                                    .max_num_batched_tokens = s.max_num_batched_tokens,
-                                   .max_num_seqs = s.max_num_seqs});
+                                   .max_num_seqs = s.max_num_seqs,
+                                   .rotary = ctx.rules.vision_rotary});
   if (const auto& e = out.encoder) {
     // V1 runs the encoder first and keeps its outputs cached while the text model runs; V0 runs it
     // inside the forward pass, whose pixels and merged embeddings stay alive through the layers.
@@ -315,9 +316,14 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
                       : std::max(e->peak, e->outputs + b.activation);
     out.notes.push_back(fmt::format(
         "activation: the profile runs the vision encoder over {} item{} ({} patches; {}): {:.2f} GiB at its "
-        "peak on this rank, the input pixels in float32 and the tower's dtype included, and {:.2f} GiB of "
+        "peak on this rank ({}), the input pixels in float32 and the tower's dtype included, and {:.2f} GiB of "
         "outputs {}",
-        e->items, e->items == 1 ? "" : "s", e->patches, e->budget_from, e->peak / kGiB, e->outputs / kGiB,
+        e->items, e->items == 1 ? "" : "s", e->patches, e->budget_from, e->peak / kGiB,
+        e->rotary_peak > e->mlp_peak
+            ? fmt::format("the attention's rotary embedding, as vLLM {} copies q and k: {}", ctx.rules.version.text,
+                          to_string(ctx.rules.vision_rotary))
+            : std::string("a block's MLP"),
+        e->outputs / kGiB,
         v0 ? "alive, with the pixels, through the text model's layers" : "kept while the text model runs"));
   }
   b.non_torch = non_torch_gib(ctx, tp, pp) * kGiB;  // the last stage's rank, the smallest budget

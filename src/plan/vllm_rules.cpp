@@ -17,6 +17,12 @@ constexpr util::Name<ConcurrencyRule> kConcurrencyNames[] = {
     {ConcurrencyRule::tokens_over_len, "tokens / max-model-len"},
     {ConcurrencyRule::request_blocks, "blocks / blocks a request needs"},
 };
+constexpr util::Name<VisionRotary> kVisionRotaryNames[] = {
+    {VisionRotary::split_fp32, "q, k, v made contiguous, q then k rotated through float32"},
+    {VisionRotary::cat_fp32_copies, "q, k, v made contiguous, q and k concatenated and rotated through float32"},
+    {VisionRotary::cat_fp32, "q and k concatenated and rotated through float32"},
+    {VisionRotary::packed, "one packed copy of q and k rotated in the tower's dtype"},
+};
 
 using F = RuleField;
 constexpr auto i64 = [](auto e) { return static_cast<std::int64_t>(e); };
@@ -91,6 +97,22 @@ const std::vector<AccountingRule> kRules = {
      "kv_cache_utils.py get_max_concurrency_for_kv_cache_config: blocks / blocks a max-model-len request needs "
      "(sliding window: cdiv(min(window-1+batched, len), block)+1) (gpt-oss-120b log: 284.25x)",
      false},
+    {"0.7.2", F::vision_rotary, i64(VisionRotary::split_fp32),
+     "PR #12604 ('[VLM] Qwen2.5-VL', 2025-01/02; Qwen2-VL's tower before it the same): q, k, v made contiguous, "
+     "apply_rotary_pos_emb_vision on q, then on k, through t.float() and .type_as(t)",
+     false},
+    {"0.11.0", F::vision_rotary, i64(VisionRotary::cat_fp32_copies),
+     "PR #24511 ('[Multi Modal][Performance] Fused Q,K's apply_rope into one', opened 2025-09-09, after v0.10.2): "
+     "q, k, v made contiguous, torch.cat([q, k]) rotated in one call, still through float32",
+     true},
+    {"0.11.1", F::vision_rotary, i64(VisionRotary::cat_fp32),
+     "PR #27106 ('[Models][QwenVL] Remove unnecessary .contiguous() calls', opened 2025-10-17): the "
+     "concatenation and the float32 rotation stay, the contiguous copies go",
+     true},
+    {"0.12.0", F::vision_rotary, i64(VisionRotary::packed),
+     "PRs #28769 ('Optimize Qwen2_5_VisionAttention q,k preparation') and #28798 ('Use cos and sin cache in "
+     "QwenVL'), opened 2025-11-15/16: one packed copy of q and k, rotated in the tower's dtype (no float32)",
+     true},
     {"0.19.0", F::nvswitch_late, 1,
      "start-up logs: an H100 SXM sweep on 0.19.0 (llm-d planner, heldout7) measured 2.07-2.10 GiB outside "
      "PyTorch at TP 2 and 2.13-2.21 at TP 4, where an H200 at TP 2 on 0.10.2 measured 1.38; the change lies "
@@ -166,6 +188,9 @@ void apply(VllmRules& r, const AccountingRule& rule) {
     case F::nvswitch_late:
       r.nvswitch_late = v != 0;
       break;
+    case F::vision_rotary:
+      r.vision_rotary = static_cast<VisionRotary>(v);
+      break;
   }
   r.applied.push_back(&rule);
 }
@@ -216,6 +241,10 @@ VllmRules vllm_rules(const VllmVersion& version) {
 
 int sampler_bytes_per_logit(SamplerKind sampler) {
   return sampler == SamplerKind::native_sort ? 38 : 14;
+}
+
+std::string_view to_string(VisionRotary rotary) {
+  return util::name_of(kVisionRotaryNames, rotary, "?");
 }
 
 }  // namespace dcukit::plan

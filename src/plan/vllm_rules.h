@@ -20,6 +20,14 @@ enum class ProfileFormula {
 };
 /// The top-k/top-p sampler the profiling run exercises with max-num-seqs dummy requests.
 enum class SamplerKind { native_sort, flashinfer };
+/// How the vision attention of Qwen2-VL and Qwen2.5-VL rotates q and k: the copies it makes set the
+/// encoder's peak in the profile run (encoder_profile.h).
+enum class VisionRotary {
+  split_fp32,       ///< q, k, v made contiguous; q, then k, rotated through float32 in and out
+  cat_fp32_copies,  ///< q, k, v made contiguous, q and k concatenated and rotated together through float32
+  cat_fp32,         ///< q and k concatenated (no contiguous copies) and rotated together through float32
+  packed,           ///< one packed copy of q and k, rotated in the tower's dtype
+};
 /// How "Maximum concurrency for L tokens per request" is computed.
 enum class ConcurrencyRule {
   tokens_over_len,  ///< cache tokens / L (V0, V1 before the hybrid allocator)
@@ -36,6 +44,7 @@ std::string_view to_string(SamplerKind sampler);
 /// The value to_string spells `text`, or nullopt.
 std::optional<SamplerKind> parse_sampler(std::string_view text);
 std::string_view to_string(ConcurrencyRule rule);
+std::string_view to_string(VisionRotary rotary);
 
 /// What a rule sets.
 enum class RuleField {
@@ -55,6 +64,7 @@ enum class RuleField {
   rocm_device_weights,  ///< on ROCm "Model loading took" (the budget's weights) is device-level (1) or PyTorch's (0)
   tokens_from_concurrency,  ///< V1 prints tokens as int(concurrency x max-model-len) (1) or blocks / groups x block (0)
   nvswitch_late,  ///< NVSwitch boards at TP > 1 measure 0.19.0's NCCL figures (1) or 0.10's (0)
+  vision_rotary,  ///< VisionRotary of Qwen2-VL and Qwen2.5-VL towers
 };
 
 /// One rule: from `since` on, `field` is `value`. `source` is where it was read.
@@ -86,6 +96,7 @@ struct VllmRules {
   bool rocm_device_weights = false;
   bool tokens_from_concurrency = false;
   bool nvswitch_late = false;
+  VisionRotary vision_rotary = VisionRotary::split_fp32;
   std::vector<const AccountingRule*> applied;  ///< the rules that decided the fields above
 
   /// The formula of `engine`.

@@ -26,12 +26,48 @@ TEST(PlanEncoder, AQwen25VlPatchCostsItsPixelsThreeHiddenTensorsAndTheGatedMlp) 
   ASSERT_TRUE(e);
   EXPECT_EQ(e->patches, 114688 * 4);
   const double per_patch = 1176 * 6.0 + 3 * 1280 * 2.0 + 3 * 3420 * 2.0;  // 35,256 B
-  EXPECT_DOUBLE_EQ(e->peak, per_patch * 458752);
+  EXPECT_DOUBLE_EQ(e->mlp_peak, per_patch * 458752);
   EXPECT_DOUBLE_EQ(e->outputs, 114688.0 * 3584 * 2);
   // Under TP 2 only the MLP's intermediates are split.
   const auto half = encoder_profile(m, 2, 2.0, {.tokens = 114688, .items = 1, .max_model_len = 128000});
   ASSERT_TRUE(half);
-  EXPECT_DOUBLE_EQ(e->peak - half->peak, 458752.0 * 3 * 3420 * 2 / 2);
+  EXPECT_DOUBLE_EQ(e->mlp_peak - half->mlp_peak, 458752.0 * 3 * 3420 * 2 / 2);
+}
+
+TEST(PlanEncoder, TheRotaryEmbeddingsCopiesOfQAndKFollowTheVersion) {
+  // Beside the pixels (1,176 values in float32 and bf16: 7,056 B) a patch holds the block's input
+  // and its normed copy (2 x 2,560 B) and q, k, v (7,680 B): 19,856 B; then, width 1,280:
+  // - up to 0.10: contiguous q, k, v (7,680) + one of q and k in float32 and rotated into float32
+  //   (2 x 5,120) + its cast (2,560): 40,336 B, above the MLP's 35,256;
+  // - 0.11.0: contiguous q, k, v (7,680) + q and k concatenated (5,120) + float32 in and out
+  //   (2 x 10,240) + the cast (5,120): 58,256 B;
+  // - 0.11.1: the same without the contiguous copies: 50,576 B;
+  // - 0.12 on: one packed copy and its rotation in bf16 (2 x 5,120): 30,096 B, below the MLP.
+  const auto m = model("qwen2.5-vl-7b-instruct");
+  const auto at = [&](VisionRotary r, int tp) {
+    return encoder_profile(m, tp, 2.0, {.tokens = 16384, .items = 1, .max_model_len = 8192, .rotary = r});
+  };
+  const double patches = 65536, pixels = 1176 * 6.0 * patches;
+  const std::pair<VisionRotary, double> forms[] = {{VisionRotary::split_fp32, 40336},
+                                                   {VisionRotary::cat_fp32_copies, 58256},
+                                                   {VisionRotary::cat_fp32, 50576},
+                                                   {VisionRotary::packed, 30096}};
+  for (const auto& [r, bytes] : forms) {
+    const auto e = at(r, 1);
+    ASSERT_TRUE(e);
+    EXPECT_DOUBLE_EQ(e->rotary_peak, bytes * patches) << to_string(r);
+    EXPECT_DOUBLE_EQ(e->peak, std::max(bytes, 35256.0) * patches) << to_string(r);
+    EXPECT_DOUBLE_EQ(e->pixels, pixels);
+  }
+  // At TP 2 a rank rotates its own heads, but holds the whole qkv gathered from both ranks:
+  // 7,056 + 5,120 + 3,840 + 7,680, then 3,840 + 640 x 10 for the split form: 33,936 B.
+  EXPECT_DOUBLE_EQ(at(VisionRotary::split_fp32, 2)->rotary_peak, 33936 * patches);
+  // Gemma 3's SigLIP has no rotary embedding: its peak stays the MLP's.
+  const auto gemma = model("gemma-3-27b-it");
+  const auto g = encoder_profile(gemma, 1, 2.0, {.items = 1, .max_num_batched_tokens = 8192, .rotary = VisionRotary::cat_fp32_copies});
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->rotary_peak, 0);
+  EXPECT_DOUBLE_EQ(g->peak, g->mlp_peak);
 }
 
 TEST(PlanEncoder, WithoutALogTheBudgetIsVllmsLargestImageOrVideo) {

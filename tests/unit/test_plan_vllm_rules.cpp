@@ -122,6 +122,12 @@ TEST(PlanVllmRules, FoldedVersionByVersion) {
   EXPECT_EQ(v0101.concurrency, ConcurrencyRule::request_blocks);
   EXPECT_FALSE(v0101.graphs_profiled_cuda);
   EXPECT_EQ(v0101.sampler, SamplerKind::native_sort);
+  // The vision attention's rotation of q and k (Qwen2-VL and Qwen2.5-VL towers).
+  EXPECT_EQ(v0101.vision_rotary, VisionRotary::split_fp32);
+  EXPECT_EQ(vllm_rules(version("0.11.0")).vision_rotary, VisionRotary::cat_fp32_copies);
+  EXPECT_EQ(vllm_rules(version("0.11.2")).vision_rotary, VisionRotary::cat_fp32);
+  EXPECT_EQ(vllm_rules(version("0.12.0")).vision_rotary, VisionRotary::packed);
+  EXPECT_EQ(vllm_rules(version("0.6.3")).vision_rotary, VisionRotary::split_fp32);
   const auto dcu = vllm_rules(version("0.18.1+das.dtk2604"));
   EXPECT_FALSE(dcu.graphs_profiled_cuda);
   const auto v021 = vllm_rules(version("0.21.0"));
