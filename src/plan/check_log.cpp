@@ -103,9 +103,9 @@ std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, co
         "the profile run's vision encoder ({}) is counted from the tower's shape: an estimate of a block's "
         "peak (its MLP, or the attention's rotary embedding with the version's copies of q and k), which the "
         "attention kernel's buffers or PyTorch's fallback rotary may exceed",
-        f.encoder_budget ? fmt::format("{} tokens, {} items, as the log printed", *f.encoder_budget,
-                                       f.encoder_items.value_or(1))
-                         : std::string("over plan's count, not printed"));
+        f.encoder_budget
+            ? fmt::format("{} tokens, {} items, as the log printed", *f.encoder_budget, f.encoder_items.value_or(1))
+            : std::string("over plan's count, not printed"));
   if (f.encoder_budget)
     return fmt::format(
         "the profile run also ran the vision encoder over {} tokens ({} {} item{}) and kept its "

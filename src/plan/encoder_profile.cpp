@@ -115,7 +115,8 @@ std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, 
   const double hidden = 3.0 * static_cast<double>(v.width) * act_bytes;
   const double mlp = (v.gated ? 3.0 : 2.0) * static_cast<double>(v.intermediate) / tp * act_bytes;
   e.mlp_peak = e.pixels + patches * (hidden + mlp);
-  if (v.profiled == Profiled::qwen2_vit) e.rotary_peak = e.pixels + patches * rotary_bytes(v, tp, act_bytes, ask.rotary);
+  if (v.profiled == Profiled::qwen2_vit)
+    e.rotary_peak = e.pixels + patches * rotary_bytes(v, tp, act_bytes, ask.rotary);
   e.peak = std::max(e.mlp_peak, e.rotary_peak);
   e.outputs = static_cast<double>(e.tokens) * static_cast<double>(v.out_width) * act_bytes;
   return e;

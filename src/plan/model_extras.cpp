@@ -116,9 +116,10 @@ RopeScaling read_rope_scaling_fields(const json& text, FieldReader& f, std::int6
     for (const auto& [name, value] : r.fields->items())
       if (name == "factor" || value.is_object()) unknown += (unknown.empty() ? "" : ", ") + name;
     if (!unknown.empty())
-      f.fail(fmt::format("{} holds {} but no rope_type (nor a full_attention entry): dcukit plan cannot tell how "
-                         "it scales positions; add the rope_type the model was trained with",
-                         r.where.substr(0, r.where.size() - 1), unknown));
+      f.fail(
+          fmt::format("{} holds {} but no rope_type (nor a full_attention entry): dcukit plan cannot tell how "
+                      "it scales positions; add the rope_type the model was trained with",
+                      r.where.substr(0, r.where.size() - 1), unknown));
   }
   r.factor = f.number(*r.fields, "factor", 1.0, 1e-6, kMaxRopeFactor, r.where);
   r.original =

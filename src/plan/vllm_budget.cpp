@@ -319,10 +319,9 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
         "peak on this rank ({}), the input pixels in float32 and the tower's dtype included, and {:.2f} GiB of "
         "outputs {}",
         e->items, e->items == 1 ? "" : "s", e->patches, e->budget_from, e->peak / kGiB,
-        e->rotary_peak > e->mlp_peak
-            ? fmt::format("the attention's rotary embedding, as vLLM {} copies q and k: {}", ctx.rules.version.text,
-                          to_string(ctx.rules.vision_rotary))
-            : std::string("a block's MLP"),
+        e->rotary_peak > e->mlp_peak ? fmt::format("the attention's rotary embedding, as vLLM {} copies q and k: {}",
+                                                   ctx.rules.version.text, to_string(ctx.rules.vision_rotary))
+                                     : std::string("a block's MLP"),
         e->outputs / kGiB,
         v0 ? "alive, with the pixels, through the text model's layers" : "kept while the text model runs"));
   }

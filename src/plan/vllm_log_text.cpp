@@ -206,5 +206,4 @@ std::vector<std::pair<int, std::string>> log_lines(std::string_view text) {
   return out;
 }
 
-
 }  // namespace dcukit::plan::logtext

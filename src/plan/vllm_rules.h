@@ -58,13 +58,13 @@ enum class RuleField {
   sampler,               ///< SamplerKind the profiling run uses when the log does not say
   graphs_profiled_cuda,  ///< CUDA graph memory estimated inside the budget (1) or captured after it (0)
   graphs_profiled_rocm,
-  hybrid_allocator,  ///< sliding-window and full layers share one pool in KV-cache groups
-  concurrency,       ///< ConcurrencyRule of V1
-  mla_latent,        ///< MLA models cache one compressed latent a layer (1) or full K and V of every head (0)
+  hybrid_allocator,     ///< sliding-window and full layers share one pool in KV-cache groups
+  concurrency,          ///< ConcurrencyRule of V1
+  mla_latent,           ///< MLA models cache one compressed latent a layer (1) or full K and V of every head (0)
   rocm_device_weights,  ///< on ROCm "Model loading took" (the budget's weights) is device-level (1) or PyTorch's (0)
   tokens_from_concurrency,  ///< V1 prints tokens as int(concurrency x max-model-len) (1) or blocks / groups x block (0)
-  nvswitch_late,  ///< NVSwitch boards at TP > 1 measure 0.19.0's NCCL figures (1) or 0.10's (0)
-  vision_rotary,  ///< VisionRotary of Qwen2-VL and Qwen2.5-VL towers
+  nvswitch_late,            ///< NVSwitch boards at TP > 1 measure 0.19.0's NCCL figures (1) or 0.10's (0)
+  vision_rotary,            ///< VisionRotary of Qwen2-VL and Qwen2.5-VL towers
 };
 
 /// One rule: from `since` on, `field` is `value`. `source` is where it was read.

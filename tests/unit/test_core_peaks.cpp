@@ -103,7 +103,8 @@ TEST(CorePeaks, TheBoardsNvlinkSharpIsDataWithItsSource) {
   }
   for (const char* key : {"a100-sxm-80gb", "mi300x", "bw1000"}) EXPECT_FALSE(t.find(key)->nvls_board) << key;
   auto r = PeakTable::parse(R"({"devices": [{"key": "x", "vendor": "nvidia", "board": {"nvls": true, "source": "s"}},
-      {"key": "y", "vendor": "nvidia"}]})", "my.json");
+      {"key": "y", "vendor": "nvidia"}]})",
+                            "my.json");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(r->find("x")->nvls_board);
   EXPECT_EQ(r->find("x")->board_source, "s");

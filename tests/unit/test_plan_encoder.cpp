@@ -64,7 +64,8 @@ TEST(PlanEncoder, TheRotaryEmbeddingsCopiesOfQAndKFollowTheVersion) {
   EXPECT_DOUBLE_EQ(at(VisionRotary::split_fp32, 2)->rotary_peak, 33936 * patches);
   // Gemma 3's SigLIP has no rotary embedding: its peak stays the MLP's.
   const auto gemma = model("gemma-3-27b-it");
-  const auto g = encoder_profile(gemma, 1, 2.0, {.items = 1, .max_num_batched_tokens = 8192, .rotary = VisionRotary::cat_fp32_copies});
+  const auto g = encoder_profile(gemma, 1, 2.0,
+                                 {.items = 1, .max_num_batched_tokens = 8192, .rotary = VisionRotary::cat_fp32_copies});
   ASSERT_TRUE(g);
   EXPECT_EQ(g->rotary_peak, 0);
   EXPECT_DOUBLE_EQ(g->peak, g->mlp_peak);

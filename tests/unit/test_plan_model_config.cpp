@@ -113,7 +113,9 @@ TEST(PlanModelConfig, RopeParametersAreReadOnceForTheLimitAndTheTable) {
 TEST(PlanModelConfig, ARopeObjectWhoseTypeCannotBeToldIsRefusedNotReadAsUnscaled) {
   const auto with = [](const std::string& rope) {
     return parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-        "vocab_size": 10, "intermediate_size": 128, "max_position_embeddings": 4096, )" + rope + "}", "c");
+        "vocab_size": 10, "intermediate_size": 128, "max_position_embeddings": 4096, )" +
+                                  rope + "}",
+                              "c");
   };
   // A factor without a type, and entries per layer type without full_attention: refused, naming
   // the key and what it holds.
