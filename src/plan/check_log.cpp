@@ -98,14 +98,16 @@ VllmContext run_context(const VllmRun& run, const VllmVersion& version, const Ca
 /// the activation leaves out; nothing for a text model.
 /// `counted`: plan's budget holds the encoder's run (VllmBudget::encoder).
 std::string multimodal_profile(const VllmLogFigures& f, const ModelConfig& m, const VllmContext& ctx, bool counted) {
+  const bool qwen_tower = m.vision.profiled == ModelConfig::VisionShape::Profiled::qwen2_vit;
   if (counted)
     return fmt::format(
         "the profile run's vision encoder ({}) is counted from the tower's shape: an estimate of a block's "
-        "peak (its MLP, or the attention's rotary embedding with the version's copies of q and k), which the "
-        "attention kernel's buffers or PyTorch's fallback rotary may exceed",
+        "peak ({}), which the attention kernel's buffers{} may exceed",
         f.encoder_budget
             ? fmt::format("{} tokens, {} items, as the log printed", *f.encoder_budget, f.encoder_items.value_or(1))
-            : std::string("over plan's count, not printed"));
+            : std::string("over plan's count, not printed"),
+        qwen_tower ? "its MLP, or the attention's rotary embedding with the version's copies of q and k" : "its MLP",
+        qwen_tower ? " or PyTorch's fallback rotary" : "");
   if (f.encoder_budget)
     return fmt::format(
         "the profile run also ran the vision encoder over {} tokens ({} {} item{}) and kept its "
