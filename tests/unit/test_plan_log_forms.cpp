@@ -79,6 +79,13 @@ TEST(PlanLogForms, UnslothsBannerGivesTheSequencesAndBatchedTokensItPassesVllm) 
       "activation peak memory takes 1.06GiB; the rest of the memory reserved for KV Cache is 3.63GiB.\n");
   EXPECT_EQ(run.settings.max_num_seqs, 192);
   EXPECT_EQ(run.settings.max_num_batched_tokens, 8192);
+  // The utilization it passes, as a percentage (heldout12's rldecisionagent log; its V1 engine-config
+  // line does not print it).
+  const auto vl = only_run(
+      "Unsloth: vLLM loading ./unsloth/Qwen2.5-VL-3B-Instruct with actual GPU utilization = 78.61%\n"
+      "INFO 09-22 20:33:21 [gpu_worker.py:232] Available KV cache memory: 13.48 GiB\n");
+  ASSERT_TRUE(vl.settings.gpu_memory_utilization);
+  EXPECT_DOUBLE_EQ(*vl.settings.gpu_memory_utilization, 0.7861);
   // Another program's "Num Sequences" is not Unsloth's setting.
   const auto other = only_run(
       "Num Sequences = 64\n"

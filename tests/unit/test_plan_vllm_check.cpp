@@ -355,6 +355,28 @@ const std::map<std::string, LogCase>& heldout11_cases() {
   return k;
 }
 
+// The twelfth collection (tests/fixtures/vllm-logs/heldout12, INDEX.md there): Qwen2-VL-family logs
+// gathered while the vision attention's rotary term was written, by a reader who did not read plan's
+// rules, and checked once after it was committed (2026-12-07). RTX 4090 D: 23.546 GiB, Unsloth's
+// banner ("Max memory: 23.546 GB" is total_memory / 1024³), inferred, so partial. The bnb-4bit
+// weights are the log's.
+const std::map<std::string, LogCase>& heldout12_cases() {
+  static const std::map<std::string, LogCase> k = {
+      {"rldecisionagent-rtx4090d-qwen25-vl-3b-bnb4-tp1-maxlen16384-v092-v1.txt",
+       {"qwen2.5-vl-3b-instruct", {}, 23.546, {}, {}, true, Expect::partial}},
+      // V0 runs Qwen2-VL towers over dummy images sized to the sequence, which plan does not model.
+      {"unsloth-colab-t4-qwen25-vl-7b-bnb4-tp1-maxlen16384-u077-v092-v0.txt",
+       {"qwen2.5-vl-7b-instruct", {}, {}, {}, {}, true, Expect::known_miss}},
+      {"unsloth-colab-t4-qwen25-vl-7b-langonly-bnb4-tp1-maxlen16384-u077-v092-v0.txt",
+       {"qwen2.5-vl-7b-instruct", {}, {}, {}, {}, true, Expect::known_miss}},
+      {"vllm-issue23256-2xh100-nuextract2-32b-gptq-tp2-maxlen32768-v0101-v1-excerpt.txt",
+       {"", {}, {}, {}, {}, false, Expect::unmatched}},
+      {"vllm-issue25970-a100-40g-qwen25-omni-7b-tp1-eager-maxlen32768-v0102-v1.txt",
+       {"", {}, {}, {}, {}, false, Expect::unmatched}},
+  };
+  return k;
+}
+
 CheckLogOptions options(const LogCase& c) {
   CheckLogOptions o;
   o.model = std::string(DCUKIT_FIXTURES) + "/models/" + c.model;
@@ -662,4 +684,8 @@ TEST(PlanVllmCheck, EveryTenthBatchLogHeldOut) {
 
 TEST(PlanVllmCheck, EveryEleventhBatchLogHeldOut) {
   check_folder("/heldout11", heldout11_cases());
+}
+
+TEST(PlanVllmCheck, EveryTwelfthBatchLogHeldOut) {
+  check_folder("/heldout12", heldout12_cases());
 }
