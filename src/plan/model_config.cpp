@@ -194,8 +194,7 @@ void read_quantization(const json& root, const json& j, FieldReader& f, ModelCon
 /// vLLM's derived context limit: a RoPE scaling factor stretches max_position_embeddings (YaRN's
 /// original_max_position_embeddings), except llama3, su and longrope, which are already stretched,
 /// and Gemma 3, whose limit vLLM takes as scaled already.
-void read_rope_scaling(const json& j, FieldReader& f, ModelConfig& m) {
-  const auto rs = read_rope_scaling_fields(j, f, m.max_position_embeddings);
+void read_rope_scaling(const RopeScaling& rs, FieldReader& f, ModelConfig& m) {
   if (!rs.fields) return;
   if (rs.type == "llama3" || rs.type == "su" || rs.type == "longrope" ||
       m.model_type.find("gemma3") != std::string::npos || !(rs.factor > 1))
@@ -290,7 +289,8 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
   m.head_dim = f.integer(j, "head_dim", m.hidden_size / m.num_heads, -kMaxWidth, kMaxWidth);
   m.intermediate_size = f.integer(j, "intermediate_size", 0, 0, kMaxMlp);
   m.max_position_embeddings = f.integer(j, "max_position_embeddings", 0, 0, kMaxContext);
-  read_rope_scaling(j, f, m);
+  const auto rope = read_rope_scaling_fields(j, f, m.max_position_embeddings);
+  read_rope_scaling(rope, f, m);
   // transformers' PretrainedConfig ties by default; LlamaConfig, Qwen2Config and most others say false.
   const bool tied_default = m.model_type == "opt";
   m.tie_word_embeddings =
@@ -343,7 +343,7 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
     return Error{fmt::format("{}: sliding_attention layers need a positive sliding_window", origin)};
   read_moe(j, f, m);
   read_quantization(root, j, f, m);
-  read_model_extras(root, j, f, m);
+  read_model_extras(root, j, rope, f, m);
   if (!f.ok()) return f.status().error();
   if (m.intermediate_size <= 0 && !m.moe())
     return Error{fmt::format("{}: intermediate_size{} is missing, so the MLP cannot be sized", origin,

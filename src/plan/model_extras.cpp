@@ -127,7 +127,7 @@ RopeScaling read_rope_scaling_fields(const json& text, FieldReader& f, std::int6
   return r;
 }
 
-void read_model_extras(const json& root, const json& text, FieldReader& f, ModelConfig& m) {
+void read_model_extras(const json& root, const json& text, const RopeScaling& rs, FieldReader& f, ModelConfig& m) {
   if (auto v = root.find("vision_config"); v != root.end() && v->is_object())
     m.vision_params = vision_tower_params(root, *v, f, m.hidden_size, m.vision);
   if (m.learned_positions > 0 || m.max_position_embeddings <= 0) return;  // OPT: a learned table, no RoPE
@@ -137,7 +137,7 @@ void read_model_extras(const json& root, const json& text, FieldReader& f, Model
   double partial = f.number(text, "partial_rotary_factor", 1.0, 1e-3, 1.0);
   const auto positions = f.integer(text, "max_position_embeddings", 0, 0, kMaxContext);
   double rows = static_cast<double>(positions);
-  if (const auto rs = read_rope_scaling_fields(text, f, positions); rs.fields) {
+  if (rs.fields) {
     partial = f.number(*rs.fields, "partial_rotary_factor", partial, 1e-3, 1.0, rs.where);
     if (rs.type == "linear" || rs.type == "dynamic") rows *= rs.factor;
     if (rs.type == "yarn" || rs.type == "deepseek_yarn") rows = static_cast<double>(rs.original) * rs.factor;

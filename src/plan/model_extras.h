@@ -23,7 +23,9 @@ struct RopeScaling {
 RopeScaling read_rope_scaling_fields(const nlohmann::json& text, FieldReader& f, std::int64_t max_position_embeddings);
 
 /// Sets m.vision_params from root's vision_config (0 when there is none) and m.rope_rows and
-/// m.rotary_dim from the text fields `text`. Reads after the attention and RoPE scaling fields.
-void read_model_extras(const nlohmann::json& root, const nlohmann::json& text, FieldReader& f, ModelConfig& m);
+/// m.rotary_dim from the text fields `text` and their RoPE scaling `rs` (read once, by
+/// read_rope_scaling_fields, for the context limit too). Reads after the attention fields.
+void read_model_extras(const nlohmann::json& root, const nlohmann::json& text, const RopeScaling& rs, FieldReader& f,
+                       ModelConfig& m);
 
 }  // namespace dcukit::plan

@@ -159,7 +159,7 @@ void read_settings(std::string_view line, Taker& t) {
            "Unsloth's chunked prefill tokens");
     t.take(s.max_num_seqs, number_after(line, "Num Sequences = "), 1, kMaxSeqs, "Unsloth's num sequences");
   }
-  if (has(line, "Unsloth: vLLM loading ") && has(line, " with actual GPU utilization = "))
+  if (has(line, "Unsloth: vLLM loading "))
     if (auto pct = number_after(line, " with actual GPU utilization = "))
       t.take(s.gpu_memory_utilization, std::optional<double>(*pct / 100), 0.001, 1, "Unsloth's GPU utilization");
   if (has(line, "Using FlashInfer for top-p & top-k sampling")) s.flashinfer_sampler = true;
