@@ -30,7 +30,7 @@ constexpr const char* kPlan = "plan";
 
 /// Everything the user typed; the request's optionals stay empty where a flag was not given.
 struct PlanOptions {
-  std::string gpu_memory, dtype, kv_cache_dtype, goal;
+  std::string gpu_memory, dtype, kv_cache_dtype, goal, limit_mm_per_prompt;
   int count = 0;
   double gpu_memory_utilization = 0;
   std::int64_t max_model_len = 0, max_num_batched_tokens = 0;
@@ -165,6 +165,15 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--dtype", opts->dtype,
                   "auto, bfloat16 or float16 (default: the checkpoint's where the card does it)")
       ->check(one_of(plan::parse_dtype, "auto, bfloat16, float16 (half), float32 (float)"));
+  sub->add_option("--limit-mm-per-prompt", opts->limit_mm_per_prompt,
+                  "Images and videos a prompt may hold, as vLLM takes it: '{\"image\": 2, \"video\": 0}' or "
+                  "image=2,video=0 (default vLLM's; sizes the vision encoder's run in the profile)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            auto v = plan::parse_mm_limits(text);
+            return v ? std::string{} : v.error().message;
+          },
+          "JSON"));
   auto* eager = sub->add_flag("--enforce-eager", opts->enforce_eager, "No CUDA/HIP graphs (default on DCU)");
   sub->add_flag("--no-enforce-eager", opts->no_enforce_eager, "Capture graphs even on DCU")->excludes(eager);
   sub->add_option("--min-concurrency", r.asked.min_concurrency,
@@ -217,6 +226,11 @@ void setup_plan(CLI::App& app, Runner& runner) {
     a.block_size = given(sub, "--block-size", opts->block_size);
     if (sub->count("--kv-cache-dtype") > 0) a.kv_cache_dtype = plan::parse_kv_cache_dtype(opts->kv_cache_dtype);
     if (sub->count("--dtype") > 0) a.dtype = plan::parse_dtype(opts->dtype);
+    if (sub->count("--limit-mm-per-prompt") > 0)
+      if (auto l = plan::parse_mm_limits(opts->limit_mm_per_prompt)) {
+        a.limit_images = l->images;
+        a.limit_videos = l->videos;
+      }
     if (sub->count("--goal") > 0) a.goal = plan::parse_goal(opts->goal).value_or(plan::Goal::fewest_cards);
     if (opts->enforce_eager) a.enforce_eager = true;
     if (opts->no_enforce_eager) a.enforce_eager = false;

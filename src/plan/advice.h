@@ -37,6 +37,7 @@ struct Asked {
   std::optional<int> block_size;
   std::optional<bool> enforce_eager;
   std::optional<Dtype> dtype;
+  std::optional<std::int64_t> limit_images, limit_videos;  ///< --limit-mm-per-prompt
   int min_concurrency = 8;  ///< full-length requests the recommended option should hold at once
   Goal goal = Goal::fewest_cards;
 };

@@ -141,6 +141,10 @@ Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, 
   if (!r.block_size) r.block_size = s.block_size.value_or(16);
   if (!r.enforce_eager) r.enforce_eager = s.enforce_eager.value_or(false);
   if (!r.dtype && s.dtype && (*s.dtype == Dtype::float16 || *s.dtype == Dtype::bfloat16)) r.dtype = *s.dtype;
+  if (!r.limit_images && !r.limit_videos) {  // --limit-mm-per-prompt replaces the log's as a whole
+    r.limit_images = s.mm_images;
+    r.limit_videos = s.mm_videos;
+  }
   return r;
 }
 
@@ -230,12 +234,11 @@ Result<RunCheck> check_run(const VllmRun& run, const ModelConfig& m, const Resul
                 : (f.total ? std::optional<double>(*f.total * c.settings.gpu_memory_utilization) : std::nullopt),
        b.usable / kGiB, true, fmt::format("{:.2f}", c.settings.gpu_memory_utilization)});
   c.lines.push_back({"weights", f.weights, b.weights / kGiB, true, ""});
-  c.lines.push_back(
-      {"activation peak", activation, b.activation / kGiB, true,
-       c.plan.encoder && b.activation <= c.plan.encoder->peak
-           ? std::string("vision encoder")
-       : c.plan.forward >= c.plan.sampler ? "forward pass"
-                                          : fmt::format("sampler, {}", to_string(c.context.sampler))});
+  c.lines.push_back({"activation peak", activation, b.activation / kGiB, true,
+                     c.plan.encoder && b.activation <= c.plan.encoder->peak + c.plan.encoder->beside
+                         ? std::string("vision encoder")
+                     : c.plan.forward >= c.plan.sampler ? "forward pass"
+                                                        : fmt::format("sampler, {}", to_string(c.context.sampler))});
   c.lines.push_back({"non-torch", f.non_torch, b.non_torch / kGiB, true, std::string(to_string(c.context.platform))});
   c.lines.push_back({"CUDA graphs in the budget", f.graphs_estimate, b.graphs / kGiB, true,
                      f.graphs_after ? fmt::format("captured after sizing: {:.2f} GiB", *f.graphs_after) : ""});

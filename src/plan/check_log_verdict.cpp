@@ -119,9 +119,11 @@ void name_uncertain_terms(RunCheck& c) {
       "requests ({:.2f} GiB, {})",
       c.settings.max_num_batched_tokens, c.plan.forward / kGiB, c.plan.sampler_rows, c.plan.sampler / kGiB,
       to_string(c.context.sampler));
-  if (c.plan.encoder)
-    act_why = fmt::format("the larger of the vision encoder's peak ({:.2f} GiB) and {} with its {:.2f} GiB of outputs",
-                          c.plan.encoder->peak / kGiB, act_why, c.plan.encoder->outputs / kGiB);
+  if (const auto& e = c.plan.encoder)
+    act_why = fmt::format(
+        "the larger of the vision encoder's peak ({:.2f} GiB{}) and {} with what it keeps ({:.2f} GiB)", e->peak / kGiB,
+        e->beside > 0 ? fmt::format(" and {:.2f} GiB beside it", e->beside / kGiB) : std::string(), act_why,
+        e->through_text / kGiB);
   if (c.context.engine == VllmEngine::v1 && !c.context.sampler_known)
     act_why += "; the log does not say which sampler ran (FlashInfer's needs 14 bytes a logit, PyTorch's 38)";
   if (c.context.formula == ProfileFormula::free_delta)

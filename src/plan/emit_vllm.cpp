@@ -158,7 +158,8 @@ Result<std::string> emit_vllm(const Plan& p, const EmitOptions& opt) {
       continue;
     }
     const std::string why = dcu ? fmt::format("({}) {}", against_seed004(f), f.why) : f.why;
-    (f.seed004.empty() ? extra : lines).push_back({std::string(f.name), f.value, why});
+    (f.seed004.empty() ? extra : lines)
+        .push_back({std::string(f.name), f.value.empty() ? "" : shell_word(f.value), why});
   }
   lines.push_back({"--host", shell_word(opt.host), "the address vLLM listens on"});
   lines.push_back({"--port", std::to_string(opt.port), "the OpenAI-compatible API's port"});

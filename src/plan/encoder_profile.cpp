@@ -18,6 +18,10 @@ constexpr std::int64_t kTemporalPatch = 2;
 // Gemma 3's prompt holds an image as "\n\n<start_of_image>", its 256 tokens, "<end_of_image>\n\n":
 // 4 more tokens than it embeds (vLLM 0.11 profiled 31 images in a budget of 8,192).
 constexpr std::int64_t kGemmaImageFrame = 4;
+// vLLM's items of a modality a prompt may hold where --limit-mm-per-prompt does not say
+// (MultiModalConfig.get_limit_per_prompt: 999 under V1, 1 under V0).
+constexpr std::int64_t kV0Limit = 1;
+constexpr std::int64_t kV1Limit = 999;
 
 /// Bytes a patch at a Qwen2-VL or Qwen2.5-VL block's rotary embedding on one rank, beside the pixels:
 /// the block's input and its normed copy (which the call holds), the rank's q, k and v (w / tp each)
@@ -44,23 +48,44 @@ double rotary_bytes(const ModelConfig::VisionShape& v, int tp, double a, VisionR
   return held;
 }
 
-/// Qwen2-VL's count where no log printed it: the modality with the most tokens an item (an
-/// image, or a video whose frames fit in max_model_len), as many items as
-/// max(max_num_batched_tokens, one item) holds.
-void qwen_budget(const ModelConfig::VisionShape& v, const EncoderAsk& ask, EncoderProfile& e) {
+std::int64_t qwen_image_tokens(const ModelConfig::VisionShape& v) {
   const std::int64_t side = v.patch * v.merge;
-  const std::int64_t image = side > 0 ? kQwenMaxPixels / (side * side) : 0;
-  if (image <= 0) return;
-  auto video_tokens = [&](std::int64_t frames) { return (frames + frames % kTemporalPatch) / kTemporalPatch * image; };
+  return side > 0 ? kQwenMaxPixels / (side * side) : 0;
+}
+
+/// Tokens of a dummy video of `frames` frames at the image size: frames pair up (temporal patch 2).
+std::int64_t qwen_video_tokens(std::int64_t image, std::int64_t frames) {
+  return (frames + frames % kTemporalPatch) / kTemporalPatch * image;
+}
+
+/// The frames of each of `videos` dummy videos in a prompt of `len` tokens whose images take
+/// `image_tokens`: as many as the rest holds, split among the videos, 1 to 16.
+std::int64_t qwen_frames(std::int64_t image, std::int64_t len, std::int64_t image_tokens, std::int64_t videos) {
+  const std::int64_t rest = len - image_tokens;
+  const std::int64_t total = rest >= image ? 2 * (rest / image) : 0;  // frames pair up: 2p frames, p x image tokens
+  return std::clamp<std::int64_t>(total / std::max<std::int64_t>(videos, 1), 1, kQwenProfileFrames);
+}
+
+/// Qwen2-VL's count under V1 where no log printed it: the modality with the most tokens an item
+/// (an image, or a video whose frames fit in max_model_len) among those the limits allow, as
+/// many items as max(max_num_batched_tokens, one item) holds, and no more than max-num-seqs
+/// requests of the limit's items.
+void qwen_budget(const ModelConfig::VisionShape& v, const EncoderAsk& ask, EncoderProfile& e) {
+  const std::int64_t image = qwen_image_tokens(v);
+  const std::int64_t images = ask.image_limit.value_or(kV1Limit), videos = ask.video_limit.value_or(kV1Limit);
+  if (image <= 0 || (images <= 0 && videos <= 0)) return;
   std::int64_t frames = 1;
-  while (frames < kQwenProfileFrames && video_tokens(frames + 1) <= ask.max_model_len) ++frames;
-  const std::int64_t item = std::max(image, video_tokens(frames));
+  while (frames < kQwenProfileFrames && qwen_video_tokens(image, frames + 1) <= ask.max_model_len) ++frames;
+  const bool video = videos > 0 && (images <= 0 || qwen_video_tokens(image, frames) > image);
+  const std::int64_t item = video ? qwen_video_tokens(image, frames) : image;
   e.items = std::max<std::int64_t>(1, std::max(ask.max_num_batched_tokens, item) / item);
+  if (ask.max_num_seqs > 0)
+    e.items = std::max<std::int64_t>(1, std::min(e.items, ask.max_num_seqs * (video ? videos : images)));
   e.tokens = e.items * item;
   e.budget_from = fmt::format(
       "{} {} item{} of {} tokens at the processor's default max_pixels (a log's encoder-cache line gives "
       "the real budget; --mm-processor-kwargs or --limit-mm-per-prompt change it)",
-      e.items, item > image ? fmt::format("video ({} frames)", frames) : "image", e.items == 1 ? "" : "s", item);
+      e.items, video ? fmt::format("video ({} frames)", frames) : "image", e.items == 1 ? "" : "s", item);
 }
 
 /// Gemma 3's images where no log printed them: V0 gives each of min(max-num-seqs, the step's
@@ -77,15 +102,95 @@ void gemma_budget(const ModelConfig::VisionShape& v, const EncoderAsk& ask, Enco
              : fmt::format("{} images of {} tokens in a step of {}", e.items, per_image, ask.max_num_batched_tokens);
 }
 
+/// The tower's bytes on one rank over `patches` at once: the pixels as the processor made them
+/// (float32) and in the tower's dtype; at a block's MLP the residual stream, the normed input and
+/// the MLP's output (hidden width, whole on every rank) and the MLP's intermediates (gate-up and
+/// activated, or fc1 and activated), split by TP; Qwen2-VL towers may peak earlier, at the
+/// attention's rotary embedding.
+struct TowerBytes {
+  double pixels = 0, mlp = 0, rotary = 0;
+  double peak() const { return std::max(mlp, rotary); }
+};
+
+TowerBytes tower_bytes(const ModelConfig::VisionShape& v, int tp, double a, VisionRotary rotary, std::int64_t patches) {
+  TowerBytes b;
+  const double n = static_cast<double>(patches);
+  b.pixels = n * static_cast<double>(v.values_per_patch) * (4.0 + a);
+  const double hidden = 3.0 * static_cast<double>(v.width) * a;
+  const double mlp = (v.gated ? 3.0 : 2.0) * static_cast<double>(v.intermediate) / tp * a;
+  b.mlp = b.pixels + n * (hidden + mlp);
+  if (v.profiled == Profiled::qwen2_vit) b.rotary = b.pixels + n * rotary_bytes(v, tp, a, rotary);
+  return b;
+}
+
+void set_peak(EncoderProfile& e, const TowerBytes& b) {
+  e.pixels = b.pixels;
+  e.mlp_peak = b.mlp;
+  e.rotary_peak = b.rotary;
+  e.peak = b.peak();
+}
+
+/// Qwen2-VL towers under V0 (0.7.2 on): min(max-num-seqs, batched // the most multimodal tokens a
+/// prompt holds) dummy sequences, at least one, each with the limit's images and videos at the
+/// processor's largest size (a prompt may run past its share of the step). The tower runs over
+/// every sequence's images at once, then over their videos, inside the forward pass: the prompt's
+/// text embeddings and the pixels of both are alive meanwhile, and the image outputs during the
+/// videos'. The outputs are merged into the text model's input; the float32 pixels stay.
+std::optional<EncoderProfile> qwen_v0(const ModelConfig& m, int tp, double a, const EncoderAsk& ask) {
+  const auto& v = m.vision;
+  const std::int64_t image = qwen_image_tokens(v);
+  const std::int64_t images = ask.image_limit.value_or(kV0Limit), videos = ask.video_limit.value_or(kV0Limit);
+  if (image <= 0 || (images <= 0 && videos <= 0)) return std::nullopt;
+  const std::int64_t most =
+      images * image +
+      (videos > 0 ? videos * qwen_video_tokens(image, qwen_frames(image, ask.max_model_len, images * image, videos))
+                  : 0);
+  const std::int64_t seqs =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(ask.max_num_seqs, ask.max_num_batched_tokens / most));
+  const std::int64_t frames = qwen_frames(image, ask.max_num_batched_tokens / seqs, images * image, videos);
+  const std::int64_t video = qwen_video_tokens(image, frames);
+  const std::int64_t image_tokens = seqs * images * image, video_tokens = seqs * videos * video;
+  const std::int64_t merge = v.merge * v.merge;
+  const auto img = tower_bytes(v, tp, a, ask.rotary, image_tokens * merge);
+  const auto vid = tower_bytes(v, tp, a, ask.rotary, video_tokens * merge);
+  const double a32 = 4.0 / (4.0 + a);  // the float32 share of a call's pixels
+  const double text = static_cast<double>(std::max(ask.max_num_batched_tokens, image_tokens + video_tokens)) *
+                      static_cast<double>(m.hidden_size) * a;
+  const double image_out = static_cast<double>(image_tokens) * static_cast<double>(v.out_width) * a;
+  EncoderProfile e;
+  const double during_images = images > 0 ? img.peak() + text + vid.pixels * a32 : 0;
+  const double during_videos = videos > 0 ? vid.peak() + text + img.pixels * a32 + image_out : 0;
+  const bool by_video = during_videos > during_images;
+  set_peak(e, by_video ? vid : img);
+  e.items = seqs * (by_video ? videos : images);
+  e.tokens = by_video ? video_tokens : image_tokens;
+  e.patches = e.tokens * merge;
+  e.beside = (by_video ? during_videos : during_images) - e.peak;
+  e.outputs = static_cast<double>(e.tokens) * static_cast<double>(v.out_width) * a;
+  e.through_text = (img.pixels + vid.pixels) * a32;
+  e.budget_from = fmt::format(
+      "V0 gives each of {} dummy sequence{} {} image{}{} at the processor's default max_pixels ({} tokens each); "
+      "--limit-mm-per-prompt {}",
+      seqs, seqs == 1 ? "" : "s", images, images == 1 ? "" : "s",
+      videos > 0 ? fmt::format(" and {} video{} of {} frames", videos, videos == 1 ? "" : "s", frames) : "", image,
+      ask.image_limit || ask.video_limit ? "from the log" : "not stated: V0's default, 1 of each");
+  return e;
+}
+
 }  // namespace
 
 std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, double act_bytes,
                                               const EncoderAsk& ask) {
   const auto& v = model.vision;
   if (v.profiled == Profiled::none || v.width <= 0 || tp < 1) return std::nullopt;
+  if (v.profiled == Profiled::qwen2_vit && ask.v0) {
+    if (!ask.qwen_v0_dummy) return std::nullopt;  // before 0.7.2 the dummy data were the model's own
+    auto e = qwen_v0(model, tp, act_bytes, ask);
+    if (!e || e->patches <= 0) return std::nullopt;
+    return e;
+  }
   EncoderProfile e;
   if (v.profiled == Profiled::qwen2_vit) {
-    if (ask.v0) return std::nullopt;  // V0 sizes Qwen2-VL's dummy images to the sequence
     if (ask.tokens) {
       e.items = std::max<std::int64_t>(1, ask.items.value_or(1));
       e.tokens = e.items * (*ask.tokens / e.items);  // K items of the most tokens the budget holds
@@ -106,19 +211,11 @@ std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, 
     e.patches = e.items * v.image_patches;
   }
   if (e.patches <= 0) return std::nullopt;
-  // At a block's MLP, on one rank: the pixels as the processor made them (float32) and in the
-  // tower's dtype; the residual stream, the normed input and the MLP's output (hidden width,
-  // whole on every rank); the MLP's intermediates (gate-up and activated, or fc1 and activated),
-  // split by TP. Qwen2-VL towers may peak earlier, at the attention's rotary embedding.
-  const double patches = static_cast<double>(e.patches);
-  e.pixels = patches * static_cast<double>(v.values_per_patch) * (4.0 + act_bytes);
-  const double hidden = 3.0 * static_cast<double>(v.width) * act_bytes;
-  const double mlp = (v.gated ? 3.0 : 2.0) * static_cast<double>(v.intermediate) / tp * act_bytes;
-  e.mlp_peak = e.pixels + patches * (hidden + mlp);
-  if (v.profiled == Profiled::qwen2_vit)
-    e.rotary_peak = e.pixels + patches * rotary_bytes(v, tp, act_bytes, ask.rotary);
-  e.peak = std::max(e.mlp_peak, e.rotary_peak);
+  set_peak(e, tower_bytes(v, tp, act_bytes, ask.rotary, e.patches));
   e.outputs = static_cast<double>(e.tokens) * static_cast<double>(v.out_width) * act_bytes;
+  // V1 keeps the outputs cached while the text model runs; Gemma 3's V0 forward holds the pixels
+  // and the outputs through it.
+  e.through_text = ask.v0 ? e.pixels + e.outputs : e.outputs;
   return e;
 }
 

@@ -110,6 +110,10 @@ Status settings_of(const Doc& j, Settings& s) {
   read_at(j, "max_num_batched_tokens", s.max_num_batched_tokens);
   read_at(j, "block_size", s.block_size);
   read_at(j, "enforce_eager", s.enforce_eager);
+  if (const auto& limits = member(j, "limit_mm_per_prompt"); limits.is_object()) {
+    read_at(limits, "image", s.limit_images);
+    read_at(limits, "video", s.limit_videos);
+  }
   const auto dtype = enum_at<Dtype>(j, "dtype", parse_dtype, "settings");
   const auto kv = enum_at<KvCacheDtype>(j, "kv_cache_dtype", parse_kv_cache_dtype, "settings");
   if (!dtype) return dtype.error();

@@ -1,5 +1,10 @@
 #include "plan/settings.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
 #include "util/names.h"
 
 namespace dcukit::plan {
@@ -17,6 +22,8 @@ constexpr util::Name<KvCacheDtype> kKvNames[] = {
     {KvCacheDtype::fp8_e5m2, "fp8_e5m2"},
 };
 
+constexpr std::int64_t kMaxItems = 1 << 20;  // items of a modality a prompt may hold
+
 }  // namespace
 
 std::string_view to_string(Dtype dtype) {
@@ -33,6 +40,43 @@ std::string_view to_string(KvCacheDtype dtype) {
 
 std::optional<KvCacheDtype> parse_kv_cache_dtype(std::string_view text) {
   return util::value_of(kKvNames, text);
+}
+
+Result<MmLimits> parse_mm_limits(std::string_view text) {
+  const auto bad = [&](std::string_view why) {
+    return Error{fmt::format("--limit-mm-per-prompt {}: {}; write {{\"image\": 2, \"video\": 0}} or image=2,video=0",
+                             text, why)};
+  };
+  MmLimits out;
+  auto put = [&](std::string_view key, std::int64_t n) -> bool {
+    if (n < 0 || n > kMaxItems) return false;
+    if (key == "image") out.images = n;
+    if (key == "video") out.videos = n;
+    return key == "image" || key == "video" || key == "audio";
+  };
+  const auto first = text.find_first_not_of(" \t");
+  if (first != std::string_view::npos && text[first] == '{') {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object()) return bad("not a JSON object");
+    for (const auto& [key, value] : j.items())
+      if (!value.is_number_integer() || !put(key, value.get<std::int64_t>()))
+        return bad(fmt::format("\"{}\" is not image, video or audio with a count of 0 to {}", key, kMaxItems));
+  } else {
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      const auto end = std::min(text.find(',', pos), text.size());
+      const auto item = text.substr(pos, end - pos);
+      const auto eq = item.find('=');
+      std::int64_t n = -1;
+      const auto num = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+      const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
+      if (eq == std::string_view::npos || ec != std::errc() || p != num.data() + num.size() ||
+          !put(item.substr(0, eq), n))
+        return bad(fmt::format("'{}' is not image=N, video=N or audio=N (N 0 to {})", item, kMaxItems));
+      pos = end + 1;
+    }
+  }
+  return out;
 }
 
 bool is_fp8(KvCacheDtype dtype) {

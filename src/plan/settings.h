@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/result.h"
+
 namespace dcukit::plan {
 
 /// vLLM's --dtype: what the weights and activations are served in.
@@ -25,6 +27,14 @@ enum class KvCacheDtype { automatic, fp8, fp8_e4m3, fp8_e5m2 };
 std::string_view to_string(KvCacheDtype dtype);
 /// The inverse of to_string; nullopt for anything else.
 std::optional<KvCacheDtype> parse_kv_cache_dtype(std::string_view text);
+/// vLLM's --limit-mm-per-prompt: the items of each modality a prompt may hold.
+struct MmLimits {
+  std::optional<std::int64_t> images, videos;  ///< unset: vLLM's default
+};
+/// `{"image": 2, "video": 0}` (JSON, as vLLM takes it) or `image=2,video=0` (its older form);
+/// other modalities (audio) are accepted and not used. The error names what it could not read.
+Result<MmLimits> parse_mm_limits(std::string_view text);
+
 /// True for the fp8 kinds.
 bool is_fp8(KvCacheDtype dtype);
 /// Bytes a KV element takes: 1 for the fp8 kinds, else 2 (the 16-bit model dtype).
@@ -46,6 +56,9 @@ struct Settings {
   int block_size = 16;                                    ///< tokens a KV block
   bool enforce_eager = false;                             ///< no graphs, so no graph memory
   Dtype dtype = Dtype::bfloat16;                          ///< bfloat16 or float16: activations and weights
+  /// --limit-mm-per-prompt: the images and videos a prompt may hold; unset, vLLM's default
+  /// (V0 1 of each, V1 999). They size the vision encoder's run in the profile.
+  std::optional<std::int64_t> limit_images, limit_videos;
   SettingsWhy why;                                        ///< why each of the above has its value
 };
 

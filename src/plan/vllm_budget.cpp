@@ -302,28 +302,38 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
   if (pp == 1)
     out.encoder = encoder_profile(m, tp, act_bytes,
                                   {.v0 = ctx.engine == VllmEngine::v0,
+                                   .qwen_v0_dummy = ctx.rules.qwen_v0_dummy,
                                    .tokens = ctx.encoder_tokens,
                                    .items = ctx.encoder_items,
                                    .max_model_len = s.max_model_len,
                                    .max_num_batched_tokens = s.max_num_batched_tokens,
                                    .max_num_seqs = s.max_num_seqs,
+                                   .image_limit = s.limit_images,
+                                   .video_limit = s.limit_videos,
                                    .rotary = ctx.rules.vision_rotary});
   if (const auto& e = out.encoder) {
     // V1 runs the encoder first and keeps its outputs cached while the text model runs; V0 runs it
-    // inside the forward pass, whose pixels and merged embeddings stay alive through the layers.
+    // inside the forward pass, beside what that holds, and keeps some of it through the layers.
     const bool v0 = ctx.engine == VllmEngine::v0;
-    b.activation = v0 ? std::max({e->peak, out.forward + e->pixels + e->outputs, out.sampler})
-                      : std::max(e->peak, e->outputs + b.activation);
+    b.activation = v0 ? std::max({e->peak + e->beside, out.forward + e->through_text, out.sampler})
+                      : std::max(e->peak, e->through_text + b.activation);
     out.notes.push_back(fmt::format(
         "activation: the profile runs the vision encoder over {} item{} ({} patches; {}): {:.2f} GiB at its "
-        "peak on this rank ({}), the input pixels in float32 and the tower's dtype included, and {:.2f} GiB of "
+        "peak on this rank ({}), the input pixels in float32 and the tower's dtype included{}, and {:.2f} GiB of "
         "outputs {}",
         e->items, e->items == 1 ? "" : "s", e->patches, e->budget_from, e->peak / kGiB,
         e->rotary_peak > e->mlp_peak ? fmt::format("the attention's rotary embedding, as vLLM {} copies q and k: {}",
                                                    ctx.rules.version.text, to_string(ctx.rules.vision_rotary))
                                      : std::string("a block's MLP"),
+        e->beside > 0 ? fmt::format(", beside {:.2f} GiB the forward pass holds (the prompt's text embeddings; "
+                                    "any other modality's pixels)",
+                                    e->beside / kGiB)
+                      : "",
         e->outputs / kGiB,
-        v0 ? "alive, with the pixels, through the text model's layers" : "kept while the text model runs"));
+        !v0 ? "kept while the text model runs"
+        : m.vision.profiled == ModelConfig::VisionShape::Profiled::qwen2_vit
+            ? "merged into the text model's input; the float32 pixels stay alive through its layers"
+            : "alive, with the pixels, through the text model's layers"));
   }
   b.non_torch = non_torch_gib(ctx, tp, pp) * kGiB;  // the last stage's rank, the smallest budget
   const bool rocm = ctx.platform != VllmPlatform::cuda;

@@ -89,6 +89,35 @@ struct Taker {
   }
 };
 
+/// --limit-mm-per-prompt's images and videos, in the forms logs hold them: 'limit_mm_per_prompt':
+/// {'image': 1, 'video': 0} (non-default args), limit_mm_per_prompt={...} (Namespace),
+/// --limit-mm-per-prompt image=1,video=0 or '{"image": 1}' or --limit-mm-per-prompt.image 1.
+/// A modality it does not name keeps vLLM's default. Unsloth's vision banner passes image 1, video 0.
+void read_mm_limits(std::string_view line, Taker& t) {
+  auto& s = t.run.settings;
+  if (has(line, "Unsloth: Vision model detected")) {  // unsloth-zoo PR #202 (2025-09-16)
+    s.mm_images = 1;
+    s.mm_videos = 0;
+    return;
+  }
+  auto at = line.find("limit_mm_per_prompt");
+  if (at == std::string_view::npos) at = line.find("limit-mm-per-prompt");
+  if (at == std::string_view::npos) return;
+  auto rest = line.substr(at + 19, 160);
+  rest = rest.substr(0, std::min({rest.find('}'), rest.find(" --"), rest.size()}));
+  bool read = false;
+  for (auto [name, field] : {std::pair{std::string_view("image"), &s.mm_images}, {"video", &s.mm_videos}}) {
+    auto pos = rest.find(name);
+    if (pos == std::string_view::npos) continue;
+    pos += name.size();
+    while (pos < rest.size() && (rest[pos] == '\'' || rest[pos] == '"' || rest[pos] == ' ')) ++pos;
+    read |= t.take(*field, logtext::number_at(rest, pos), 0, kMaxSeqs, fmt::format("limit_mm_per_prompt {}", name));
+  }
+  if (!read && (has(rest, "image") || has(rest, "video")))
+    t.run.ignored.push_back(
+        fmt::format("line {}: limit_mm_per_prompt '{}' not read; vLLM's defaults taken", t.line, rest.substr(0, 60)));
+}
+
 void read_settings(std::string_view line, Taker& t) {
   using logtext::to_bool;
   using logtext::to_number;
@@ -162,6 +191,7 @@ void read_settings(std::string_view line, Taker& t) {
   if (has(line, "Unsloth: vLLM loading "))
     if (auto pct = number_after(line, " with actual GPU utilization = "))
       t.take(s.gpu_memory_utilization, std::optional<double>(*pct / 100), 0.001, 1, "Unsloth's GPU utilization");
+  read_mm_limits(line, t);
   if (has(line, "Using FlashInfer for top-p & top-k sampling")) s.flashinfer_sampler = true;
   if (has(line, "PyTorch-native implementation of top-p & top-k") || has(line, "FlashInfer is not available"))
     s.flashinfer_sampler = false;

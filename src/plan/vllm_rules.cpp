@@ -101,6 +101,11 @@ const std::vector<AccountingRule> kRules = {
      "PR #12604 ('[VLM] Qwen2.5-VL', 2025-01/02; Qwen2-VL's tower before it the same): q, k, v made contiguous, "
      "apply_rotary_pos_emb_vision on q, then on k, through t.float() and .type_as(t)",
      false},
+    {"0.7.2", F::qwen_v0_dummy, 1,
+     "PR #12604 ('[VLM] Qwen2.5-VL', 2025-01/02; it reuses Qwen2-VL's dummy builder): each V0 dummy sequence gets "
+     "the per-prompt limit of images (and videos) at the processor's largest size (max_pixels), the prompt their "
+     "placeholders; model_runner.py profile_run takes min(max_num_seqs, batched // max multimodal tokens) sequences",
+     false},
     {"0.11.0", F::vision_rotary, i64(VisionRotary::cat_fp32_copies),
      "PR #24511 ('[Multi Modal][Performance] Fused Q,K's apply_rope into one', opened 2025-09-09, after v0.10.2): "
      "q, k, v made contiguous, torch.cat([q, k]) rotated in one call, still through float32",
@@ -190,6 +195,9 @@ void apply(VllmRules& r, const AccountingRule& rule) {
       break;
     case F::vision_rotary:
       r.vision_rotary = static_cast<VisionRotary>(v);
+      break;
+    case F::qwen_v0_dummy:
+      r.qwen_v0_dummy = v != 0;
       break;
   }
   r.applied.push_back(&rule);

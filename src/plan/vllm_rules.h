@@ -65,6 +65,7 @@ enum class RuleField {
   tokens_from_concurrency,  ///< V1 prints tokens as int(concurrency x max-model-len) (1) or blocks / groups x block (0)
   nvswitch_late,            ///< NVSwitch boards at TP > 1 measure 0.19.0's NCCL figures (1) or 0.10's (0)
   vision_rotary,            ///< VisionRotary of Qwen2-VL and Qwen2.5-VL towers
+  qwen_v0_dummy,            ///< V0 profiles Qwen2-VL towers with the processor's largest dummy images and videos (1)
 };
 
 /// One rule: from `since` on, `field` is `value`. `source` is where it was read.
@@ -97,6 +98,7 @@ struct VllmRules {
   bool tokens_from_concurrency = false;
   bool nvswitch_late = false;
   VisionRotary vision_rotary = VisionRotary::split_fp32;
+  bool qwen_v0_dummy = false;
   std::vector<const AccountingRule*> applied;  ///< the rules that decided the fields above
 
   /// The formula of `engine`.

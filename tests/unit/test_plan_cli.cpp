@@ -106,12 +106,49 @@ TEST(PlanCli, NumbersOutOfRangeAreBadInputNamingTheFlag) {
       {"--gpu", "BW1000", "--block-size", "1000"},
       {"--gpu", "BW1000", "--dtype", "bf17"},
       {"--gpu", "BW1000", "--goal", "speed"},
+      {"--gpu", "BW1000", "--limit-mm-per-prompt", "image=two"},
+      {"--gpu", "BW1000", "--limit-mm-per-prompt", "{\"image\": -1}"},
+      {"--gpu", "BW1000", "--limit-mm-per-prompt", "{\"picture\": 1}"},
+      {"--gpu", "BW1000", "--limit-mm-per-prompt", "{\"image\": 1"},
   };
   for (const auto& args : bad) {
     auto r = run(args);
     EXPECT_EQ(r.code, ExitCode::bad_input) << args[2] << " " << args[3];
     EXPECT_NE(r.err.find(args[2]), std::string::npos) << args[2] << ": " << r.err;
   }
+}
+
+TEST(PlanCli, TheImagesAPromptMayHoldSizeTheEncodersRunAndReachTheLaunchScript) {
+  // Qwen2.5-VL-7B on one H200 under V1: vLLM's default 999 images a prompt lets the profile run the
+  // tower over as many largest images as a step of 32,768 tokens holds (2); one a prompt and
+  // max-num-seqs 1 leave one, and no images or videos leave the tower out.
+  auto peak = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "--gpu", "H200", "--count", "1", "--max-model-len", "8192", "--max-num-batched-tokens", "32768", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run(args, "qwen2.5-vl-7b-instruct");
+    EXPECT_EQ(r.code, ExitCode::ok) << r.err;
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    return j.is_discarded() ? nlohmann::json() : j;
+  };
+  const auto all = peak({});
+  const auto one = peak({"--limit-mm-per-prompt", "{\"image\": 1, \"video\": 0}", "--max-num-seqs", "1"});
+  const auto none = peak({"--limit-mm-per-prompt", "image=0,video=0"});
+  EXPECT_EQ(one["settings"]["limit_mm_per_prompt"]["image"], 1);
+  EXPECT_EQ(one["settings"]["limit_mm_per_prompt"]["video"], 0);
+  EXPECT_FALSE(all["settings"].contains("limit_mm_per_prompt"));
+  const auto act = [](const nlohmann::json& j) { return j["options"][0]["budget"]["activation_bytes"].get<double>(); };
+  ASSERT_TRUE(all["options"][0]["budget"].contains("activation_bytes")) << all.dump().substr(0, 400);
+  EXPECT_GT(act(all), act(one));
+  EXPECT_GT(act(one), act(none));
+  // The launch script passes the limit on, quoted for the shell.
+  testutil::TempDir dir("plan_cli_limits");
+  auto r = run({"--gpu", "H200", "--count", "1", "--max-model-len", "8192", "--limit-mm-per-prompt", "image=1,video=0",
+                "--emit", "vllm", "-o", dir.file("serve.sh")},
+               "qwen2.5-vl-7b-instruct");
+  EXPECT_EQ(r.code, ExitCode::ok) << r.err;
+  EXPECT_NE(dir.read("serve.sh").find("--limit-mm-per-prompt '{\"image\": 1, \"video\": 0}'"), std::string::npos)
+      << dir.read("serve.sh");
 }
 
 TEST(PlanCli, EmitWritesAnExecutableScriptAtomically) {

@@ -91,6 +91,66 @@ TEST(PlanEncoder, WithoutALogTheBudgetIsVllmsLargestImageOrVideo) {
   e = encoder_profile(m, 1, 2.0, {.max_model_len = 4096, .max_num_batched_tokens = 40000});
   ASSERT_TRUE(e);
   EXPECT_EQ(e->tokens, 2 * 16384);
+  // No more than max-num-seqs requests of the limit's items (V1's decoder budget); a modality the
+  // limit allows none of is not profiled.
+  e = encoder_profile(m, 1, 2.0,
+                      {.max_model_len = 4096, .max_num_batched_tokens = 40000, .max_num_seqs = 1, .image_limit = 1});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->tokens, 16384);
+  e = encoder_profile(m, 1, 2.0, {.max_model_len = 128000, .max_num_batched_tokens = 2048, .video_limit = 0});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->tokens, 16384);
+  EXPECT_NE(e->budget_from.find("image"), std::string::npos) << e->budget_from;
+  EXPECT_FALSE(encoder_profile(m, 1, 2.0, {.max_model_len = 4096, .image_limit = 0, .video_limit = 0}));
+}
+
+TEST(PlanEncoder, UnderV0QwenTowersRunEverySequencesImagesThenItsVideosInsideTheForwardPass) {
+  const auto m = model("qwen2.5-vl-7b-instruct");
+  const double a = 2.0, pixel = 1176.0;  // values a patch
+  const double patch_at_rotary = 40336;  // 0.9.2's split float32 rotation at TP 1, pixels included
+  // Unsloth's T4 runs (heldout12): one sequence of 16,384 tokens, one image, no video.
+  auto e = encoder_profile(m, 1, a,
+                           {.v0 = true,
+                            .qwen_v0_dummy = true,
+                            .max_model_len = 16384,
+                            .max_num_batched_tokens = 16384,
+                            .max_num_seqs = 1,
+                            .image_limit = 1,
+                            .video_limit = 0});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items, 1);
+  EXPECT_EQ(e->patches, 65536);
+  EXPECT_DOUBLE_EQ(e->peak, patch_at_rotary * 65536);
+  EXPECT_DOUBLE_EQ(e->beside, 16384.0 * 3584 * a);       // the prompt's text embeddings
+  EXPECT_DOUBLE_EQ(e->through_text, 65536 * pixel * 4);  // the float32 pixels; the outputs merged
+  // vLLM's V0 defaults, one image and one video: 32,768 multimodal tokens a prompt, so one sequence
+  // (at least one) of 16,384, whose video (one frame, padded to two) runs after the image: the
+  // image's float32 pixels and outputs are alive beside it, and the prompt's 32,768 text embeddings
+  // (it runs past its 16,384).
+  e = encoder_profile(m, 1, a,
+                      {.v0 = true,
+                       .qwen_v0_dummy = true,
+                       .max_model_len = 16384,
+                       .max_num_batched_tokens = 16384,
+                       .max_num_seqs = 256});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items, 1);
+  EXPECT_NE(e->budget_from.find("1 video"), std::string::npos) << e->budget_from;
+  EXPECT_DOUBLE_EQ(e->beside, 32768.0 * 3584 * a + 65536 * pixel * 4 + 16384.0 * 3584 * a);
+  EXPECT_DOUBLE_EQ(e->through_text, 2 * 65536 * pixel * 4);
+  // Image only, 65,536 tokens a step: min(256, 65536 / 16384) = 4 sequences, their images in one run.
+  e = encoder_profile(m, 1, a,
+                      {.v0 = true,
+                       .qwen_v0_dummy = true,
+                       .max_model_len = 16384,
+                       .max_num_batched_tokens = 65536,
+                       .max_num_seqs = 256,
+                       .video_limit = 0});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items, 4);
+  EXPECT_EQ(e->patches, 4 * 65536);
+  // Before 0.7.2 Qwen2-VL's V0 dummy data were the model's own: not followed.
+  EXPECT_FALSE(encoder_profile(m, 1, a, {.v0 = true, .max_num_batched_tokens = 16384, .max_num_seqs = 1}));
 }
 
 TEST(PlanEncoder, Gemma3ProfilesFixedSizeImagesOnePerV0SequenceOrAsManyAsAV1StepHolds) {
@@ -126,7 +186,4 @@ TEST(PlanEncoder, TowersPlanDoesNotFollowAreLeftOutNotGuessed) {
     SCOPED_TRACE(name);
     EXPECT_FALSE(encoder_profile(model(name), 1, 2.0, {.tokens = 16384, .items = 1, .max_num_batched_tokens = 2048}));
   }
-  // V0 sizes Qwen2-VL's dummy images to fill each sequence: not followed.
-  EXPECT_FALSE(encoder_profile(model("qwen2.5-vl-7b-instruct"), 1, 2.0,
-                               {.v0 = true, .max_num_batched_tokens = 2048, .max_num_seqs = 256}));
 }

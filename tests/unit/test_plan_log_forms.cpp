@@ -93,6 +93,37 @@ TEST(PlanLogForms, UnslothsBannerGivesTheSequencesAndBatchedTokensItPassesVllm) 
   EXPECT_FALSE(other.settings.max_num_seqs);
 }
 
+TEST(PlanLogForms, TheImagesAndVideosAPromptMayHoldInEveryFormTheyAreWritten) {
+  constexpr const char* kKv = "INFO [worker.py:287] the rest of the memory reserved for KV Cache is 3.63GiB.\n";
+  struct Form {
+    const char* line;
+    std::optional<std::int64_t> images, videos;
+  };
+  const Form forms[] = {
+      {"INFO [utils.py:326] non-default args: {'model': 'm', 'limit_mm_per_prompt': {'image': 2, 'video': 0}}", 2, 0},
+      {"INFO [api_server.py:912] args: Namespace(model='m', limit_mm_per_prompt={'image': 4}, max_num_seqs=8)", 4, {}},
+      {"$ vllm serve m --limit-mm-per-prompt image=3,video=1 --max-model-len 8192", 3, 1},
+      {"$ vllm serve m --limit-mm-per-prompt '{\"image\": 5, \"video\": 0}' --max-model-len 8192", 5, 0},
+      {"$ vllm serve m --limit-mm-per-prompt.video 0 --max-model-len 8192", {}, 0},
+      // unsloth-zoo PR #202: its vision banner means it passed image 1, video 0.
+      {"Unsloth: Vision model detected, setting approx_max_num_seqs to 1", 1, 0},
+  };
+  for (const auto& f : forms) {
+    SCOPED_TRACE(f.line);
+    const auto run = only_run(std::string(f.line) + "\n" + kKv);
+    EXPECT_EQ(run.settings.mm_images, f.images);
+    EXPECT_EQ(run.settings.mm_videos, f.videos);
+    EXPECT_TRUE(run.ignored.empty());
+  }
+  // A limit it cannot read is said, and vLLM's defaults stay.
+  const auto odd = only_run(std::string("$ vllm serve m --limit-mm-per-prompt image=many\n") + kKv);
+  EXPECT_FALSE(odd.settings.mm_images);
+  ASSERT_EQ(odd.ignored.size(), 1u);
+  EXPECT_NE(odd.ignored[0].find("limit_mm_per_prompt"), std::string::npos) << odd.ignored[0];
+  // A limit of another modality only, or none, is not a reading.
+  EXPECT_TRUE(only_run(std::string("non-default args: {'limit_mm_per_prompt': {'audio': 2}}\n") + kKv).ignored.empty());
+}
+
 TEST(PlanLogForms, NegativeBudgetAndLowerCaseBlocksAsPrinted) {
   // V0 0.7: "# cuda blocks: 0" and a negative figure the profiler computed.
   const auto run = only_run(

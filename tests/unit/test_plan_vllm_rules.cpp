@@ -128,6 +128,9 @@ TEST(PlanVllmRules, FoldedVersionByVersion) {
   EXPECT_EQ(vllm_rules(version("0.11.2")).vision_rotary, VisionRotary::cat_fp32);
   EXPECT_EQ(vllm_rules(version("0.12.0")).vision_rotary, VisionRotary::packed);
   EXPECT_EQ(vllm_rules(version("0.6.3")).vision_rotary, VisionRotary::split_fp32);
+  // V0's dummy images and videos for Qwen2-VL towers, from the processor (0.7.2 on).
+  EXPECT_FALSE(vllm_rules(version("0.7.1")).qwen_v0_dummy);
+  EXPECT_TRUE(vllm_rules(version("0.7.2")).qwen_v0_dummy);
   const auto dcu = vllm_rules(version("0.18.1+das.dtk2604"));
   EXPECT_FALSE(dcu.graphs_profiled_cuda);
   const auto v021 = vllm_rules(version("0.21.0"));
