@@ -187,7 +187,16 @@ std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
   return {out.begin(), out.end()};
 }
 
-/// A conditional directive that tests __CUDA_ARCH__ and whose outcome on HIP depends on it.
+/// " through NAME (defined at file:line)" where `name` is a macro defined from __CUDA_ARCH__.
+std::string through(const Project& p, const std::string& name) {
+  const auto it = p.facts.arch_macros.find(name);
+  if (it == p.facts.arch_macros.end()) return {};
+  const SourceFile& def = p.files[it->second.file];
+  return fmt::format(" through {} (defined from it at {}:{})", name, def.path, def.lexed.tokens[it->second.token].line);
+}
+
+/// A conditional directive that tests __CUDA_ARCH__, itself or through a macro defined from it,
+/// and whose outcome on HIP depends on it.
 void cuda_arch_directives(Sink& sink) {
   const SourceFile& f = sink.file();
   const Project& p = sink.project();
@@ -197,7 +206,9 @@ void cuda_arch_directives(Sink& sink) {
     if (dir.name != "if" && dir.name != "ifdef" && dir.name != "ifndef" && dir.name != "elif") continue;
     if (f.reach(dir.hash) != Reach::shared) continue;
     const auto toks = directive_tokens(f, d);
-    auto arch = std::find_if(toks.begin(), toks.end(), [](const Token* t) { return t->text == "__CUDA_ARCH__"; });
+    auto arch = std::find_if(toks.begin(), toks.end(), [&p](const Token* t) {
+      return t->text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t->text) > 0;
+    });
     if (arch == toks.end()) continue;
     // Does the outcome on HIP depend on __CUDA_ARCH__? Trace it as a tainted unknown: a test ANDed
     // with an explicit HIP exclusion is decided without it.
@@ -221,8 +232,8 @@ void cuda_arch_directives(Sink& sink) {
       holds += removed.size() > 8 ? ", ...)." : ").";
     }
     Finding* x = sink.add(RuleId::arch_cuda_arch, static_cast<std::size_t>(*arch - f.lexed.tokens.data()),
-                          fmt::format("`#{}` tests __CUDA_ARCH__, which HIP never defines: the condition is {}.{}",
-                                      dir.name, outcome, holds));
+                          fmt::format("`#{}` tests __CUDA_ARCH__{}, which HIP never defines: the condition is {}.{}",
+                                      dir.name, through(p, (*arch)->text), outcome, holds));
     if (x) x->also.insert(x->also.end(), removed.begin(), removed.end());
   }
 }
@@ -380,16 +391,24 @@ void check_code(Sink& sink) {
       const Token& t = v.at(k);
       if (t.kind != TokenKind::identifier) continue;
       inline_asm(sink, v, k);
-      if (t.text == "__CUDA_ARCH__" && p.facts.cuda_arch_shims.empty())
-        sink.add(RuleId::arch_cuda_arch, v.index(k),
-                 "__CUDA_ARCH__ is used as a value; HIP never defines it, so this does not compile on HIP.");
+      // In code (a macro's body is read where code uses the macro: in an #if it is a test, above).
+      if ((t.text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t.text)) && p.facts.cuda_arch_shims.empty() &&
+          s.define < 0)
+        sink.add(
+            RuleId::arch_cuda_arch, v.index(k),
+            fmt::format("__CUDA_ARCH__{} is used as a value; HIP never defines it, so this does not compile on HIP.",
+                        through(p, t.text)));
       if (t.text == "__launch_bounds__" && v.is(k + 1, "(")) {
         const auto args = call_args(v, k + 1);
+        // One decision a file (how its occupancy hints map to HIP): the kernels after the first
+        // are its lines.
         if (args.size() >= 2)
-          sink.add(RuleId::api_launch_bounds, v.index(k),
-                   fmt::format("__launch_bounds__({}, {}): the second argument is the minimum blocks per "
-                               "multiprocessor in CUDA but the minimum waves per execution unit in HIP.",
-                               v.at(args[0].begin).text, v.at(args[1].begin).text));
+          if (Finding* x = sink.add(RuleId::api_launch_bounds, v.index(k),
+                                    fmt::format("__launch_bounds__({}, {}): the second argument is the minimum blocks "
+                                                "per multiprocessor in CUDA but the minimum waves per execution unit "
+                                                "in HIP.",
+                                                v.at(args[0].begin).text, v.at(args[1].begin).text)))
+            x->same = "launch-bounds";
       }
       if (starts_with(t.text, "__hmma_") || starts_with(t.text, "__imma_") || starts_with(t.text, "__bmma_") ||
           starts_with(t.text, "__dmma_"))

@@ -1,6 +1,7 @@
 // lib.* (one finding a library and file, at its first use, with the count) and dcu.fp8.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -82,7 +83,14 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
     if (s == "cutlass" || s == "cute") return RuleId::lib_cutlass;
     if (s == "flash") return RuleId::lib_flash_attn;
     if (s == "triton") return RuleId::lib_triton;
+    if (s == "cuda" && scope && !(k > 0 && v.is(k - 1, "::"))) return RuleId::lib_libcudacxx;  // not at::cuda::
   }
+  // A libcu++ pipeline's or barrier's member calls, where the files include libcu++.
+  static const Names pipeline = {"producer_acquire", "producer_commit", "consumer_wait",  "consumer_wait_for",
+                                 "consumer_release", "arrive_and_wait", "arrive_and_drop"};
+  if (k > 0 && v.is(k - 1, ".") && v.is(k + 1, "(") && pipeline.count(s) &&
+      facts.included_libraries.count(RuleId::lib_libcudacxx))
+    return RuleId::lib_libcudacxx;
   if (facts.own_names.count(s)) return std::nullopt;  // the project's own helper (CUBLAS_CHECK)
   if (api_name(s, "cublasLt") || starts_with(s, "CUBLASLT_")) return RuleId::lib_cublaslt;
   if (api_name(s, "cublas") || starts_with(s, "CUBLAS_")) return RuleId::lib_cublas;
@@ -173,12 +181,15 @@ void check_libs(Sink& sink) {
     Names names;
     int vendor_mapped = 0;
     std::set<int> include_lines;  ///< every #include of the library in this file
+    std::set<int> name_lines;     ///< the first use of each name in code
   };
   std::map<RuleId, Use> uses;
   auto hit = [&](RuleId r, std::size_t token, const std::string& name, bool mapped) {
     Use& u = uses[r];
     if (u.count++ == 0 || token < u.first) u.first = token;
-    if (u.names.insert(name).second && mapped) ++u.vendor_mapped;
+    if (!u.names.insert(name).second) return;
+    if (mapped) ++u.vendor_mapped;
+    if (f.lexed.tokens[token].directive < 0) u.name_lines.insert(f.lexed.tokens[token].line);
   };
   std::set<int> fp8_lines;
   for (const Stream& s : f.streams) {
@@ -198,7 +209,10 @@ void check_libs(Sink& sink) {
                                               t.text)))
           x->same = "fp8";
       if (r != Reach::shared || unexpanded) continue;
-      if (auto lib = library_use(v, k, p.facts)) hit(*lib, v.index(k), t.text, p.facts.vendor_map.count(t.text) > 0);
+      if (auto lib = library_use(v, k, p.facts)) {
+        const bool qualified = t.text == "cuda" && k + 2 < v.size() && v.is(k + 1, "::");  // cuda::memcpy_async
+        hit(*lib, v.index(k), qualified ? "cuda::" + v.at(k + 2).text : t.text, p.facts.vendor_map.count(t.text) > 0);
+      }
     }
   }
   std::set<RuleId> included_here;
@@ -253,6 +267,13 @@ void check_libs(Sink& sink) {
     if (x)
       for (int line : u.include_lines)
         if (line != x->line) x->also.push_back(line);
+    // libcu++ has no HIP counterpart at all: each call is rewritten where it is, so the first use
+    // of each of its names is listed too (cuda::memcpy_async, pipe.producer_acquire()).
+    if (x && rule == RuleId::lib_libcudacxx)
+      for (int line : u.name_lines)
+        if (line != x->line && std::find(x->also.begin(), x->also.end(), line) == x->also.end())
+          x->also.push_back(line);
+    if (x) std::sort(x->also.begin(), x->also.end());
   }
 }
 

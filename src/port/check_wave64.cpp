@@ -7,15 +7,15 @@
 // warp and is left alone, as are *_sync masks a vendor macro drops before HIP sees them.
 #include <fmt/format.h>
 
-#include <cctype>
-
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
 #include "port/check.h"
 #include "port/pp_expr.h"
 #include "port/syntax.h"
+#include "port/warp_sync.h"
 
 namespace dcukit::port {
 namespace {
@@ -54,6 +54,7 @@ public:
       m_lanes.clear();
       m_hardware.clear();
       m_hw_line.clear();
+      m_sync_scopes = warp_synchronous_scopes(v, m_facts);
       for (bool local : {false, true})
         for (std::size_t k = 0; k < v.size(); ++k)
           if (m_file.reach(v.index(k)) != Reach::skipped) note_hardware(v, k, local);
@@ -336,6 +337,11 @@ private:
       return;
     }
     if (!thread_index_operand_before(v, k - 1, threads(v, v.scope(k)))) return;
+    // A lane or warp number in a function with no shuffle, vote or lane mask, and no use of the
+    // hardware width to disagree with (ggml's ssm-scan: tid / 32 beside warpSize), only splits
+    // work (bitsandbytes' kspmm_coo: warp_id = threadIdx.x / 32 picks columns): right at any width.
+    if (v.stream.define < 0 && v.scope(k) >= 0 && !m_sync_scopes.count(v.scope(k)) && !m_hw_line.count(v.scope(k)))
+      return;
     std::string lhs = v.at(k - 1).text;
     if (lhs == ")") lhs = "(...)";
     if (k >= 3 && v.is(k - 2, ".") && v.at(k - 3).text == "threadIdx") lhs = "threadIdx." + lhs;
@@ -520,6 +526,7 @@ private:
   const SourceFile& m_file;
   std::map<int, Names> m_threads, m_lanes, m_hardware;
   std::map<int, std::pair<int, std::string>> m_hw_line;
+  std::set<int> m_sync_scopes;  ///< scopes of the stream that hold warp-synchronous code
 };
 
 }  // namespace

@@ -24,6 +24,8 @@ bool includes_runtime(const Project& p, const std::vector<std::string>& normal, 
     // Not cuda_runtime_api.h: hipify makes it hip_runtime_api.h, which has no kernel language.
     for (const char* h : {"cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"})
       if (inner == h) return true;
+    // CUB and Thrust: hipify makes them hipCUB and rocThrust, whose headers include hip_runtime.h.
+    if (t->text.front() == '<' && (inner.rfind("cub/", 0) == 0 || inner.rfind("thrust/", 0) == 0)) return true;
     const std::size_t k = resolve_include(normal, index, inner);
     if (k == std::string::npos && t->text.front() == '"') unsure = true;  // a project header not given
     if (k != std::string::npos && includes_runtime(p, normal, k, seen, unsure)) return true;

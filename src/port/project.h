@@ -38,6 +38,10 @@ struct ProjectFacts {
   std::set<std::string, std::less<>> hardware_width;     ///< warpSize, __AMDGCN_WAVEFRONT_SIZE and names made from them
   std::map<std::string, WarpConstant, std::less<>> warp32;
   std::vector<Place> cuda_arch_shims;                        ///< `#define __CUDA_ARCH__ ...` a HIP build compiles
+  /// Macros a HIP build defines from __CUDA_ARCH__, directly or through one another
+  /// (bitsandbytes' `#define BNB_BF16_AVAILABLE (__CUDA_ARCH__ >= BNB_CC_AMPERE)`): their
+  /// definition is no hazard; an `#if` that tests one is, and so is code that uses one as a value.
+  std::map<std::string, Place, std::less<>> arch_macros;
   std::map<std::string, Place, std::less<>> vendor_map;      ///< cudaX -> hipY defines in HIP-only code
   std::set<std::string, std::less<>> defined_names;          ///< macros, functions and types the files define
   std::set<std::string, std::less<>> own_names;              ///< those defined in code both builds compile

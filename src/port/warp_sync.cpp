@@ -9,9 +9,11 @@ namespace {
 using Names = std::set<std::string, std::less<>>;
 
 bool is_primitive(std::string_view n) {
-  static const Names k = {"__ballot",       "__any",          "__all",          "__activemask",   "__lanemask_lt",
-                          "__lanemask_le",  "__lanemask_gt",  "__lanemask_ge",  "__lanemask_eq",  "__lane_id",
-                          "__match_any",    "__match_all",    "__reduce_add",   "__fns",          "laneid"};
+  static const Names k = {"__ballot", "__any", "__all", "__activemask", "__lanemask_lt", "__lanemask_le",
+                          "__lanemask_gt", "__lanemask_ge", "__lanemask_eq", "__lane_id", "__match_any", "__match_all",
+                          "__reduce_add", "__fns", "laneid",
+                          // PyTorch's ATen/cuda/DeviceUtils.cuh, which extensions include from outside the files
+                          "WARP_SHFL", "WARP_SHFL_UP", "WARP_SHFL_DOWN", "WARP_SHFL_XOR", "WARP_BALLOT"};
   return is_shuffle(n) || is_sync_intrinsic(n) || k.count(n) > 0;
 }
 
@@ -27,8 +29,9 @@ bool is_tile_member(std::string_view n) {
 /// Width-less shfl_down and shfl_xor trees with offsets under 32 stay inside each half.
 bool lane_exact(std::string_view n, int args) {
   if (n == "__shfl_down" || n == "__shfl_xor" || n == "__shfl_down_sync" || n == "__shfl_xor_sync" ||
-      n == "__syncwarp")
+      n == "__syncwarp" || n == "WARP_SHFL_DOWN" || n == "WARP_SHFL_XOR")
     return false;
+  if (n == "WARP_SHFL" || n == "WARP_SHFL_UP") return args < 3;  // width defaults to warpSize
   if (n == "__shfl" || n == "__shfl_up") return args < 3;
   if (n == "__shfl_sync" || n == "__shfl_up_sync") return args < 4;
   return is_primitive(n);
@@ -121,9 +124,15 @@ bool warp_synchronous_at(const StreamView& v, std::size_t k, const ProjectFacts&
   return k > 0 && (v.is(k - 1, ".") || v.is(k - 1, "->")) && is_tile_member(t.text) && v.is(k + 1, "(");
 }
 
+std::set<int> warp_synchronous_scopes(const StreamView& v, const ProjectFacts& facts) {
+  std::set<int> out;
+  for (const auto& [scope, kind] : synchronous_scopes(v, facts))
+    if (kind.sync) out.insert(scope);
+  return out;
+}
+
 void find_warp_synchronous_code(Project& p) {
   auto& F = p.facts;
-  if (F.warp32.empty()) return;  // nothing to place
   // Functions and macros that hold warp-synchronous code, and those that call them, to a fixed point.
   for (int round = 0; round < 8; ++round) {
     const std::size_t before = F.warp_sync_names.size() + F.lane_exact_names.size();
@@ -150,6 +159,7 @@ void find_warp_synchronous_code(Project& p) {
       }
     if (F.warp_sync_names.size() + F.lane_exact_names.size() == before) break;
   }
+  if (F.warp32.empty()) return;  // no constant to place
   // The constants' uses in warp-synchronous scopes.
   for (std::size_t fi = 0; fi < p.files.size(); ++fi) {
     const SourceFile& f = p.files[fi];

@@ -14,6 +14,9 @@ namespace dcukit::port {
 /// files whose body calls one (facts.warp_sync_names).
 bool warp_synchronous_at(const StreamView& v, std::size_t k, const ProjectFacts& facts);
 
+/// The scopes (function bodies) of one stream that hold warp-synchronous code.
+std::set<int> warp_synchronous_scopes(const StreamView& v, const ProjectFacts& facts);
+
 /// Fills facts.warp_sync_names (to a fixed point over calls) and each warp-size constant's
 /// sync_uses: its uses in function bodies and macros that hold warp-synchronous code.
 void find_warp_synchronous_code(Project& p);

@@ -54,8 +54,9 @@ TEST(PortSuppress, InlineCommentsOnTheLineOrTheLineAbove) {
 }
 
 TEST(PortSuppress, UnknownRulesInACommentAreNoted) {
-  const auto r =
-      audit("__global__ void k(int* p) {\n  p[threadIdx.x % 32] = 0;  // dcukit-port: ignore wave64.typo\n}\n");
+  const auto r = audit(
+      "__global__ void k(int* p) {\n  p[threadIdx.x % 32] = __shfl_down(1, 1);  // dcukit-port: ignore "
+      "wave64.typo\n}\n");
   EXPECT_EQ(hits(r), (Strings{"wave64.warp-size-literal:2"}));
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_NE(r.notes[0].find("t.cu:2"), std::string::npos) << r.notes[0];
@@ -110,7 +111,7 @@ TEST(PortAudit, MissingPathsAndEmptyFoldersAreBadInput) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("holds no .cu"), std::string::npos);
   // A file named on the command line is read whatever its suffix.
-  o.paths = {dir.write("kernel.txt", "__global__ void k(int* p) { p[threadIdx.x >> 5] = 0; }\n")};
+  o.paths = {dir.write("kernel.txt", "__global__ void k(int* p) { p[threadIdx.x >> 5] = __shfl_down(1, 1); }\n")};
   r = dcukit::port::run(o);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->findings.size(), 1u);

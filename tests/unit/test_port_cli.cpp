@@ -17,8 +17,10 @@ testutil::CliRun run(std::vector<std::string> args) {
   return testutil::cli_run(dcukit::cli::setup_port, "port", std::move(args));
 }
 
-const char* kBad = "#include <cuda_runtime.h>\n__global__ void k(int* p) { p[threadIdx.x % 32] = 0; }\n";
-const char* kClean = "#include <cuda_runtime.h>\n__global__ void k(int* p) { p[threadIdx.x % warpSize] = 0; }\n";
+const char* kBad =
+    "#include <cuda_runtime.h>\n__global__ void k(int* p) { p[threadIdx.x % 32] = __shfl_down(1, 1); }\n";
+const char* kClean =
+    "#include <cuda_runtime.h>\n__global__ void k(int* p) { p[threadIdx.x % warpSize] = __shfl_down(1, 1); }\n";
 
 }  // namespace
 

@@ -91,10 +91,41 @@ TEST(PortWarpSizeLiteral, LiteralWarpArithmeticOnThreadIndices) {
   p[2] = tid / 32;
   p[3] = gid >> 5;
   p[4] = (threadIdx.x + 1) % 32;
+  p[5] = __shfl_down(p[5], 1);
 })");
   EXPECT_EQ(hits(r), (Strings{"wave64.warp-size-literal:4", "wave64.warp-size-literal:5", "wave64.warp-size-literal:6",
                               "wave64.warp-size-literal:7", "wave64.warp-size-literal:8"}));
+  ASSERT_EQ(r.findings.size(), 5u);
   EXPECT_NE(r.findings[1].why.find("threadIdx.x & 31"), std::string::npos);
+}
+
+TEST(PortWarpSizeLiteral, ALaneNumberWhereNoLanesTalkOnlySplitsWork) {
+  // bitsandbytes' kspmm_coo_very_sparse_naive (port-heldout6): warp_id = threadIdx.x / 32 picks
+  // columns, and no shuffle, vote or lane mask follows: right at any width.
+  EXPECT_TRUE(hits(audit(R"(__global__ void k(int* p) {
+  const int warp_id = threadIdx.x / 32;
+  const int warp_idx = threadIdx.x % 32;
+  p[warp_id * 32 + warp_idx] = 0;
+})"))
+                  .empty());
+  // Beside the hardware width (ggml's ssm-scan: tid / 32, then rows wid * warpSize), or in a
+  // function that calls a shuffling helper (or ATen's WARP_SHFL), the same numbers are reported.
+  EXPECT_EQ(hits(audit(R"(__global__ void k(int* p) {
+  const int wid = threadIdx.x / 32;
+  p[wid * warpSize] = 0;
+})")),
+            (Strings{"wave64.warp-size-literal:2"}));
+  EXPECT_EQ(hits(audit(R"(__device__ int reduce(int v) { return v + __shfl_xor_sync(0xffffffffffffffffull, v, 1, 32); }
+__global__ void k(int* p) {
+  const int lane = threadIdx.x % 32;
+  p[lane] = reduce(p[lane]);
+})")),
+            (Strings{"wave64.warp-size-literal:1", "wave64.warp-size-literal:3"}));  // 1: the width of 32
+  EXPECT_EQ(hits(audit(R"(__global__ void k(float* p) {
+  const int src = (threadIdx.x + 1) & 31;
+  p[threadIdx.x] = WARP_SHFL(p[threadIdx.x], src);
+})")),
+            (Strings{"wave64.warp-size-literal:2"}));
 }
 
 TEST(PortWarpSizeLiteral, ArithmeticThatIsNotAWarpIsLeftAlone) {
