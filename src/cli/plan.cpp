@@ -57,6 +57,17 @@ CLI::Validator one_of(Parse parse, std::string names) {
       names);
 }
 
+/// A validator that accepts what `parse` reads (a Result); the error is the parser's.
+template <class Parse>
+CLI::Validator read_by(Parse parse, std::string form) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        auto v = parse(text);
+        return v ? std::string{} : v.error().message;
+      },
+      std::move(form));
+}
+
 /// A validator for --check-log: a file that exists and can be read; the error names it.
 CLI::Validator readable_file() {
   return CLI::Validator(
@@ -168,12 +179,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--limit-mm-per-prompt", opts->limit_mm_per_prompt,
                   "Images and videos a prompt may hold, as vLLM takes it: '{\"image\": 2, \"video\": 0}' or "
                   "image=2,video=0 (default vLLM's; sizes the vision encoder's run in the profile)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            auto v = plan::parse_mm_limits(text);
-            return v ? std::string{} : v.error().message;
-          },
-          "JSON"));
+      ->check(read_by(plan::parse_mm_limits, "JSON"));
   auto* eager = sub->add_flag("--enforce-eager", opts->enforce_eager, "No CUDA/HIP graphs (default on DCU)");
   sub->add_flag("--no-enforce-eager", opts->no_enforce_eager, "Capture graphs even on DCU")->excludes(eager);
   sub->add_option("--min-concurrency", r.asked.min_concurrency,
@@ -200,12 +206,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
   sub->add_option("--vllm-version", opts->vllm_version,
                   "Follow this vLLM version's accounting and defaults, e.g. 0.10.1 or 0.18.1+das.dtk2604 (default: "
                   "this host's vLLM where its cards are planned, else the newest the data knows)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            auto v = plan::parse_vllm_version(text);
-            return v ? std::string{} : v.error().message;
-          },
-          "X.Y[.Z]"));
+      ->check(read_by(plan::parse_vllm_version, "X.Y[.Z]"));
   auto* check_log =
       sub->add_option("--check-log", r.check_log,
                       "Hold the plan against a vLLM start-up log: model, settings and version from the log (flags "
