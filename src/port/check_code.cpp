@@ -65,20 +65,117 @@ bool is_ptx_word(std::string_view w) {
                                  "%clock64", "%globaltimer", "%lanemask_lt", "%lanemask_le", "%lanemask_eq",
                                  "%lanemask_gt", "%lanemask_ge", "%dynamic_smem_size", "%tid", "%ntid", "%ctaid",
                                  "%nctaid", "%pm0", "%envreg0"};
-  static const Names dotted = {
-      "ld",       "st",      "mov",      "cvt",       "cvta",     "add",     "sub",     "mul",      "mad",
-      "fma",      "div",     "rem",      "abs",       "neg",      "min",     "max",     "and",      "or",
-      "xor",      "not",     "shl",      "shr",       "shf",      "prmt",    "lop3",    "bfe",      "bfi",
-      "brev",     "popc",    "clz",      "setp",      "selp",     "set",     "slct",    "atom",     "red",
-      "membar",   "fence",   "bar",      "barrier",   "shfl",     "vote",    "match",   "redux",    "activemask",
-      "cp",       "mma",     "wgmma",    "ldmatrix",  "stmatrix", "movmatrix", "ldu",   "prefetch", "prefetchu",
-      "isspacep", "rcp",     "sqrt",     "rsqrt",     "ex2",      "lg2",     "sin",     "cos",      "tanh",
-      "testp",    "copysign", "dp4a",    "dp2a",      "vabsdiff", "nanosleep", "griddepcontrol", "elect", "mbarrier",
-      "cp.async", "tcgen05", "setmaxnreg", "stas",    "multimem", "tensormap", "getctarank", "applypriority",
-      "discard",  "createpolicy", "bra",  "call",      "ret",      "exit",    "pmevent", "suld",    "sust",
-      "tex",      "tld4",    "txq",      "sured",     "suq",      "istypep", "alloca",  "stackrestore",
-      "stacksave", "szext",  "bmsk",     "fns",       "cnot",     "sad",     "mul24",   "mad24",    "addc",
-      "subc",     "madc",    "fmax",     "fmin"};
+  static const Names dotted = {"ld",
+                               "st",
+                               "mov",
+                               "cvt",
+                               "cvta",
+                               "add",
+                               "sub",
+                               "mul",
+                               "mad",
+                               "fma",
+                               "div",
+                               "rem",
+                               "abs",
+                               "neg",
+                               "min",
+                               "max",
+                               "and",
+                               "or",
+                               "xor",
+                               "not",
+                               "shl",
+                               "shr",
+                               "shf",
+                               "prmt",
+                               "lop3",
+                               "bfe",
+                               "bfi",
+                               "brev",
+                               "popc",
+                               "clz",
+                               "setp",
+                               "selp",
+                               "set",
+                               "slct",
+                               "atom",
+                               "red",
+                               "membar",
+                               "fence",
+                               "bar",
+                               "barrier",
+                               "shfl",
+                               "vote",
+                               "match",
+                               "redux",
+                               "activemask",
+                               "cp",
+                               "mma",
+                               "wmma",
+                               "wgmma",
+                               "ldmatrix",
+                               "stmatrix",
+                               "movmatrix",
+                               "ldu",
+                               "prefetch",
+                               "prefetchu",
+                               "isspacep",
+                               "rcp",
+                               "sqrt",
+                               "rsqrt",
+                               "ex2",
+                               "lg2",
+                               "sin",
+                               "cos",
+                               "tanh",
+                               "testp",
+                               "copysign",
+                               "dp4a",
+                               "dp2a",
+                               "vabsdiff",
+                               "nanosleep",
+                               "griddepcontrol",
+                               "elect",
+                               "mbarrier",
+                               "cp.async",
+                               "tcgen05",
+                               "setmaxnreg",
+                               "stas",
+                               "multimem",
+                               "tensormap",
+                               "getctarank",
+                               "applypriority",
+                               "discard",
+                               "createpolicy",
+                               "bra",
+                               "call",
+                               "ret",
+                               "exit",
+                               "pmevent",
+                               "suld",
+                               "sust",
+                               "tex",
+                               "tld4",
+                               "txq",
+                               "sured",
+                               "suq",
+                               "istypep",
+                               "alloca",
+                               "stackrestore",
+                               "stacksave",
+                               "szext",
+                               "bmsk",
+                               "fns",
+                               "cnot",
+                               "sad",
+                               "mul24",
+                               "mad24",
+                               "addc",
+                               "subc",
+                               "madc",
+                               "fmax",
+                               "fmin"};
   if (w == "trap" || w == "brkpt" || w == ".reg" || w == ".pred" || w == ".shared" || w == ".global") return true;
   if (starts_with(w, "%%")) w.remove_prefix(1);  // %%laneid: the escaped form inside an asm string
   if (w.size() > 1 && w[0] == '%') {
@@ -172,8 +269,7 @@ std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
   const std::size_t begin = f.lexed.directives[d].end;
   const std::size_t end = end_dir < f.lexed.directives.size() ? f.lexed.directives[end_dir].hash : f.lexed.tokens.size();
   std::set<int> out;
-  for (const Stream& s : f.streams) {
-    if (s.define >= 0) continue;
+  for (const Stream& s : f.streams) {  // macro bodies too: moderngpu's SHFL_OP_MACRO holds its PTX
     const StreamView v{f, s};
     for (std::size_t k = 0; k < v.size(); ++k) {
       if (v.index(k) < begin || v.index(k) >= end) continue;
@@ -185,6 +281,31 @@ std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
     }
   }
   return {out.begin(), out.end()};
+}
+
+/// Lines of the conditional directives nested in the branch that directive d opens which test
+/// __CUDA_ARCH__ (moderngpu's chain of `#elif __CUDA_ARCH__ == 860` inside `#ifdef __CUDA_ARCH__`).
+std::vector<int> arch_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d) {
+  const std::size_t end = branch_end(f, d).first;
+  std::vector<int> out;
+  for (std::size_t e = d + 1; e < end && e < f.lexed.directives.size(); ++e) {
+    const std::string& n = f.lexed.directives[e].name;
+    if (n != "if" && n != "elif" && n != "ifdef" && n != "ifndef") continue;
+    for (const Token* t : directive_tokens(f, e))
+      if (t->text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t->text)) {
+        out.push_back(f.lexed.directives[e].line);
+        break;
+      }
+  }
+  return out;
+}
+
+/// "WHAT (lines a, b, c, ...)." for a finding's message; empty for no lines.
+std::string lines_said(std::string_view what, const std::vector<int>& lines) {
+  if (lines.empty()) return {};
+  std::string s = fmt::format("{} (line{} {}", what, lines.size() == 1 ? "" : "s", lines.front());
+  for (std::size_t i = 1; i < lines.size() && i < 8; ++i) s += fmt::format(", {}", lines[i]);
+  return s + (lines.size() > 8 ? ", ...)." : ").");
 }
 
 /// " through NAME (defined at file:line)" where `name` is a macro defined from __CUDA_ARCH__.
@@ -211,9 +332,11 @@ void cuda_arch_directives(Sink& sink) {
     });
     if (arch == toks.end()) continue;
     // Does the outcome on HIP depend on __CUDA_ARCH__? Trace it as a tainted unknown: a test ANDed
-    // with an explicit HIP exclusion is decided without it.
+    // with an explicit HIP exclusion is decided without it. CUDA's other macros are traced with it
+    // (moderngpu's `__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`: either alone decides nothing).
     const MacroLookup traced = [&p](std::string_view n) {
-      return n == "__CUDA_ARCH__" ? MacroInfo{Tri::unknown, false, nullptr, true} : p.pp.hip.lookup(n);
+      return n == "__CUDA_ARCH__" || is_cuda_only_macro(n) ? MacroInfo{Tri::unknown, false, nullptr, true}
+                                                           : p.pp.hip.lookup(n);
     };
     bool depends = false;
     directive_truth(f, d, traced, &depends);
@@ -224,17 +347,17 @@ void cuda_arch_directives(Sink& sink) {
                                                     : "evaluated on HIP with __CUDA_ARCH__ as 0";
     // What the branch HIP drops holds: its PTX is NVIDIA-only code a port leaves behind.
     const std::vector<int> removed = on_hip == Tri::no ? ptx_lines_in_branch(f, d) : std::vector<int>{};
-    std::string holds;
-    if (!removed.empty()) {
-      holds = fmt::format(" The branch it drops holds inline PTX (line{} {}", removed.size() == 1 ? "" : "s",
-                          removed.front());
-      for (std::size_t i = 1; i < removed.size() && i < 8; ++i) holds += fmt::format(", {}", removed[i]);
-      holds += removed.size() > 8 ? ", ...)." : ").";
-    }
+    const std::vector<int> nested = on_hip == Tri::no ? arch_tests_in_branch(p, f, d) : std::vector<int>{};
+    std::string holds = lines_said(" The branch it drops holds inline PTX", removed);
+    holds += lines_said(" Its __CUDA_ARCH__ tests, which HIP never reaches, are a port's to rewrite too", nested);
     Finding* x = sink.add(RuleId::arch_cuda_arch, static_cast<std::size_t>(*arch - f.lexed.tokens.data()),
                           fmt::format("`#{}` tests __CUDA_ARCH__{}, which HIP never defines: the condition is {}.{}",
                                       dir.name, through(p, (*arch)->text), outcome, holds));
-    if (x) x->also.insert(x->also.end(), removed.begin(), removed.end());
+    if (x) {
+      x->also.insert(x->also.end(), removed.begin(), removed.end());
+      x->also.insert(x->also.end(), nested.begin(), nested.end());
+      std::sort(x->also.begin(), x->also.end());
+    }
   }
 }
 

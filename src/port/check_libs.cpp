@@ -83,7 +83,12 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
     if (s == "cutlass" || s == "cute") return RuleId::lib_cutlass;
     if (s == "flash") return RuleId::lib_flash_attn;
     if (s == "triton") return RuleId::lib_triton;
-    if (s == "cuda" && scope && !(k > 0 && v.is(k - 1, "::"))) return RuleId::lib_libcudacxx;  // not at::cuda::
+    // ::cuda::std:: and cuda::pipeline, not at::cuda:: (a namespace of another library)
+    static const Names keywords = {"typename", "return", "new",   "delete", "const", "constexpr", "static",
+                                   "case",     "throw",  "using", "else",   "do",    "template",  "co_return"};
+    const bool nested =
+        k >= 2 && v.is(k - 1, "::") && v.at(k - 2).kind == TokenKind::identifier && !keywords.count(v.at(k - 2).text);
+    if (s == "cuda" && scope && !nested) return RuleId::lib_libcudacxx;
   }
   // A libcu++ pipeline's or barrier's member calls, where the files include libcu++.
   static const Names pipeline = {"producer_acquire", "producer_commit", "consumer_wait",  "consumer_wait_for",
@@ -210,8 +215,12 @@ void check_libs(Sink& sink) {
           x->same = "fp8";
       if (r != Reach::shared || unexpanded) continue;
       if (auto lib = library_use(v, k, p.facts)) {
-        const bool qualified = t.text == "cuda" && k + 2 < v.size() && v.is(k + 1, "::");  // cuda::memcpy_async
-        hit(*lib, v.index(k), qualified ? "cuda::" + v.at(k + 2).text : t.text, p.facts.vendor_map.count(t.text) > 0);
+        std::string name = t.text;  // cuda::memcpy_async, cuda::std::enable_if: the qualified name
+        if (t.text == "cuda")
+          for (std::size_t j = k; j + 2 < v.size() && v.is(j + 1, "::") && v.at(j + 2).kind == TokenKind::identifier;
+               j += 2)
+            name += "::" + v.at(j + 2).text;
+        hit(*lib, v.index(k), name, p.facts.vendor_map.count(t.text) > 0);
       }
     }
   }

@@ -12,22 +12,14 @@ namespace {
 
 using Names = std::set<std::string, std::less<>>;
 
-bool cuda_only(std::string_view n) {
-  static const Names k = {"CUDART_VERSION",       "CUDA_VERSION",         "__CUDACC_VER_MAJOR__",
-                          "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__NVCC__",
-                          "__CUDA_ARCH_LIST__",   "__DRIVER_TYPES_H__",   "__CUDA_RUNTIME_H__",
-                          "__CUDA_RUNTIME_API_H__", "__cuda_cuda_h__",    "CUDNN_MAJOR",
-                          "CUDNN_MINOR",          "CUDNN_VERSION"};
-  // NVIDIA libraries' version macros, which their HIP counterparts do not define (RCCL does keep
-  // NCCL's, so those are not here).
-  static const std::string_view prefixes[] = {"CUDNN_FRONTEND_", "CUBLAS_VER_", "CUSPARSE_VER_", "CUFFT_VER",
-                                              "CURAND_VER", "CUTLASS_"};
-  for (std::string_view p : prefixes)
-    if (starts_with(n, p)) return true;
-  return k.count(n) > 0 || is_cuda_library_guard(n);
-}
-
 bool opens(const std::string& n) { return n == "if" || n == "ifdef" || n == "ifndef"; }
+
+/// What a port can do about `name` beyond defining it.
+std::string renamed(std::string_view name) {
+  return name == "__CUDACC__" ? " (hipify renames it __HIPCC__; code kept for both behind a vendor header compiles "
+                                "without it)"
+                              : "";
+}
 
 /// What lines [first, last] hold: the macros and functions they define, the CUDA API they call.
 struct Removed {
@@ -94,11 +86,11 @@ void check_macros(Sink& sink) {
     const Directive& dir = f.lexed.directives[d];
     if (!opens(dir.name) || f.reach(dir.hash) == Reach::skipped) continue;
     const auto toks = directive_tokens(f, d);
-    auto macro = std::find_if(toks.begin(), toks.end(), [](const Token* t) { return cuda_only(t->text); });
+    auto macro = std::find_if(toks.begin(), toks.end(), [](const Token* t) { return is_cuda_only_macro(t->text); });
     if (macro == toks.end()) continue;
     // Does HIP's outcome depend on the CUDA-only macro, and is it false?
     const MacroLookup traced = [&p](std::string_view n) {
-      return cuda_only(n) ? MacroInfo{Tri::unknown, false, nullptr, true} : p.pp.hip.lookup(n);
+      return is_cuda_only_macro(n) ? MacroInfo{Tri::unknown, false, nullptr, true} : p.pp.hip.lookup(n);
     };
     bool depends = false;
     directive_truth(f, d, traced, &depends);
@@ -106,7 +98,7 @@ void check_macros(Sink& sink) {
     // On HIP every CUDA-only macro is undefined, whether or not the files audited include the
     // library header that would define it on CUDA (cudnn_frontend.h).
     const Tri on_hip = directive_truth(f, d, [&p](std::string_view n) {
-      return cuda_only(n) ? MacroInfo{Tri::no, false, nullptr, false} : p.pp.hip.lookup(n);
+      return is_cuda_only_macro(n) ? MacroInfo{Tri::no, false, nullptr, false} : p.pp.hip.lookup(n);
     });
     const auto [end, is_endif] = branch_end(f, d);
     // True on HIP (`#if CUDART_VERSION < 2020`): the branch is HIP's as much as an old CUDA's, and
@@ -115,10 +107,11 @@ void check_macros(Sink& sink) {
     if (on_hip == Tri::yes) {
       for (std::size_t e = d + 1; e < end; ++e)
         if (f.lexed.directives[e].name == "error") {
-          sink.add_with(RuleId::pp_cuda_only_macro, Severity::error, static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
-                        fmt::format("`#{}` tests {}, which only CUDA defines: HIP reads it as 0, the condition is "
+          sink.add_with(RuleId::pp_cuda_only_macro, Severity::error,
+                        static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
+                        fmt::format("`#{}` tests {}, which only CUDA defines{}: HIP reads it as 0, the condition is "
                                     "true, and a HIP build stops at the #error on line {}.",
-                                    dir.name, (*macro)->text, f.lexed.directives[e].line),
+                                    dir.name, (*macro)->text, renamed((*macro)->text), f.lexed.directives[e].line),
                         "Test the toolkit the build really uses (__HIP_PLATFORM_AMD__, HIP_VERSION) before CUDA's "
                         "version, or define the CUDA macro in the HIP build.");
           break;
@@ -147,11 +140,13 @@ void check_macros(Sink& sink) {
         // A project with HIP branches chose what HIP compiles (ggml's #else for toolkits
         // without __CUDA_ARCH_LIST__); one never built for HIP did not.
         if (p.facts.hip_branches) continue;
-        sink.add_with(RuleId::pp_cuda_only_macro, Severity::warning, static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
-                      fmt::format("`#{}` tests {}, which only CUDA defines: the condition is false on HIP, so a HIP "
-                                  "build compiles the #{} (lines {}-{}), the branch written for CUDA toolkits older "
-                                  "than the test, and drops {}.",
-                                  dir.name, (*macro)->text, f.lexed.directives[end].name, e_first, e_last, what),
+        sink.add_with(RuleId::pp_cuda_only_macro, Severity::warning,
+                      static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
+                      fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP, so a "
+                                  "HIP build compiles the #{} (lines {}-{}), the branch written for CUDA toolkits "
+                                  "older than the test, and drops {}.",
+                                  dir.name, (*macro)->text, renamed((*macro)->text), f.lexed.directives[end].name,
+                                  e_first, e_last, what),
                       "Choose the branch for HIP explicitly (#if defined(__HIP_PLATFORM_AMD__) || CUDA_VERSION >= N) "
                       "and check that the code HIP compiles is meant for it.");
         continue;
@@ -164,9 +159,10 @@ void check_macros(Sink& sink) {
                                           use->first, use->second)
                             : std::string();
     sink.add_with(RuleId::pp_cuda_only_macro, use ? Severity::error : Severity::warning, at,
-                  fmt::format("`#{}` tests {}, which only CUDA defines: the condition is false on HIP{}, so a HIP "
+                  fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP{}, so a HIP "
                               "build silently drops {}.{}{}",
-                              dir.name, (*macro)->text, is_endif ? " and there is no #else" : "", what, instead, after));
+                              dir.name, (*macro)->text, renamed((*macro)->text),
+                              is_endif ? " and there is no #else" : "", what, instead, after));
   }
 }
 

@@ -498,6 +498,9 @@ private:
       const bool by_thread = !lane_indexed && sc > j + 2 && thread_index_operand_before(v, sc - 1, threads(v, v.scope(k))) &&
                              (sc == j + 3 || (sc == j + 5 && v.is(j + 2, "threadIdx"))) && !guarded_by_warp_count(v, j);
       if (!lane_indexed && !by_thread) continue;
+      // A lane's read under `threadIdx.x < blockDim.x / warpSize` (tiny-cuda-nn's reduce_sum):
+      // at most one slot a wavefront, which [32] holds.
+      if (lane_indexed && guarded_by_warp_count(v, j)) continue;
       m_sink.add(RuleId::wave64_per_warp_shared, v.index(dim.end - 1),
                  fmt::format("`{}[{}]` is sized for 32-lane warps but read by {} (line {}) in code that uses the "
                              "hardware width: with 64 lanes {}.{}",

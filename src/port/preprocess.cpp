@@ -72,6 +72,27 @@ std::map<std::string, MacroInfo, std::less<>> facts(Build b, const std::vector<s
 
 }  // namespace
 
+bool is_cuda_only_macro(std::string_view n) {
+  // __CUDACC__ (nvcc, clang's CUDA mode) and __CUDA__ (clang's CUDA mode): HIP-Clang defines
+  // __HIP__ and __HIPCC__ instead. They stay unknown to the reach of code (hipify renames
+  // __CUDACC__, so what they guard is audited); pp.cuda-only-macro reports a test of one.
+  static const std::set<std::string, std::less<>> k = {"__CUDACC__",           "__CUDA__",
+                                                       "CUDART_VERSION",       "CUDA_VERSION",
+                                                       "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+                                                       "__CUDACC_VER_BUILD__", "__NVCC__",
+                                                       "__CUDA_ARCH_LIST__",   "__DRIVER_TYPES_H__",
+                                                       "__CUDA_RUNTIME_H__",   "__CUDA_RUNTIME_API_H__",
+                                                       "__cuda_cuda_h__",      "CUDNN_MAJOR",
+                                                       "CUDNN_MINOR",          "CUDNN_VERSION"};
+  // NVIDIA libraries' version macros, which their HIP counterparts do not define (RCCL does keep
+  // NCCL's, so those are not here).
+  static const std::string_view prefixes[] = {"CUDNN_FRONTEND_", "CUBLAS_VER_", "CUSPARSE_VER_",
+                                              "CUFFT_VER",       "CURAND_VER",  "CUTLASS_"};
+  for (std::string_view p : prefixes)
+    if (starts_with(n, p)) return true;
+  return k.count(n) > 0 || is_cuda_library_guard(n);
+}
+
 bool is_cuda_library_guard(std::string_view name) {
   return std::find(std::begin(kCudaLibraryGuards), std::end(kCudaLibraryGuards), name) != std::end(kCudaLibraryGuards);
 }

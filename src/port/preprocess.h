@@ -28,6 +28,10 @@ const std::vector<std::string>& default_hip_switches();
 /// NV_NPPIDEFS_H, ...): defined where the CUDA library was included, never by its HIP port.
 bool is_cuda_library_guard(std::string_view name);
 
+/// A macro only CUDA's toolchain or NVIDIA's libraries define (__CUDACC__, CUDART_VERSION,
+/// __CUDACC_VER_MAJOR__, CUDNN_MAJOR, the libraries' header guards); not __CUDA_ARCH__.
+bool is_cuda_only_macro(std::string_view n);
+
 /// One #define seen in the files.
 struct MacroDefinition {
   std::size_t file = 0;       ///< index into the file list

@@ -17,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 bool is_source_suffix(const fs::path& p) {
-  static const std::set<std::string, std::less<>> k = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".hip"};
+  static const std::set<std::string, std::less<>> k = {".cu",  ".cuh", ".cpp", ".cc",  ".cxx", ".h",
+                                                       ".hpp", ".hxx", ".hh",  ".inl", ".ipp", ".hip"};
   return k.count(p.extension().string()) > 0;
 }
 
@@ -306,7 +307,8 @@ Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& pa
       if (it->is_regular_file(ec) && is_source_suffix(it->path())) found.push_back(it->path().string());
     if (ec) return Error{fmt::format("{}: cannot list the folder: {}", p, ec.message())};
     if (found.empty())
-      return Error{fmt::format("{}: the folder holds no .cu .cuh .cpp .cc .cxx .h .hpp or .hip file", p)};
+      return Error{
+          fmt::format("{}: the folder holds no .cu .cuh .cpp .cc .cxx .h .hpp .hxx .hh .inl .ipp or .hip file", p)};
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }
