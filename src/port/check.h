@@ -49,6 +49,13 @@ void check_libs(Sink& sink);
 /// pp.cuda-only-macro.
 void check_macros(Sink& sink);
 
+/// Lines of inline PTX (asm statements whose strings hold PTX's own syntax, macro bodies too) in
+/// the branch that conditional directive `d` of `f` opens.
+std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d);
+/// Lines of the conditional directives nested in that branch which test __CUDA_ARCH__ (itself or
+/// through a macro defined from it).
+std::vector<int> arch_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d);
+
 /// The library a code token names (cublasCreate, cub::, thrust::), if any; shared with the statistics.
 std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const ProjectFacts& facts);
 /// The library an #include names (<cublas_v2.h>, <cub/cub.cuh>), if any.

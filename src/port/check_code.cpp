@@ -262,44 +262,6 @@ bool is_graph_api(std::string_view n) {
   return false;
 }
 
-/// Lines of inline PTX in the code of the branch that conditional directive d opens: asm
-/// statements whose strings hold PTX's own syntax.
-std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
-  const std::size_t end_dir = branch_end(f, d).first;
-  const std::size_t begin = f.lexed.directives[d].end;
-  const std::size_t end = end_dir < f.lexed.directives.size() ? f.lexed.directives[end_dir].hash : f.lexed.tokens.size();
-  std::set<int> out;
-  for (const Stream& s : f.streams) {  // macro bodies too: moderngpu's SHFL_OP_MACRO holds its PTX
-    const StreamView v{f, s};
-    for (std::size_t k = 0; k < v.size(); ++k) {
-      if (v.index(k) < begin || v.index(k) >= end) continue;
-      const auto body = asm_body(v, k);
-      if (!body) continue;
-      const auto words = asm_words(*body);
-      if (std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); }))
-        out.insert(v.at(k).line);
-    }
-  }
-  return {out.begin(), out.end()};
-}
-
-/// Lines of the conditional directives nested in the branch that directive d opens which test
-/// __CUDA_ARCH__ (moderngpu's chain of `#elif __CUDA_ARCH__ == 860` inside `#ifdef __CUDA_ARCH__`).
-std::vector<int> arch_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d) {
-  const std::size_t end = branch_end(f, d).first;
-  std::vector<int> out;
-  for (std::size_t e = d + 1; e < end && e < f.lexed.directives.size(); ++e) {
-    const std::string& n = f.lexed.directives[e].name;
-    if (n != "if" && n != "elif" && n != "ifdef" && n != "ifndef") continue;
-    for (const Token* t : directive_tokens(f, e))
-      if (t->text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t->text)) {
-        out.push_back(f.lexed.directives[e].line);
-        break;
-      }
-  }
-  return out;
-}
-
 /// "WHAT (lines a, b, c, ...)." for a finding's message; empty for no lines.
 std::string lines_said(std::string_view what, const std::vector<int>& lines) {
   if (lines.empty()) return {};
@@ -469,6 +431,45 @@ void missing_cooperative_group(Sink& sink, const StreamView& v, std::size_t k, c
 }
 
 }  // namespace
+
+/// Lines of inline PTX in the code of the branch that conditional directive d opens: asm
+/// statements whose strings hold PTX's own syntax.
+std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
+  const std::size_t end_dir = branch_end(f, d).first;
+  const std::size_t begin = f.lexed.directives[d].end;
+  const std::size_t end =
+      end_dir < f.lexed.directives.size() ? f.lexed.directives[end_dir].hash : f.lexed.tokens.size();
+  std::set<int> out;
+  for (const Stream& s : f.streams) {  // macro bodies too: moderngpu's SHFL_OP_MACRO holds its PTX
+    const StreamView v{f, s};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (v.index(k) < begin || v.index(k) >= end) continue;
+      const auto body = asm_body(v, k);
+      if (!body) continue;
+      const auto words = asm_words(*body);
+      if (std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); }))
+        out.insert(v.at(k).line);
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+/// Lines of the conditional directives nested in the branch that directive d opens which test
+/// __CUDA_ARCH__ (moderngpu's chain of `#elif __CUDA_ARCH__ == 860` inside `#ifdef __CUDA_ARCH__`).
+std::vector<int> arch_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d) {
+  const std::size_t end = branch_end(f, d).first;
+  std::vector<int> out;
+  for (std::size_t e = d + 1; e < end && e < f.lexed.directives.size(); ++e) {
+    const std::string& n = f.lexed.directives[e].name;
+    if (n != "if" && n != "elif" && n != "ifdef" && n != "ifndef") continue;
+    for (const Token* t : directive_tokens(f, e))
+      if (t->text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t->text)) {
+        out.push_back(f.lexed.directives[e].line);
+        break;
+      }
+  }
+  return out;
+}
 
 void check_code(Sink& sink) {
   const SourceFile& f = sink.file();

@@ -88,7 +88,9 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
                                    "case",     "throw",  "using", "else",   "do",    "template",  "co_return"};
     const bool nested =
         k >= 2 && v.is(k - 1, "::") && v.at(k - 2).kind == TokenKind::identifier && !keywords.count(v.at(k - 2).text);
-    if (s == "cuda" && scope && !nested) return RuleId::lib_libcudacxx;
+    // Where the files include libcu++: TransformerEngine's own cuda::sm_count() is not.
+    if (s == "cuda" && scope && !nested && facts.included_libraries.count(RuleId::lib_libcudacxx))
+      return RuleId::lib_libcudacxx;
   }
   // A libcu++ pipeline's or barrier's member calls, where the files include libcu++.
   static const Names pipeline = {"producer_acquire", "producer_commit", "consumer_wait",  "consumer_wait_for",
@@ -114,7 +116,10 @@ std::optional<RuleId> library_header(std::string_view h) {
   if (h.size() < 3) return std::nullopt;
   h = h.substr(1, h.size() - 2);
   if (starts_with(h, "nvtx3/") || starts_with(h, "nvToolsExt")) return RuleId::lib_nvtx;
-  if (starts_with(h, "cuda/")) return RuleId::lib_libcudacxx;
+  // libcu++'s headers have no suffix (<cuda/pipeline>) or sit under cuda/std/; <cuda/mpi_stub.h> is
+  // a project's own (CTranslate2's include/cuda/).
+  if (starts_with(h, "cuda/std/") || (starts_with(h, "cuda/") && h.find('.') == std::string_view::npos))
+    return RuleId::lib_libcudacxx;
   if (starts_with(h, "cublasLt")) return RuleId::lib_cublaslt;
   if (starts_with(h, "cublas")) return RuleId::lib_cublas;
   if (starts_with(h, "cudnn")) return RuleId::lib_cudnn;

@@ -70,6 +70,44 @@ std::optional<std::pair<std::string, int>> used_elsewhere(const Project& p, cons
   return std::nullopt;
 }
 
+/// What a port must rewrite that the branch directive d opens takes with it, in this file: the
+/// __CUDA_ARCH__ tests and the PTX inside it, and the PTX of the branches that test a macro it
+/// defines (SageAttention's `#ifdef LDMATRIX_M8N8X2_ENABLED` around ldmatrix, dead on HIP once
+/// the branch defining it is dropped). Branches taken where the macro is undefined are HIP's own.
+std::vector<int> dropped_work(const Project& p, const SourceFile& f, std::size_t d,
+                              const std::vector<std::string>& defines) {
+  std::set<int> out;
+  for (int l : arch_tests_in_branch(p, f, d)) out.insert(l);
+  for (int l : ptx_lines_in_branch(f, d)) out.insert(l);
+  const Names names(defines.begin(), defines.end());
+  for (std::size_t e = 0; e < f.lexed.directives.size(); ++e) {
+    const std::string& n = f.lexed.directives[e].name;
+    if (n != "ifdef" && n != "if" && n != "elif") continue;
+    const auto toks = directive_tokens(f, e);
+    bool tests = false;
+    for (std::size_t i = 0; i < toks.size(); ++i)
+      if (names.count(toks[i]->text)) {
+        const bool negated = (i > 0 && toks[i - 1]->text == "!") ||
+                             (i > 1 && toks[i - 1]->text == "(" && toks[i - 2]->text == "defined" && i > 2 &&
+                              toks[i - 3]->text == "!") ||
+                             (i > 0 && toks[i - 1]->text == "defined" && i > 1 && toks[i - 2]->text == "!");
+        tests = tests || !negated;
+      }
+    if (tests)
+      for (int l : ptx_lines_in_branch(f, e)) out.insert(l);
+  }
+  return {out.begin(), out.end()};
+}
+
+/// " It takes with it N lines a port rewrites: PTX and __CUDA_ARCH__ tests (lines ...)."
+std::string work_said(const std::vector<int>& lines) {
+  if (lines.empty()) return {};
+  std::string s = fmt::format(" It takes with it PTX and __CUDA_ARCH__ tests a port rewrites (line{} {}",
+                              lines.size() == 1 ? "" : "s", lines.front());
+  for (std::size_t i = 1; i < lines.size() && i < 8; ++i) s += fmt::format(", {}", lines[i]);
+  return s + (lines.size() > 8 ? fmt::format(", ... {} in all).", lines.size()) : ").");
+}
+
 std::string listed(const std::vector<std::string>& names) {
   std::string out;
   for (std::size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
@@ -128,6 +166,10 @@ void check_macros(Sink& sink) {
     if (!r.defines.empty()) what += ", defining " + listed(r.defines);
     if (!r.api.empty()) what += ", calling " + listed(r.api);
     const std::size_t at = static_cast<std::size_t>(*macro - f.lexed.tokens.data());
+    const std::vector<int> work = dropped_work(p, f, d, r.defines);
+    const auto with_work = [&work](Finding* x) {
+      if (x) x->also.insert(x->also.end(), work.begin(), work.end());
+    };
     std::string instead;
     if (!is_endif) {
       // An #else that holds only a message (a pragma, a comment) leaves HIP without the branch as
@@ -140,15 +182,15 @@ void check_macros(Sink& sink) {
         // A project with HIP branches chose what HIP compiles (ggml's #else for toolkits
         // without __CUDA_ARCH_LIST__); one never built for HIP did not.
         if (p.facts.hip_branches) continue;
-        sink.add_with(RuleId::pp_cuda_only_macro, Severity::warning,
-                      static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
-                      fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP, so a "
-                                  "HIP build compiles the #{} (lines {}-{}), the branch written for CUDA toolkits "
-                                  "older than the test, and drops {}.",
-                                  dir.name, (*macro)->text, renamed((*macro)->text), f.lexed.directives[end].name,
-                                  e_first, e_last, what),
-                      "Choose the branch for HIP explicitly (#if defined(__HIP_PLATFORM_AMD__) || CUDA_VERSION >= N) "
-                      "and check that the code HIP compiles is meant for it.");
+        with_work(sink.add_with(
+            RuleId::pp_cuda_only_macro, Severity::warning, static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
+            fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP, so a "
+                        "HIP build compiles the #{} (lines {}-{}), the branch written for CUDA toolkits "
+                        "older than the test, and drops {}.{}",
+                        dir.name, (*macro)->text, renamed((*macro)->text), f.lexed.directives[end].name, e_first,
+                        e_last, what, work_said(work)),
+            "Choose the branch for HIP explicitly (#if defined(__HIP_PLATFORM_AMD__) || CUDA_VERSION >= N) "
+            "and check that the code HIP compiles is meant for it."));
         continue;
       }
       instead = fmt::format(" The #{} (lines {}-{}) holds no code, only a message.", f.lexed.directives[end].name,
@@ -158,11 +200,12 @@ void check_macros(Sink& sink) {
     std::string after = use ? fmt::format(" Code a HIP build compiles uses {} (line {}), which is then missing.",
                                           use->first, use->second)
                             : std::string();
-    sink.add_with(RuleId::pp_cuda_only_macro, use ? Severity::error : Severity::warning, at,
-                  fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP{}, so a HIP "
-                              "build silently drops {}.{}{}",
-                              dir.name, (*macro)->text, renamed((*macro)->text),
-                              is_endif ? " and there is no #else" : "", what, instead, after));
+    with_work(
+        sink.add_with(RuleId::pp_cuda_only_macro, use ? Severity::error : Severity::warning, at,
+                      fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP{}, "
+                                  "so a HIP build silently drops {}.{}{}{}",
+                                  dir.name, (*macro)->text, renamed((*macro)->text),
+                                  is_endif ? " and there is no #else" : "", what, instead, after, work_said(work))));
   }
 }
 
