@@ -159,6 +159,7 @@ void audit_file(const Project& project, const SourceFile& f, AuditReport& report
   check_wave64(sink);
   check_launches(sink);
   check_code(sink);
+  check_arch(sink);
   check_libs(sink);
   check_macros(sink);
   const auto quiet = suppressions(f, report.notes);

@@ -42,8 +42,13 @@ private:
 void check_wave64(Sink& sink);
 /// wave64.warp-size-literal at launches: one-warp blocks and widths of 32 passed to kernels.
 void check_launches(Sink& sink);
-/// ptx.inline-asm, arch.cuda-arch, api.* .
+/// ptx.inline-asm, arch.cuda-arch used as a value, api.* .
 void check_code(Sink& sink);
+/// arch.cuda-arch: the __CUDA_ARCH__ tests (check_arch.cpp).
+void check_arch(Sink& sink);
+/// " through NAME (defined from it at file:line)" where `name` is a macro defined from
+/// __CUDA_ARCH__ (ProjectFacts::arch_macros); empty for any other name.
+std::string through_arch_macro(const Project& p, const std::string& name);
 /// lib.* and dcu.fp8.
 void check_libs(Sink& sink);
 /// pp.cuda-only-macro.

@@ -1,4 +1,5 @@
-// ptx.inline-asm, arch.cuda-arch and the api.* rules. None of them applies to HIP-only code (an
+// ptx.inline-asm, arch.cuda-arch used as a value, and the api.* rules (check_arch.cpp has the
+// __CUDA_ARCH__ tests). None of them applies to HIP-only code (an
 // AMD asm block in a __HIP_PLATFORM_AMD__ branch is what a port should contain).
 #include <fmt/format.h>
 
@@ -262,93 +263,6 @@ bool is_graph_api(std::string_view n) {
   return false;
 }
 
-/// "WHAT (lines a, b, c, ...)." for a finding's message; empty for no lines.
-std::string lines_said(std::string_view what, const std::vector<int>& lines) {
-  if (lines.empty()) return {};
-  std::string s = fmt::format("{} (line{} {}", what, lines.size() == 1 ? "" : "s", lines.front());
-  for (std::size_t i = 1; i < lines.size() && i < 8; ++i) s += fmt::format(", {}", lines[i]);
-  return s + (lines.size() > 8 ? ", ...)." : ").");
-}
-
-/// " through NAME (defined at file:line)" where `name` is a macro defined from __CUDA_ARCH__.
-std::string through(const Project& p, const std::string& name) {
-  const auto it = p.facts.arch_macros.find(name);
-  if (it == p.facts.arch_macros.end()) return {};
-  const SourceFile& def = p.files[it->second.file];
-  return fmt::format(" through {} (defined from it at {}:{})", name, def.path, def.lexed.tokens[it->second.token].line);
-}
-
-/// A conditional directive that tests __CUDA_ARCH__, itself or through a macro defined from it,
-/// and whose outcome on HIP depends on it.
-void cuda_arch_directives(Sink& sink) {
-  const SourceFile& f = sink.file();
-  const Project& p = sink.project();
-  if (!p.facts.cuda_arch_shims.empty()) return;  // reported once, at the shim
-  for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
-    const Directive& dir = f.lexed.directives[d];
-    if (dir.name != "if" && dir.name != "ifdef" && dir.name != "ifndef" && dir.name != "elif") continue;
-    if (f.reach(dir.hash) != Reach::shared) continue;
-    const auto toks = directive_tokens(f, d);
-    auto arch = std::find_if(toks.begin(), toks.end(), [&p](const Token* t) {
-      return t->text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t->text) > 0;
-    });
-    if (arch == toks.end()) continue;
-    // Does the outcome on HIP depend on __CUDA_ARCH__? Trace it as a tainted unknown: a test ANDed
-    // with an explicit HIP exclusion is decided without it. CUDA's other macros are traced with it
-    // (moderngpu's `__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`: either alone decides nothing).
-    const MacroLookup traced = [&p](std::string_view n) {
-      return n == "__CUDA_ARCH__" || is_cuda_only_macro(n) ? MacroInfo{Tri::unknown, false, nullptr, true}
-                                                           : p.pp.hip.lookup(n);
-    };
-    bool depends = false;
-    directive_truth(f, d, traced, &depends);
-    if (!depends) continue;
-    const Tri on_hip = directive_truth(f, d, [&p](std::string_view n) { return p.pp.hip.lookup(n); });
-    const std::string outcome = on_hip == Tri::yes  ? "true on HIP, where __CUDA_ARCH__ reads as 0"
-                                : on_hip == Tri::no ? "false on HIP, which compiles the other branch"
-                                                    : "evaluated on HIP with __CUDA_ARCH__ as 0";
-    // What the branch HIP drops holds: its PTX is NVIDIA-only code a port leaves behind.
-    const std::vector<int> removed = on_hip == Tri::no ? ptx_lines_in_branch(f, d) : std::vector<int>{};
-    const std::vector<int> nested = on_hip == Tri::no ? arch_tests_in_branch(p, f, d) : std::vector<int>{};
-    std::string holds = lines_said(" The branch it drops holds inline PTX", removed);
-    holds += lines_said(" Its __CUDA_ARCH__ tests, which HIP never reaches, are a port's to rewrite too", nested);
-    Finding* x = sink.add(RuleId::arch_cuda_arch, static_cast<std::size_t>(*arch - f.lexed.tokens.data()),
-                          fmt::format("`#{}` tests __CUDA_ARCH__{}, which HIP never defines: the condition is {}.{}",
-                                      dir.name, through(p, (*arch)->text), outcome, holds));
-    if (x) {
-      x->also.insert(x->also.end(), removed.begin(), removed.end());
-      x->also.insert(x->also.end(), nested.begin(), nested.end());
-      std::sort(x->also.begin(), x->also.end());
-    }
-  }
-}
-
-void cuda_arch_shim(Sink& sink) {
-  const Project& p = sink.project();
-  for (const Place& s : p.facts.cuda_arch_shims) {
-    if (&p.files[s.file] != &sink.file()) continue;
-    int tests = 0;
-    for (const SourceFile& f : p.files)
-      for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
-        const auto& n = f.lexed.directives[d].name;
-        if ((n == "if" || n == "elif" || n == "ifdef" || n == "ifndef") &&
-            f.reach(f.lexed.directives[d].hash) != Reach::skipped)
-          for (const Token* t : directive_tokens(f, d))
-            if (t->text == "__CUDA_ARCH__") {
-              ++tests;
-              break;
-            }
-      }
-    sink.add(
-        RuleId::arch_cuda_arch, s.token,
-        fmt::format("__CUDA_ARCH__ is defined for HIP here, so every `__CUDA_ARCH__ >= N` test is true on HIP "
-                    "({} {} in these files): each NVIDIA-only branch must exclude HIP explicitly.",
-                    tests, tests == 1 ? "test" : "tests"),
-        "Keep the explicit HIP exclusions (ggml writes !(defined(GGML_USE_HIP) && defined(__HIP_PLATFORM_AMD__))); "
-        "prefer feature macros to architecture numbers.");
-  }
-}
-
 /// api.implicit-runtime, on a .cu (a translation unit's root), at its first line.
 void implicit_runtime(Sink& sink) {
   const SourceFile& f = sink.file();
@@ -454,22 +368,6 @@ std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
   return {out.begin(), out.end()};
 }
 
-/// Lines of the conditional directives nested in the branch that directive d opens which test
-/// __CUDA_ARCH__ (moderngpu's chain of `#elif __CUDA_ARCH__ == 860` inside `#ifdef __CUDA_ARCH__`).
-std::vector<int> arch_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d) {
-  const std::size_t end = branch_end(f, d).first;
-  std::vector<int> out;
-  for (std::size_t e = d + 1; e < end && e < f.lexed.directives.size(); ++e) {
-    const std::string& n = f.lexed.directives[e].name;
-    if (n != "if" && n != "elif" && n != "ifdef" && n != "ifndef") continue;
-    for (const Token* t : directive_tokens(f, e))
-      if (t->text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t->text)) {
-        out.push_back(f.lexed.directives[e].line);
-        break;
-      }
-  }
-  return out;
-}
 
 void check_code(Sink& sink) {
   const SourceFile& f = sink.file();
@@ -521,7 +419,7 @@ void check_code(Sink& sink) {
         sink.add(
             RuleId::arch_cuda_arch, v.index(k),
             fmt::format("__CUDA_ARCH__{} is used as a value; HIP never defines it, so this does not compile on HIP.",
-                        through(p, t.text)));
+                        through_arch_macro(p, t.text)));
       if (t.text == "__launch_bounds__" && v.is(k + 1, "(")) {
         const auto args = call_args(v, k + 1);
         // One decision a file (how its occupancy hints map to HIP): the kernels after the first
@@ -582,8 +480,6 @@ void check_code(Sink& sink) {
     return is_graph_api(e.first) || graph_names.count(e.first) > 0;
   });
   if (!graphs_mapped) graph.report(sink);
-  cuda_arch_directives(sink);
-  cuda_arch_shim(sink);
 }
 
 }  // namespace dcukit::port

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
+#include <string>
+
+#include "port/syntax.h"
 
 namespace dcukit::port {
 namespace {
