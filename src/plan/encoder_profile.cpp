@@ -74,8 +74,7 @@ void qwen_budget(const ModelConfig::VisionShape& v, const EncoderAsk& ask, Encod
   const std::int64_t image = qwen_image_tokens(v);
   const std::int64_t images = ask.image_limit.value_or(kV1Limit), videos = ask.video_limit.value_or(kV1Limit);
   if (image <= 0 || (images <= 0 && videos <= 0)) return;
-  std::int64_t frames = 1;
-  while (frames < kQwenProfileFrames && qwen_video_tokens(image, frames + 1) <= ask.max_model_len) ++frames;
+  const std::int64_t frames = qwen_frames(image, ask.max_model_len, 0, 1);  // one video, no images beside it
   const bool video = videos > 0 && (images <= 0 || qwen_video_tokens(image, frames) > image);
   const std::int64_t item = video ? qwen_video_tokens(image, frames) : image;
   e.items = std::max<std::int64_t>(1, std::max(ask.max_num_batched_tokens, item) / item);

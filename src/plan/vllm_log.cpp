@@ -100,10 +100,11 @@ void read_mm_limits(std::string_view line, Taker& t) {
     s.mm_videos = 0;
     return;
   }
-  auto at = line.find("limit_mm_per_prompt");
-  if (at == std::string_view::npos) at = line.find("limit-mm-per-prompt");
+  constexpr std::string_view kKey = "limit_mm_per_prompt", kFlag = "limit-mm-per-prompt";  // the same length
+  auto at = line.find(kKey);
+  if (at == std::string_view::npos) at = line.find(kFlag);
   if (at == std::string_view::npos) return;
-  auto rest = line.substr(at + 19, 160);
+  auto rest = line.substr(at + kKey.size(), 160);
   rest = rest.substr(0, std::min({rest.find('}'), rest.find(" --"), rest.size()}));
   bool read = false;
   for (auto [name, field] : {std::pair{std::string_view("image"), &s.mm_images}, {"video", &s.mm_videos}}) {

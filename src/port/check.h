@@ -49,6 +49,8 @@ void check_arch(Sink& sink);
 /// " through NAME (defined from it at file:line)" where `name` is a macro defined from
 /// __CUDA_ARCH__ (ProjectFacts::arch_macros); empty for any other name.
 std::string through_arch_macro(const Project& p, const std::string& name);
+/// "WHAT (lines a, b, c, ... N in all)." for a finding's message (eight lines shown); empty for none.
+std::string lines_said(std::string_view what, const std::vector<int>& lines);
 /// lib.* and dcu.fp8.
 void check_libs(Sink& sink);
 /// pp.cuda-only-macro.

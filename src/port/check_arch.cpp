@@ -20,15 +20,14 @@ std::string through_arch_macro(const Project& p, const std::string& name) {
   return fmt::format(" through {} (defined from it at {}:{})", name, def.path, def.lexed.tokens[it->second.token].line);
 }
 
-namespace {
-
-/// "WHAT (lines a, b, c, ...)." for a finding's message; empty for no lines.
 std::string lines_said(std::string_view what, const std::vector<int>& lines) {
   if (lines.empty()) return {};
   std::string s = fmt::format("{} (line{} {}", what, lines.size() == 1 ? "" : "s", lines.front());
   for (std::size_t i = 1; i < lines.size() && i < 8; ++i) s += fmt::format(", {}", lines[i]);
-  return s + (lines.size() > 8 ? ", ...)." : ").");
+  return s + (lines.size() > 8 ? fmt::format(", ... {} in all).", lines.size()) : ").");
 }
+
+namespace {
 
 /// A conditional directive that tests __CUDA_ARCH__, itself or through a macro defined from it,
 /// and whose outcome on HIP depends on it.

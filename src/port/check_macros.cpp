@@ -84,28 +84,20 @@ std::vector<int> dropped_work(const Project& p, const SourceFile& f, std::size_t
     const std::string& n = f.lexed.directives[e].name;
     if (n != "ifdef" && n != "if" && n != "elif") continue;
     const auto toks = directive_tokens(f, e);
-    bool tests = false;
-    for (std::size_t i = 0; i < toks.size(); ++i)
-      if (names.count(toks[i]->text)) {
-        const bool negated = (i > 0 && toks[i - 1]->text == "!") ||
-                             (i > 1 && toks[i - 1]->text == "(" && toks[i - 2]->text == "defined" && i > 2 &&
-                              toks[i - 3]->text == "!") ||
-                             (i > 0 && toks[i - 1]->text == "defined" && i > 1 && toks[i - 2]->text == "!");
-        tests = tests || !negated;
-      }
+    bool tests = false;  // some use not under `!` (`!X`, `!defined X`, `!defined(X)`)
+    for (std::size_t i = 0; i < toks.size(); ++i) {
+      if (!names.count(toks[i]->text)) continue;
+      const auto back = [&](std::size_t n) {
+        return i >= n ? std::string_view(toks[i - n]->text) : std::string_view();
+      };
+      const bool negated = back(1) == "!" || (back(1) == "defined" && back(2) == "!") ||
+                           (back(1) == "(" && back(2) == "defined" && back(3) == "!");
+      tests = tests || !negated;
+    }
     if (tests)
       for (int l : ptx_lines_in_branch(f, e)) out.insert(l);
   }
   return {out.begin(), out.end()};
-}
-
-/// " It takes with it N lines a port rewrites: PTX and __CUDA_ARCH__ tests (lines ...)."
-std::string work_said(const std::vector<int>& lines) {
-  if (lines.empty()) return {};
-  std::string s = fmt::format(" It takes with it PTX and __CUDA_ARCH__ tests a port rewrites (line{} {}",
-                              lines.size() == 1 ? "" : "s", lines.front());
-  for (std::size_t i = 1; i < lines.size() && i < 8; ++i) s += fmt::format(", {}", lines[i]);
-  return s + (lines.size() > 8 ? fmt::format(", ... {} in all).", lines.size()) : ").");
 }
 
 std::string listed(const std::vector<std::string>& names) {
@@ -188,7 +180,8 @@ void check_macros(Sink& sink) {
                         "HIP build compiles the #{} (lines {}-{}), the branch written for CUDA toolkits "
                         "older than the test, and drops {}.{}",
                         dir.name, (*macro)->text, renamed((*macro)->text), f.lexed.directives[end].name, e_first,
-                        e_last, what, work_said(work)),
+                        e_last, what,
+                        lines_said(" It takes with it PTX and __CUDA_ARCH__ tests a port rewrites", work)),
             "Choose the branch for HIP explicitly (#if defined(__HIP_PLATFORM_AMD__) || CUDA_VERSION >= N) "
             "and check that the code HIP compiles is meant for it."));
         continue;
@@ -205,7 +198,8 @@ void check_macros(Sink& sink) {
                       fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP{}, "
                                   "so a HIP build silently drops {}.{}{}{}",
                                   dir.name, (*macro)->text, renamed((*macro)->text),
-                                  is_endif ? " and there is no #else" : "", what, instead, after, work_said(work))));
+                                  is_endif ? " and there is no #else" : "", what, instead, after,
+                                  lines_said(" It takes with it PTX and __CUDA_ARCH__ tests a port rewrites", work))));
   }
 }
 

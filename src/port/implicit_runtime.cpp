@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "port/project.h"
+#include "port/syntax.h"
 
 namespace dcukit::port {
 
@@ -25,7 +26,7 @@ bool includes_runtime(const Project& p, const std::vector<std::string>& normal, 
     for (const char* h : {"cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"})
       if (inner == h) return true;
     // CUB and Thrust: hipify makes them hipCUB and rocThrust, whose headers include hip_runtime.h.
-    if (t->text.front() == '<' && (inner.rfind("cub/", 0) == 0 || inner.rfind("thrust/", 0) == 0)) return true;
+    if (t->text.front() == '<' && (starts_with(inner, "cub/") || starts_with(inner, "thrust/"))) return true;
     const std::size_t k = resolve_include(normal, index, inner);
     if (k == std::string::npos && t->text.front() == '"') unsure = true;  // a project header not given
     if (k != std::string::npos && includes_runtime(p, normal, k, seen, unsure)) return true;

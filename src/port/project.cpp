@@ -214,15 +214,17 @@ void compute_facts(Project& p, const std::vector<std::string>& hip_switches) {
         (starts_with(def.body[0]->text, "hip") || starts_with(def.body[0]->text, "HIP")))
       F.vendor_map.emplace(name, Place{def.file, d.first});
   }
+  // Macros defined from __CUDA_ARCH__, directly or through one another, to a fixed point.
+  const auto arch = [&F](const Token* t) { return t->text == "__CUDA_ARCH__" || F.arch_macros.count(t->text) > 0; };
   for (bool grew = true; grew && F.cuda_arch_shims.empty();) {
     grew = false;
     for (const auto& [name, def] : p.pp.definitions) {
       const SourceFile& f = p.files[def.file];
       const Directive& d = f.lexed.directives[def.directive];
       if (name == "__CUDA_ARCH__" || F.arch_macros.count(name) || f.hip[d.hash] == Tri::no) continue;
-      const auto arch = [&F](const Token* t) { return t->text == "__CUDA_ARCH__" || F.arch_macros.count(t->text) > 0; };
-      if (std::any_of(def.body.begin(), def.body.end(), arch))
-        grew = F.arch_macros.emplace(name, Place{def.file, d.first}).second;
+      if (!std::any_of(def.body.begin(), def.body.end(), arch)) continue;
+      F.arch_macros.emplace(name, Place{def.file, d.first});
+      grew = true;
     }
   }
   scan_declarations(p, true);

@@ -31,8 +31,8 @@ bool lane_exact(std::string_view n, int args) {
   if (n == "__shfl_down" || n == "__shfl_xor" || n == "__shfl_down_sync" || n == "__shfl_xor_sync" ||
       n == "__syncwarp" || n == "WARP_SHFL_DOWN" || n == "WARP_SHFL_XOR")
     return false;
-  if (n == "WARP_SHFL" || n == "WARP_SHFL_UP") return args < 3;  // width defaults to warpSize
-  if (n == "__shfl" || n == "__shfl_up") return args < 3;
+  // No width: the whole wavefront (ATen's WARP_SHFL defaults it to warpSize).
+  if (n == "__shfl" || n == "__shfl_up" || n == "WARP_SHFL" || n == "WARP_SHFL_UP") return args < 3;
   if (n == "__shfl_sync" || n == "__shfl_up_sync") return args < 4;
   return is_primitive(n);
 }
