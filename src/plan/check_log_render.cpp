@@ -122,10 +122,7 @@ nlohmann::ordered_json to_json(const core::RunInfo& run_info, const LogCheck& ch
                            {"block_size", s.block_size},
                            {"kv_cache_dtype", std::string(to_string(s.kv_cache_dtype))},
                            {"dtype", std::string(to_string(s.dtype))},
-                           {"enforce_eager", s.enforce_eager},
-                           {"limit_mm_per_prompt",
-                            {{"image", s.limit_images ? Json(*s.limit_images) : Json()},
-                             {"video", s.limit_videos ? Json(*s.limit_videos) : Json()}}}}},
+                           {"enforce_eager", s.enforce_eager}}},
                          {"lines", lines},
                          {"checked", r.checked},
                          {"within", r.within},
@@ -137,6 +134,9 @@ nlohmann::ordered_json to_json(const core::RunInfo& run_info, const LogCheck& ch
                          {"rules_detail", r.rules_detail},
                          {"uncertain", r.uncertain},
                          {"notes", r.notes}});
+    // vLLM's --limit-mm-per-prompt object, the modalities set (plan's --json writes the same shape).
+    for (auto [name, v] : {std::pair{"image", s.limit_images}, {"video", s.limit_videos}})
+      if (v) j["runs"].back()["settings"]["limit_mm_per_prompt"][name] = *v;
   }
   return j;
 }

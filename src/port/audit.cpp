@@ -117,6 +117,21 @@ std::string where(const Project& p, const Place& place) {
   return fmt::format("{}:{}", f.path, f.tok(place.token).line);
 }
 
+std::string lines_by_file(const Project& p, const std::map<std::size_t, std::set<int>>& lines) {
+  std::string out;
+  for (const auto& [file, in_file] : lines) {
+    std::string list;
+    int shown = 0;
+    for (int line : in_file)
+      if (shown++ < 8) list += fmt::format("{}{}", list.empty() ? "" : ", ", line);
+    if (in_file.size() > 8) list += fmt::format(" and {} more", in_file.size() - 8);
+    const std::string& path = p.files[file].path;
+    out += fmt::format("{}{} {} {}", out.empty() ? "" : "; ", path.substr(path.find_last_of('/') + 1),
+                       in_file.size() == 1 ? "line" : "lines", list);
+  }
+  return out;
+}
+
 int AuditReport::count(Severity s) const {
   return static_cast<int>(
       std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s; }));

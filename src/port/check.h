@@ -1,6 +1,7 @@
 #pragma once
 // What every rule family shares: a sink that turns a token into a Finding, and the families'
 // entry points (one file a family: check_wave64.cpp, check_code.cpp, check_libs.cpp).
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -40,6 +41,12 @@ private:
 
 /// wave64.full-mask, wave64.warp-size-literal, wave64.ballot-width, wave64.per-warp-shared.
 void check_wave64(Sink& sink);
+/// wave64.full-mask and wave64.ballot-width at stream position k: 32-bit masks of *_sync calls and
+/// ballots kept in 32 bits (check_masks.cpp).
+void check_masks_at(Sink& sink, const StreamView& v, std::size_t k);
+/// wave64.full-mask at the definitions of the project's names for a 32-bit full mask (FINAL_MASK)
+/// in the sink's file, with the *_sync calls that receive them.
+void check_mask_names(Sink& sink);
 /// wave64.warp-size-literal at launches: one-warp blocks and widths of 32 passed to kernels.
 void check_launches(Sink& sink);
 /// ptx.inline-asm, arch.cuda-arch used as a value, api.* .
@@ -60,8 +67,8 @@ void check_macros(Sink& sink);
 /// the branch that conditional directive `d` of `f` opens.
 std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d);
 /// Lines of the conditional directives nested in that branch which test __CUDA_ARCH__ (itself or
-/// through a macro defined from it).
-std::vector<int> arch_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d);
+/// through a macro defined from it) or a macro only CUDA defines.
+std::vector<int> cuda_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d);
 
 /// The library a code token names (cublasCreate, cub::, thrust::), if any; shared with the statistics.
 std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const ProjectFacts& facts);
@@ -76,5 +83,7 @@ std::set<RuleId> libraries_through_torch(const Project& project);
 
 /// "file.cu:12" for messages that point at another place.
 std::string where(const Project& p, const Place& place);
+/// "layernorm.cuh lines 23, 24, 35; attention.cuh line 91": lines by file index (eight a file shown).
+std::string lines_by_file(const Project& p, const std::map<std::size_t, std::set<int>>& lines);
 
 }  // namespace dcukit::port

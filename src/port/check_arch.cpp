@@ -17,7 +17,9 @@ std::string through_arch_macro(const Project& p, const std::string& name) {
   const auto it = p.facts.arch_macros.find(name);
   if (it == p.facts.arch_macros.end()) return {};
   const SourceFile& def = p.files[it->second.file];
-  return fmt::format(" through {} (defined from it at {}:{})", name, def.path, def.lexed.tokens[it->second.token].line);
+  return fmt::format(" through {} ({} at {}:{})", name,
+                     p.facts.arch_flags.count(name) ? "set by a __CUDA_ARCH__ test" : "defined from it", def.path,
+                     def.lexed.tokens[it->second.token].line);
 }
 
 std::string lines_said(std::string_view what, const std::vector<int>& lines) {
@@ -48,8 +50,9 @@ void cuda_arch_directives(Sink& sink) {
     // with an explicit HIP exclusion is decided without it. CUDA's other macros are traced with it
     // (moderngpu's `__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`: either alone decides nothing).
     const MacroLookup traced = [&p](std::string_view n) {
-      return n == "__CUDA_ARCH__" || is_cuda_only_macro(n) ? MacroInfo{Tri::unknown, false, nullptr, true}
-                                                           : p.pp.hip.lookup(n);
+      return n == "__CUDA_ARCH__" || is_cuda_only_macro(n) || p.facts.arch_flags.count(n)
+                 ? MacroInfo{Tri::unknown, false, nullptr, true}
+                 : p.pp.hip.lookup(n);
     };
     bool depends = false;
     directive_truth(f, d, traced, &depends);
@@ -60,9 +63,17 @@ void cuda_arch_directives(Sink& sink) {
                                                     : "evaluated on HIP with __CUDA_ARCH__ as 0";
     // What the branch HIP drops holds: its PTX is NVIDIA-only code a port leaves behind.
     const std::vector<int> removed = on_hip == Tri::no ? ptx_lines_in_branch(f, d) : std::vector<int>{};
-    const std::vector<int> nested = on_hip == Tri::no ? arch_tests_in_branch(p, f, d) : std::vector<int>{};
+    const std::vector<int> nested = on_hip == Tri::no ? cuda_tests_in_branch(p, f, d) : std::vector<int>{};
+    // A flag an arch test sets (TURBOMIND_ARCH_SM80, 1 or 0) is tested for what HIP drops with
+    // it: the flag's own definition is the arch test; a branch of plain code it selects on HIP
+    // is the project's fallback (CTranslate2's CUDA_CAN_USE_HALF, 1 on HIP).
+    const bool flags_only = std::all_of(toks.begin(), toks.end(), [&p](const Token* t) {
+      return t->text != "__CUDA_ARCH__" && (!p.facts.arch_macros.count(t->text) || p.facts.arch_flags.count(t->text));
+    });
+    if (flags_only && removed.empty() && nested.empty()) continue;
     std::string holds = lines_said(" The branch it drops holds inline PTX", removed);
-    holds += lines_said(" Its __CUDA_ARCH__ tests, which HIP never reaches, are a port's to rewrite too", nested);
+    holds += lines_said(
+        " Its tests of __CUDA_ARCH__ and CUDA's macros, which HIP never reaches, are a port's to rewrite too", nested);
     Finding* x = sink.add(RuleId::arch_cuda_arch, static_cast<std::size_t>(*arch - f.lexed.tokens.data()),
                           fmt::format("`#{}` tests __CUDA_ARCH__{}, which HIP never defines: the condition is {}.{}",
                                       dir.name, through_arch_macro(p, (*arch)->text), outcome, holds));
@@ -103,15 +114,16 @@ void cuda_arch_shim(Sink& sink) {
 }  // namespace
 
 /// Lines of the conditional directives nested in the branch that directive d opens which test
-/// __CUDA_ARCH__ (moderngpu's chain of `#elif __CUDA_ARCH__ == 860` inside `#ifdef __CUDA_ARCH__`).
-std::vector<int> arch_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d) {
+/// __CUDA_ARCH__ (moderngpu's chain of `#elif __CUDA_ARCH__ == 860` inside `#ifdef __CUDA_ARCH__`)
+/// or a macro only CUDA defines (lmdeploy's `#if defined(__CUDACC_RTC__)` inside an arch test).
+std::vector<int> cuda_tests_in_branch(const Project& p, const SourceFile& f, std::size_t d) {
   const std::size_t end = branch_end(f, d).first;
   std::vector<int> out;
   for (std::size_t e = d + 1; e < end && e < f.lexed.directives.size(); ++e) {
     const std::string& n = f.lexed.directives[e].name;
     if (n != "if" && n != "elif" && n != "ifdef" && n != "ifndef") continue;
     for (const Token* t : directive_tokens(f, e))
-      if (t->text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t->text)) {
+      if (t->text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t->text) || is_cuda_only_macro(t->text)) {
         out.push_back(f.lexed.directives[e].line);
         break;
       }

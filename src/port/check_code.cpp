@@ -319,8 +319,8 @@ void check_code(Sink& sink) {
       if (t.kind != TokenKind::identifier) continue;
       inline_asm(sink, v, k);
       // In code (a macro's body is read where code uses the macro: in an #if it is a test, above).
-      if ((t.text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t.text)) && p.facts.cuda_arch_shims.empty() &&
-          s.define < 0)
+      if ((t.text == "__CUDA_ARCH__" || p.facts.arch_macros.count(t.text)) && !p.facts.arch_flags.count(t.text) &&
+          p.facts.cuda_arch_shims.empty() && s.define < 0)
         sink.add(
             RuleId::arch_cuda_arch, v.index(k),
             fmt::format("__CUDA_ARCH__{} is used as a value; HIP never defines it, so this does not compile on HIP.",

@@ -106,6 +106,7 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
   if (api_name(s, "curand") || starts_with(s, "curand_") || starts_with(s, "CURAND_")) return RuleId::lib_curand;
   if (api_name(s, "cusparse") || starts_with(s, "CUSPARSE_")) return RuleId::lib_cusparse;
   if (api_name(s, "nccl")) return RuleId::lib_nccl;
+  if (starts_with(s, "__pipeline_")) return RuleId::api_async_copy;
   if (s == "Flash_fwd_params" || s == "Flash_bwd_params" || starts_with(s, "run_mha_fwd") ||
       starts_with(s, "flash_attn_"))
     return RuleId::lib_flash_attn;
@@ -127,6 +128,8 @@ std::optional<RuleId> library_header(std::string_view h) {
   if (starts_with(h, "curand")) return RuleId::lib_curand;
   if (starts_with(h, "cusparse")) return RuleId::lib_cusparse;
   if (h == "nccl.h") return RuleId::lib_nccl;
+  if (h == "cuda_pipeline_primitives.h" || h == "cuda_pipeline.h" || h == "cuda_awbarrier_primitives.h")
+    return RuleId::api_async_copy;
   if (starts_with(h, "cub/")) return RuleId::lib_cub;
   if (starts_with(h, "thrust/")) return RuleId::lib_thrust;
   if (starts_with(h, "cutlass/") || starts_with(h, "cute/")) return RuleId::lib_cutlass;
@@ -281,9 +284,10 @@ void check_libs(Sink& sink) {
     if (x)
       for (int line : u.include_lines)
         if (line != x->line) x->also.push_back(line);
-    // libcu++ has no HIP counterpart at all: each call is rewritten where it is, so the first use
-    // of each of its names is listed too (cuda::memcpy_async, pipe.producer_acquire()).
-    if (x && rule == RuleId::lib_libcudacxx)
+    // libcu++ and the pipeline primitives have no HIP counterpart at all: each call is rewritten
+    // where it is, so the first use of each of their names is listed too (cuda::memcpy_async,
+    // pipe.producer_acquire(), __pipeline_commit()).
+    if (x && (rule == RuleId::lib_libcudacxx || rule == RuleId::api_async_copy))
       for (int line : u.name_lines)
         if (line != x->line && std::find(x->also.begin(), x->also.end(), line) == x->also.end())
           x->also.push_back(line);

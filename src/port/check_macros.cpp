@@ -71,13 +71,13 @@ std::optional<std::pair<std::string, int>> used_elsewhere(const Project& p, cons
 }
 
 /// What a port must rewrite that the branch directive d opens takes with it, in this file: the
-/// __CUDA_ARCH__ tests and the PTX inside it, and the PTX of the branches that test a macro it
+/// tests of __CUDA_ARCH__ and CUDA's macros and the PTX inside it, and the PTX of the branches that test a macro it
 /// defines (SageAttention's `#ifdef LDMATRIX_M8N8X2_ENABLED` around ldmatrix, dead on HIP once
 /// the branch defining it is dropped). Branches taken where the macro is undefined are HIP's own.
 std::vector<int> dropped_work(const Project& p, const SourceFile& f, std::size_t d,
                               const std::vector<std::string>& defines) {
   std::set<int> out;
-  for (int l : arch_tests_in_branch(p, f, d)) out.insert(l);
+  for (int l : cuda_tests_in_branch(p, f, d)) out.insert(l);
   for (int l : ptx_lines_in_branch(f, d)) out.insert(l);
   const Names names(defines.begin(), defines.end());
   for (std::size_t e = 0; e < f.lexed.directives.size(); ++e) {
@@ -181,7 +181,7 @@ void check_macros(Sink& sink) {
                         "older than the test, and drops {}.{}",
                         dir.name, (*macro)->text, renamed((*macro)->text), f.lexed.directives[end].name, e_first,
                         e_last, what,
-                        lines_said(" It takes with it PTX and __CUDA_ARCH__ tests a port rewrites", work)),
+                        lines_said(" It takes with it PTX and tests of CUDA's macros a port rewrites", work)),
             "Choose the branch for HIP explicitly (#if defined(__HIP_PLATFORM_AMD__) || CUDA_VERSION >= N) "
             "and check that the code HIP compiles is meant for it."));
         continue;
@@ -193,13 +193,13 @@ void check_macros(Sink& sink) {
     std::string after = use ? fmt::format(" Code a HIP build compiles uses {} (line {}), which is then missing.",
                                           use->first, use->second)
                             : std::string();
-    with_work(
-        sink.add_with(RuleId::pp_cuda_only_macro, use ? Severity::error : Severity::warning, at,
-                      fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP{}, "
-                                  "so a HIP build silently drops {}.{}{}{}",
-                                  dir.name, (*macro)->text, renamed((*macro)->text),
-                                  is_endif ? " and there is no #else" : "", what, instead, after,
-                                  lines_said(" It takes with it PTX and __CUDA_ARCH__ tests a port rewrites", work))));
+    with_work(sink.add_with(
+        RuleId::pp_cuda_only_macro, use ? Severity::error : Severity::warning, at,
+        fmt::format("`#{}` tests {}, which only CUDA defines{}: the condition is false on HIP{}, "
+                    "so a HIP build silently drops {}.{}{}{}",
+                    dir.name, (*macro)->text, renamed((*macro)->text), is_endif ? " and there is no #else" : "", what,
+                    instead, after,
+                    lines_said(" It takes with it PTX and tests of CUDA's macros a port rewrites", work))));
   }
 }
 

@@ -2,8 +2,8 @@
 //
 // What counts as a hazard (docs/port.md has the reasoning): a literal 32 on a thread index, a
 // reduction from offset 16 that shuffles across the whole wavefront, a literal shuffle width of
-// 32, a warp-size constant fixed at 32 that is never passed as a shuffle width, 32-bit lane masks
-// and ballots. A named 32-lane width that every shuffle receives (ggml's WARP_SIZE) is a logical
+// 32, a warp-size constant fixed at 32 that is never passed as a shuffle width (32-bit lane masks
+// and ballots are check_masks.cpp's). A named 32-lane width that every shuffle receives (ggml's WARP_SIZE) is a logical
 // warp and is left alone, as are *_sync masks a vendor macro drops before HIP sees them.
 #include <fmt/format.h>
 
@@ -22,27 +22,6 @@ namespace {
 
 using Names = std::set<std::string, std::less<>>;
 
-bool is_literal(const Token& t, std::int64_t value) {
-  return t.kind == TokenKind::number && parse_integer(t.text) == value;
-}
-
-/// A number with no l/ll suffix: an int or unsigned int, 32 bits.
-bool is_32_bit_literal(const Token& t) {
-  return t.kind == TokenKind::number && t.text.find_first_of("lL") == std::string::npos;
-}
-
-std::string span_text(const StreamView& v, Span s) {
-  std::string out;
-  for (std::size_t k = s.begin; k < s.end; ++k) {
-    const Token& t = v.at(k);
-    if (!out.empty() && (t.kind == TokenKind::identifier || t.kind == TokenKind::number) &&
-        (std::isalnum(static_cast<unsigned char>(out.back())) || out.back() == '_'))
-      out += ' ';
-    out += t.text;
-  }
-  return out;
-}
-
 class Wave64 {
 public:
   explicit Wave64(Sink& sink) : m_sink(sink), m_facts(sink.project().facts), m_file(sink.file()) {}
@@ -60,8 +39,7 @@ public:
           if (m_file.reach(v.index(k)) != Reach::skipped) note_hardware(v, k, local);
       for (std::size_t k = 0; k < v.size(); ++k) {
         if (m_file.reach(v.index(k)) == Reach::skipped) continue;
-        full_mask(v, k);
-        ballot_width(v, k);
+        check_masks_at(m_sink, v, k);
         literal_arithmetic(v, k);
         reduction_from_16(v, k);
         shuffle_width(v, k);
@@ -139,169 +117,6 @@ private:
         " The same code also uses the hardware width ({}, line {}), so on a 64-lane wavefront the "
         "two disagree.",
         it->second.second, it->second.first);
-  }
-
-  void full_mask(const StreamView& v, std::size_t k) {
-    const Token& t = v.at(k);
-    if (t.kind != TokenKind::identifier || !v.is(k + 1, "(")) return;
-    if (is_sync_intrinsic(t.text)) {
-      if (m_facts.shimmed_sync.count(t.text)) return;  // a vendor macro drops the mask on HIP
-      const auto args = call_args(v, k + 1);
-      if (args.empty()) return;
-      if (!is_full_mask_32(v, args[0], m_facts)) {
-        if (args[0].size() == 1 && is_32_bit_literal(v.at(args[0].begin)) && parse_integer(v.at(args[0].begin).text))
-          // GPUSorting's 0xfffffffe (every lane but 0): a partial mask written in 32 bits.
-          m_sink.add(RuleId::wave64_full_mask, v.index(args[0].begin),
-                     fmt::format("{} passes the 32-bit lane mask {}: lanes 32-63 can never be in it, and HIP 6.2+ "
-                                 "rejects a 32-bit mask.",
-                                 t.text, v.at(args[0].begin).text),
-                     "Write the mask in 64 bits for a 64-lane wavefront (0xfffffffe, every lane but 0, becomes "
-                     "0xfffffffffffffffeull), or drop it with the non-sync form where every lane takes part.");
-        else if (mask_built_in_32(v, args[0]))
-          m_sink.add(RuleId::wave64_full_mask, v.index(args[0].begin),
-                     fmt::format("{} passes the mask {}, shifted in 32 bits: lanes 32-63 can never be in it, and "
-                                 "HIP 6.2+ rejects a 32-bit mask.",
-                                 t.text, span_text(v, args[0])),
-                     "Build the mask in 64 bits (0xffffffffffffffffull >> n, (1ull << n) - 1) for a 64-lane "
-                     "wavefront, or drop it with the non-sync form where every lane takes part.");
-        else
-          narrow_mask_variable(v, k, args[0]);
-        return;
-      }
-      const std::string mask = span_text(v, args[0]);
-      // The project's own name for the full mask (FasterTransformer's `#define FINAL_MASK
-      // 0xffffffff`): one finding at its definition, where the fix goes (check_wave64 below).
-      if (args[0].size() == 1 && m_facts.full_masks.count(mask)) return;
-      // A mask held in the function's own variable is reported where it is defined, once for all its uses.
-      std::size_t at = args[0].begin;
-      std::string held;
-      if (args[0].size() == 1 && v.at(at).kind == TokenKind::identifier)
-        if (const auto local = local_value(v, at, mask); local && local->begin < at) {
-          held = fmt::format(" (`{}` holds {}; used by {} on line {})", mask, span_text(v, *local), t.text, t.line);
-          at = local->begin;
-        }
-      m_sink.add(RuleId::wave64_full_mask, v.index(at),
-                 fmt::format("{} passes the 32-bit mask {}{} (lanes 0-31); a 64-lane wavefront has lanes 32-63 too: "
-                             "HIP 6.2+ rejects a 32-bit mask, older HIP has no {}.",
-                             t.text, mask, held, t.text));
-      return;
-    }
-    if (t.text != "__activemask" || !v.is(k + 2, ")")) return;
-    // __activemask() == 0xffffffff, either way round.
-    if ((v.is(k + 3, "==") || v.is(k + 3, "!=")) && k + 4 < v.size() && is_full_mask_32(v, {k + 4, k + 5}, m_facts))
-      m_sink.add(RuleId::wave64_full_mask, v.index(k + 4),
-                 "__activemask() is compared with a 32-bit all-ones mask: on a 64-lane wavefront a full wave reads "
-                 "0xffffffffffffffff and the test is never true.");
-    else if (k >= 2 && (v.is(k - 1, "==") || v.is(k - 1, "!=")) && is_full_mask_32(v, {k - 2, k - 1}, m_facts))
-      m_sink.add(RuleId::wave64_full_mask, v.index(k - 2),
-                 "A 32-bit all-ones mask is compared with __activemask(): on a 64-lane wavefront a full wave reads "
-                 "0xffffffffffffffff and the test is never true.");
-  }
-
-  /// A mask shifted out of a 32-bit literal: `0xffffffff >> n`, `(1u << n) - 1`, `~0u << n`.
-  static bool mask_built_in_32(const StreamView& v, const Span& s) {
-    for (std::size_t q = s.begin + 1; q + 1 < s.end; ++q) {
-      if (!v.is(q, "<<") && !v.is(q, ">>")) continue;
-      const Token& lhs = v.at(q - 1);
-      if (!is_32_bit_literal(lhs)) continue;
-      const auto value = parse_integer(lhs.text);
-      if (value && (*value == 1 || *value == 0xffffffffLL || (*value == 0 && q >= 2 && v.is(q - 2, "~"))))
-        return true;
-    }
-    return false;
-  }
-
-  /// A mask held in a variable or parameter declared 32 bits wide (`unsigned int mask`): whatever
-  /// it holds, a 64-lane wavefront's mask needs 64 bits (HIP 6.2+ rejects a 32-bit one).
-  void narrow_mask_variable(const StreamView& v, std::size_t call, const Span& arg) {
-    if (arg.size() != 1 || v.at(arg.begin).kind != TokenKind::identifier) return;
-    const std::string& name = v.at(arg.begin).text;
-    for (std::size_t j = call; j-- > 0;) {
-      if (v.at(j).text != name) continue;
-      const auto type = declared_type(v, j);
-      if (!type) continue;
-      if (type->find('*') != std::string::npos || !is_narrow_integer(*type, m_facts)) return;
-      // Reported at the declaration, once for every call it reaches (the fix is its type).
-      m_sink.add(RuleId::wave64_full_mask, v.index(j),
-                 fmt::format("`{}` is declared `{}`, and {} takes it as its mask (line {}): a 64-lane wavefront's lane "
-                             "mask needs 64 bits; HIP 6.2+ rejects a 32-bit mask, and a full one built in 32 bits "
-                             "leaves lanes 32-63 out.",
-                             name, *type, v.at(call).text, v.at(call).line),
-                 "Declare the mask 64 bits wide (unsigned long long, or lane_mask_t on HIP), or drop it where every "
-                 "lane takes part.");
-      return;
-    }
-  }
-
-  void ballot_width(const StreamView& v, std::size_t at) {
-    const Token& t = v.at(at);
-    static const Names ballots = {"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"};
-    // A cooperative-groups tile's ballot (tile.ballot(p), warp->ballot(p)) is the same 64-bit mask.
-    const bool member = (t.text == "ballot" || t.text == "match_any") && at >= 2 &&
-                        (v.is(at - 1, ".") || v.is(at - 1, "->")) && v.at(at - 2).kind == TokenKind::identifier;
-    if (t.kind != TokenKind::identifier || !(ballots.count(t.text) || member) || !v.is(at + 1, "(")) return;
-    const std::size_t k = member ? at - 2 : at;  // where the expression starts
-    if (k == 0) return;
-    static const Names narrow_bits = {"__popc", "__ffs", "__clz", "__brev", "__fns"};
-    const std::string what = member ? v.at(k).text + v.at(at - 1).text + t.text + "()" : t.text + "()";
-    if (v.is(k - 1, "(") && k >= 2 && narrow_bits.count(v.at(k - 2).text)) {
-      m_sink.add(RuleId::wave64_ballot_width, v.index(k - 2),
-                 fmt::format("{} takes the 32-bit form of {}: lanes 32-63 of the 64-bit mask are ignored.",
-                             v.at(k - 2).text, what),
-                 fmt::format("Use {}ll on the 64-bit mask.", v.at(k - 2).text));
-      return;
-    }
-    // (unsigned)__ballot(...), static_cast<uint32_t>(__ballot(...))
-    if (v.is(k - 1, ")")) {
-      const std::size_t o = match_open(v, k - 1);
-      if (o < v.size()) {
-        const std::string type = span_text(v, {o + 1, k - 1});
-        if (is_narrow_integer(type, m_facts))
-          m_sink.add(RuleId::wave64_ballot_width, v.index(k),
-                     fmt::format("{} is cast to {}: the upper 32 lanes of the 64-bit mask are lost.", what, type));
-      }
-      return;
-    }
-    if (v.is(k - 1, "(") && k >= 5 && v.is(k - 2, ">") && v.at(k - 5).text == "static_cast") {
-      const std::string type = span_text(v, {k - 3, k - 2});
-      if (is_narrow_integer(type, m_facts))
-        m_sink.add(RuleId::wave64_ballot_width, v.index(k),
-                   fmt::format("{} is cast to {}: the upper 32 lanes of the 64-bit mask are lost.", what, type));
-      return;
-    }
-    // `x = (__ballot_sync(...))`: parentheses around the ballot change nothing.
-    std::size_t e = k;
-    while (e >= 2 && v.is(e - 1, "(") && v.at(e - 2).kind != TokenKind::identifier && !v.is(e - 2, ")")) --e;
-    if (!v.is(e - 1, "=") || e < 2 || v.at(e - 2).kind != TokenKind::identifier) return;
-    const std::size_t name_at = e - 2;
-    const std::string& var = v.at(name_at).text;
-    std::optional<std::string> type = declared_type(v, name_at);
-    if (!type) {  // an assignment: find the variable's declaration earlier in the same scope
-      for (std::size_t j = name_at; j-- > 0 && v.scope(j) == v.scope(k);)
-        if (v.at(j).text == var && (v.is(j + 1, ";") || v.is(j + 1, "=") || v.is(j + 1, ",")))
-          if ((type = declared_type(v, j))) break;
-    }
-    if (!type || !is_narrow_integer(*type, m_facts)) return;
-    m_sink.add(RuleId::wave64_ballot_width, v.index(k),
-               fmt::format("{} is stored in `{} {}`, 32 bits: HIP returns a 64-bit mask and lanes 32-63 are lost.",
-                           what, *type, var));
-    narrow_ballot_reads(v, k, var, t.line);
-  }
-
-  /// After a ballot was kept in 32-bit `var` (line `line`): each __ffs(var ...), __popc(var ...)
-  /// later in the function reads only lanes 0-31, and is where a 64-lane port changes the call.
-  void narrow_ballot_reads(const StreamView& v, std::size_t from, const std::string& var, int line) {
-    static const Names bit_reads = {"__popc", "__ffs", "__clz", "__brev", "__fns"};
-    const int scope = v.scope(from);
-    if (scope < 0) return;
-    for (std::size_t j = from + 1; j + 2 < v.size() && v.scope(j) == scope; ++j) {
-      if (v.at(j).text == var && v.is(j + 1, "=") && !v.is(j + 2, "=")) return;  // assigned anew
-      if (!bit_reads.count(v.at(j).text) || !v.is(j + 1, "(") || v.at(j + 2).text != var) continue;
-      m_sink.add(RuleId::wave64_ballot_width, v.index(j),
-                 fmt::format("{}({}) reads the ballot kept in 32 bits on line {}: lanes 32-63 are not there.",
-                             v.at(j).text, var, line),
-                 fmt::format("Keep the ballot in 64 bits and use {}ll.", v.at(j).text));
-    }
   }
 
   /// A name that holds the threads of a block: threads, blockSize, threads_per_block, nThreads...
@@ -534,64 +349,19 @@ private:
 
 }  // namespace
 
-/// Where `name` is the mask of a *_sync call a HIP build compiles, by file: "reduce_kernel_utils.cuh
-/// lines 78, 110; normalize_kernels.cu line 131".
-std::string mask_uses(const Project& p, const std::string& name) {
-  std::string out;
-  for (const SourceFile& f : p.files) {
-    std::set<int> lines;
-    const auto& toks = f.lexed.tokens;
-    for (std::size_t i = 2; i < toks.size(); ++i)
-      if (toks[i].text == name && toks[i - 1].text == "(" && is_sync_intrinsic(toks[i - 2].text) &&
-          !p.facts.shimmed_sync.count(toks[i - 2].text) && f.reach(i) != Reach::skipped)
-        lines.insert(toks[i].line);
-    if (lines.empty()) continue;
-    std::string list;
-    int shown = 0;
-    for (int line : lines)
-      if (shown++ < 8) list += fmt::format("{}{}", list.empty() ? "" : ", ", line);
-    if (lines.size() > 8) list += fmt::format(" and {} more", lines.size() - 8);
-    out += fmt::format("{}{} {} {}", out.empty() ? "" : "; ", f.path.substr(f.path.find_last_of('/') + 1),
-                       lines.size() == 1 ? "line" : "lines", list);
-  }
-  return out;
-}
-
 void check_wave64(Sink& sink) {
   Wave64(sink).run();
-  // The project's names for a 32-bit full mask that *_sync calls receive, at their definition.
+  check_mask_names(sink);
   const Project& p = sink.project();
-  for (const auto& [name, def] : p.facts.full_masks) {
-    if (&p.files[def.file] != &sink.file()) continue;
-    const std::string uses = mask_uses(p, name);
-    if (uses.empty()) continue;
-    sink.add(RuleId::wave64_full_mask, def.token,
-             fmt::format("{} is a 32-bit all-ones mask (lanes 0-31), passed to *_sync calls ({}); a 64-lane "
-                         "wavefront has lanes 32-63 too: HIP 6.2+ rejects a 32-bit mask.",
-                         name, uses),
-             "Define it as 0xffffffffffffffffull (or __activemask()) for a 64-lane wavefront, or drop the mask with "
-             "the non-sync forms where every lane takes part.");
-  }
   // Warp-size constants fixed at 32 that warp-synchronous code uses, reported at their definition
   // (with the file's uses as its lines).
   for (const auto& [name, c] : p.facts.warp32) {
     // Only width-less shfl_down/xor trees beside it: each 32-lane half of a wavefront reduces on
     // its own, a logical warp that is right as written (widening it is a design choice).
     if (c.used_as_width || c.sync_uses.empty() || !c.lane_exact || &p.files[c.where.file] != &sink.file()) continue;
-    // The uses by file: "layernorm.cuh lines 23, 24, 35; attention.cuh line 91".
     std::map<std::size_t, std::set<int>> by_file;
     for (const auto& [file, token] : c.sync_uses) by_file[file].insert(p.files[file].lexed.tokens[token].line);
-    std::string uses;
-    for (const auto& [file, lines] : by_file) {
-      std::string list;
-      int shown = 0;
-      for (int line : lines)
-        if (shown++ < 8) list += fmt::format("{}{}", list.empty() ? "" : ", ", line);
-      if (lines.size() > 8) list += fmt::format(" and {} more", lines.size() - 8);
-      const std::string& path = p.files[file].path;
-      uses += fmt::format("{}{} {} {}", uses.empty() ? "" : "; ", path.substr(path.find_last_of('/') + 1),
-                          lines.size() == 1 ? "line" : "lines", list);
-    }
+    const std::string uses = lines_by_file(p, by_file);
     if (Finding* f = sink.add(
             RuleId::wave64_warp_size_literal, c.where.token,
             fmt::format("{} fixes the warp size at 32, no shuffle receives it as its width, and warp-synchronous code "

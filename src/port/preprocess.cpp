@@ -80,14 +80,23 @@ bool is_cuda_only_macro(std::string_view n) {
   // __CUDACC__ (nvcc, clang's CUDA mode) and __CUDA__ (clang's CUDA mode): HIP-Clang defines
   // __HIP__ and __HIPCC__ instead. They stay unknown to the reach of code (hipify renames
   // __CUDACC__, so what they guard is audited); pp.cuda-only-macro reports a test of one.
-  static const std::set<std::string, std::less<>> k = {"__CUDACC__",           "__CUDA__",
-                                                       "CUDART_VERSION",       "CUDA_VERSION",
-                                                       "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
-                                                       "__CUDACC_VER_BUILD__", "__NVCC__",
-                                                       "__CUDA_ARCH_LIST__",   "__DRIVER_TYPES_H__",
-                                                       "__CUDA_RUNTIME_H__",   "__CUDA_RUNTIME_API_H__",
-                                                       "__cuda_cuda_h__",      "CUDNN_MAJOR",
-                                                       "CUDNN_MINOR",          "CUDNN_VERSION"};
+  static const std::set<std::string, std::less<>> k = {"__CUDACC__",
+                                                       "__CUDA__",
+                                                       "CUDART_VERSION",
+                                                       "CUDA_VERSION",
+                                                       "__CUDACC_VER_MAJOR__",
+                                                       "__CUDACC_VER_MINOR__",
+                                                       "__CUDACC_VER_BUILD__",
+                                                       "__NVCC__",
+                                                       "__CUDACC_RTC__",
+                                                       "__CUDA_ARCH_LIST__",
+                                                       "__DRIVER_TYPES_H__",
+                                                       "__CUDA_RUNTIME_H__",
+                                                       "__CUDA_RUNTIME_API_H__",
+                                                       "__cuda_cuda_h__",
+                                                       "CUDNN_MAJOR",
+                                                       "CUDNN_MINOR",
+                                                       "CUDNN_VERSION"};
   // NVIDIA libraries' version macros, which their HIP counterparts do not define (RCCL does keep
   // NCCL's, so those are not here).
   static const std::string_view prefixes[] = {"CUDNN_FRONTEND_", "CUBLAS_VER_", "CUSPARSE_VER_",
@@ -180,8 +189,12 @@ std::vector<std::size_t> resolve_include(const std::vector<SourceFile>& files, s
 void collect_definitions(const std::vector<SourceFile>& files, Preprocessed& pp, std::set<std::string>& undefs) {
   for (std::size_t fi = 0; fi < files.size(); ++fi) {
     const auto& f = files[fi];
+    std::vector<std::vector<std::size_t>> chains;  // the open #if chains' conditions, innermost last
     for (std::size_t d = 0; d < f.lexed.directives.size(); ++d) {
       const Directive& dir = f.lexed.directives[d];
+      if (dir.name == "if" || dir.name == "ifdef" || dir.name == "ifndef") chains.push_back({d});
+      if (dir.name == "elif" && !chains.empty()) chains.back().push_back(d);
+      if (dir.name == "endif" && !chains.empty()) chains.pop_back();
       if (dir.name == "undef") {
         const auto t = directive_tokens(f, d);
         if (!t.empty()) undefs.insert(t[0]->text);
@@ -192,6 +205,7 @@ void collect_definitions(const std::vector<SourceFile>& files, Preprocessed& pp,
       MacroDefinition m;
       m.file = fi;
       m.directive = d;
+      if (!chains.empty()) m.chain = chains.back();
       std::size_t k = 1;
       if (t.size() > 1 && t[1]->text == "(" && t[1]->begin == t[0]->end) {
         m.function_like = true;

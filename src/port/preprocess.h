@@ -39,6 +39,8 @@ struct MacroDefinition {
   bool function_like = false;
   std::vector<std::string> params;
   std::vector<const Token*> body;  ///< comments dropped
+  /// The conditions of the innermost #if chain around it: its #if and the #elifs before its branch.
+  std::vector<std::size_t> chain;
 };
 
 /// What the fixed point concluded about the macros, for one build.

@@ -42,6 +42,12 @@ struct ProjectFacts {
   /// (bitsandbytes' `#define BNB_BF16_AVAILABLE (__CUDA_ARCH__ >= BNB_CC_AMPERE)`): their
   /// definition is no hazard; an `#if` that tests one is, and so is code that uses one as a value.
   std::map<std::string, Place, std::less<>> arch_macros;
+  /// Those of them a __CUDA_ARCH__ test sets to a number or defines empty (lmdeploy's
+  /// TURBOMIND_ARCH_SM80, 1 or 0): HIP defines them too, so a use as a value compiles.
+  std::set<std::string, std::less<>> arch_flags;
+  /// Functions that return a ballot in 32 bits (cuDF's `uint32_t ballot(int pred) { return
+  /// __ballot_sync(~0, pred); }`): each call loses lanes 32-63.
+  std::map<std::string, Place, std::less<>> ballot_wrappers;
   std::map<std::string, Place, std::less<>> vendor_map;      ///< cudaX -> hipY defines in HIP-only code
   std::set<std::string, std::less<>> defined_names;          ///< macros, functions and types the files define
   std::set<std::string, std::less<>> own_names;              ///< those defined in code both builds compile

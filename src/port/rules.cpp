@@ -104,6 +104,12 @@ const std::vector<RuleInfo>& all_rules() {
        "stops at them.",
        "Launch with hipModuleLaunchKernel (cuLaunchKernel's form): the grid and block in the call, the arguments "
        "as an array of pointers."},
+      {R::api_async_copy, "api.async-copy", S::error,
+       "CUDA's pipeline primitives (__pipeline_memcpy_async, __pipeline_commit, __pipeline_wait_prior)",
+       "cuda_pipeline_primitives.h and cuda_pipeline.h drive Ampere's asynchronous global-to-shared copies "
+       "(cp.async). HIP has neither the header nor the calls, hipify leaves them, and hipcc stops at them.",
+       "Load into shared memory with plain loads and __syncthreads() (the code's pre-sm80 path, where it has one); "
+       "keep the pipelined loop's structure so the stages still overlap."},
       {R::lib_cublas, "lib.cublas", S::note, "cuBLAS", "cuBLAS maps to hipBLAS (hipify renames it) over rocBLAS.",
        "hipBLAS covers BLAS 1-3 and the Ex GEMMs; check compute types (HIPBLAS_R_16F), math modes (no TF32) and "
        "cublasSetMathMode, which has no counterpart."},

@@ -33,6 +33,7 @@ enum class RuleId {
   api_graphics_interop,
   api_implicit_runtime,
   api_legacy_launch,
+  api_async_copy,
   lib_cublas,
   lib_cublaslt,
   lib_cudnn,

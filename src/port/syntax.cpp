@@ -151,6 +151,26 @@ std::optional<Span> local_value(const StreamView& v, std::size_t k, std::string_
   return std::nullopt;
 }
 
+bool is_literal(const Token& t, std::int64_t value) {
+  return t.kind == TokenKind::number && parse_integer(t.text) == value;
+}
+
+bool is_32_bit_literal(const Token& t) {
+  return t.kind == TokenKind::number && t.text.find_first_of("lL") == std::string::npos;
+}
+
+std::string span_text(const StreamView& v, Span s) {
+  std::string out;
+  for (std::size_t k = s.begin; k < s.end; ++k) {
+    const Token& t = v.at(k);
+    if (!out.empty() && (t.kind == TokenKind::identifier || t.kind == TokenKind::number) &&
+        (std::isalnum(static_cast<unsigned char>(out.back())) || out.back() == '_'))
+      out += ' ';
+    out += t.text;
+  }
+  return out;
+}
+
 bool is_full_mask_32(const StreamView& v, Span s, const ProjectFacts& facts) {
   if (s.empty()) return false;
   if (s.size() == 1 && v.at(s.begin).kind == TokenKind::identifier) {
@@ -221,8 +241,9 @@ std::optional<std::string> declared_type(const StreamView& v, std::size_t k) {
       "co_return", "co_yield", "sizeof", "typedef",   "using",  "operator", "struct",
       "class",     "enum",     "union",  "namespace", "public", "private",  "protected"};
   static const std::set<std::string, std::less<>> qualifiers = {
-      "const",  "constexpr",  "static",       "volatile",     "__shared__",   "register", "inline",
-      "extern", "__device__", "__restrict__", "__constant__", "thread_local", "mutable"};
+      "const",   "constexpr", "static",          "volatile",     "__shared__",   "register",
+      "inline",  "extern",    "__device__",      "__restrict__", "__constant__", "thread_local",
+      "mutable", "__host__",  "__forceinline__", "__noinline__"};
   std::vector<std::string> words;
   for (std::size_t j = k; j-- > 0;) {
     const Token& t = v.at(j);
@@ -277,7 +298,10 @@ std::string trimmed_line(const SourceFile& f, int line) {
 }
 
 /// The name of the function whose body opens at stream position k, if it is one.
-std::optional<std::string> function_name(const StreamView& v, std::size_t k) {
+namespace {
+
+/// The position of the name of the function whose body opens at k, or 0 when k opens none.
+std::size_t function_name_at(const StreamView& v, std::size_t k) {
   std::size_t j = k;
   while (j > 0) {
     const Token& t = v.at(j - 1);
@@ -287,13 +311,38 @@ std::optional<std::string> function_name(const StreamView& v, std::size_t k) {
     else
       break;
   }
-  if (j == 0 || !v.is(j - 1, ")")) return std::nullopt;
+  if (j == 0 || !v.is(j - 1, ")")) return 0;
   const std::size_t o = match_open(v, j - 1);
-  if (o == 0 || o >= v.size() || v.at(o - 1).kind != TokenKind::identifier) return std::nullopt;
+  if (o == 0 || o >= v.size() || v.at(o - 1).kind != TokenKind::identifier) return 0;
   static const std::set<std::string, std::less<>> control = {"if",     "for",   "while",
                                                              "switch", "catch", "__launch_bounds__"};
-  if (control.count(v.at(o - 1).text)) return std::nullopt;
-  return v.at(o - 1).text;
+  if (control.count(v.at(o - 1).text)) return 0;
+  return o - 1;
+}
+
+}  // namespace
+
+std::optional<std::string> function_name(const StreamView& v, std::size_t k) {
+  const std::size_t name = function_name_at(v, k);
+  if (name == 0) return std::nullopt;
+  return v.at(name).text;
+}
+
+std::optional<std::string> return_type(const StreamView& v, std::size_t k) {
+  const std::size_t name = function_name_at(v, k);
+  if (name == 0) return std::nullopt;
+  auto type = declared_type(v, name);
+  if (!type) return std::nullopt;
+  // MGPU_HOST_DEVICE unsigned -> unsigned
+  for (std::size_t sp = type->find(' '); sp != std::string::npos; sp = type->find(' ')) {
+    const std::string_view word(type->data(), sp);
+    if (!std::all_of(word.begin(), word.end(), [](char c) {
+          return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+        }))
+      break;
+    type->erase(0, sp + 1);
+  }
+  return type;
 }
 
 }  // namespace dcukit::port

@@ -59,6 +59,15 @@ Span initializer(const StreamView& v, std::size_t k);
 /// The initializer of the nearest `name = ...` before k in k's function body, if there is one.
 std::optional<Span> local_value(const StreamView& v, std::size_t k, std::string_view name);
 
+/// Whether t is the integer literal `value` (any base or suffix).
+bool is_literal(const Token& t, std::int64_t value);
+
+/// A number with no l/ll suffix: an int or unsigned int, 32 bits.
+bool is_32_bit_literal(const Token& t);
+
+/// The tokens of s as one line of text, spaced only where two words would run together.
+std::string span_text(const StreamView& v, Span s);
+
 /// Whether span's tokens are a 32-bit all-ones mask: 0xffffffff (any case, u/l suffix),
 /// 4294967295, ~0, ~0u, (unsigned)-1, or a name the facts know as one.
 bool is_full_mask_32(const StreamView& v, Span s, const ProjectFacts& facts);
@@ -84,6 +93,11 @@ bool is_narrow_integer(std::string_view type, const ProjectFacts& facts);
 
 /// The name of the function whose body opens at stream position k ("{"), if it is one.
 std::optional<std::string> function_name(const StreamView& v, std::size_t k);
+
+/// The return type of the function whose body opens at stream position k ("{"), as declared_type
+/// spells it, leading attribute macros in capitals (MGPU_HOST_DEVICE) dropped; nullopt when k opens
+/// no function.
+std::optional<std::string> return_type(const StreamView& v, std::size_t k);
 
 /// Whether s begins with p.
 inline bool starts_with(std::string_view s, std::string_view p) {

@@ -41,6 +41,13 @@ inline std::vector<std::string> hits(const dcukit::port::AuditReport& r, bool co
   return out;
 }
 
+/// The finding of `rule` at `line`, or nullptr.
+inline const dcukit::port::Finding* at(const dcukit::port::AuditReport& r, dcukit::port::RuleId rule, int line) {
+  for (const auto& f : r.findings)
+    if (f.rule == rule && f.line == line) return &f;
+  return nullptr;
+}
+
 /// Findings of one rule.
 inline int count(const dcukit::port::AuditReport& r, dcukit::port::RuleId rule) {
   int n = 0;
