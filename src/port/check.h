@@ -47,8 +47,11 @@ void check_masks_at(Sink& sink, const StreamView& v, std::size_t k);
 /// wave64.full-mask at the definitions of the project's names for a 32-bit full mask (FINAL_MASK)
 /// in the sink's file, with the *_sync calls that receive them.
 void check_mask_names(Sink& sink);
-/// wave64.warp-size-literal at launches: one-warp blocks and widths of 32 passed to kernels.
+/// wave64.warp-size-literal at launches: one-warp blocks and widths of 32 passed to kernels, and
+/// block sizes rocPRIM refuses for warp-transpose loads (check_launch.cpp).
 void check_launches(Sink& sink);
+/// The block sizes of the project's CUB warp-transpose loads and stores, for ProjectFacts.
+TransposeBlocks transpose_blocks(const Project& p);
 /// ptx.inline-asm, arch.cuda-arch used as a value, api.* .
 void check_code(Sink& sink);
 /// arch.cuda-arch: the __CUDA_ARCH__ tests (check_arch.cpp).

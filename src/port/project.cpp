@@ -290,6 +290,7 @@ void compute_facts(Project& p, const std::vector<std::string>& hip_switches) {
   F.torch_libraries = libraries_through_torch(p);
   F.unexpanded_macros = unexpanded_macros(p);
   F.hip_branches = tests_hip(p, hip_switches);
+  F.transpose_blocks = transpose_blocks(p);
 }
 
 }  // namespace

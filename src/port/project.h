@@ -3,9 +3,11 @@
 // (ggml's vendors/hip.h), names that stand for the hardware wavefront width, warp-size constants
 // fixed at 32 and whether they are used as a shuffle width, full-mask constants, a __CUDA_ARCH__
 // defined for HIP, and the names the files define themselves.
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "port/preprocess.h"
@@ -29,6 +31,15 @@ struct WarpConstant {
   /// Some use shares a scope with lane-exact code (a vote, a lane id, a width-less broadcast or
   /// upward shuffle); otherwise the constant is a self-consistent 32-lane logical warp on wave64.
   bool lane_exact = false;
+};
+
+/// The block sizes of CUB loads and stores with a warp-transpose algorithm, which rocPRIM compiles
+/// only for a multiple of the 64-lane wavefront.
+struct TransposeBlocks {
+  /// Templates one of whose parameters sizes such a load or store, directly or passed on (mamba's
+  /// selective_scan_fwd_launch): name -> (the parameter's index, its name, the load or store).
+  std::map<std::string, std::tuple<std::size_t, std::string, Place>, std::less<>> templates;
+  std::vector<std::pair<Place, std::int64_t>> literals;  ///< a literal size rocPRIM refuses, and its value
 };
 
 /// What the rules know about the whole set of files.
@@ -67,6 +78,7 @@ struct ProjectFacts {
   /// USE_ROCM) or some file includes HIP's headers: the project has been built for HIP, so the
   /// branches a HIP build takes are its authors' choice.
   bool hip_branches = false;
+  TransposeBlocks transpose_blocks;
 };
 
 /// Files audited (or translated) together.

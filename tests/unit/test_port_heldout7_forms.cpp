@@ -118,3 +118,30 @@ TEST(PortHeldout7Forms, AFolderOfHxxHeadersIsAudited) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->findings.size(), 1u);
 }
+
+TEST(PortHeldout7Forms, AWarpTransposeLoadInstantiatedWith32ThreadsIsReportedWhereTheSizeIsGiven) {
+  // mamba's selective scan: the traits' cub::BlockLoad takes kNThreads_ through kNThreads, the
+  // launcher passes its own kNThreads on, and the dispatch instantiates it with 32.
+  const auto r = audit(R"(#include <cub/block/block_load.cuh>
+template <int kNThreads_, typename T> struct Traits {
+  static constexpr int kNThreads = kNThreads_;
+  using BlockLoadT = cub::BlockLoad<T, kNThreads, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+};
+template <int kNThreads, typename T> void launch(T* p) {
+  using K = Traits<kNThreads, T>;
+  (void)p;
+}
+template <int THREADS, typename T> void other(T* p) { (void)p; }
+void dispatch(float* p, int n) {
+  if (n < 128) launch<32, float>(p);
+  else launch<128, float>(p);
+  other<32, float>(p);
+  using Direct = cub::BlockLoad<float, 96, 2, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+}
+)");
+  const auto* f = at(r, RuleId::wave64_warp_size_literal, 12);
+  ASSERT_TRUE(f) << hits(r).size();
+  EXPECT_NE(f->why.find("launch<...> sets kNThreads to 32"), std::string::npos) << f->why;
+  EXPECT_TRUE(at(r, RuleId::wave64_warp_size_literal, 15));  // a literal 96
+  EXPECT_EQ(count(r, RuleId::wave64_warp_size_literal), 2);  // not 128, not other<32>
+}
