@@ -77,9 +77,18 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
   if (scope || (k > 0 && v.is(k - 1, "namespace"))) {
     // The library's own code (flash-attention's ROCm backend opens namespace flash); a project that
     // opens cub or thrust specialises their templates and still depends on them.
-    if (facts.namespaces.count(s) && s != "cub" && s != "thrust") return std::nullopt;
+    if (facts.namespaces.count(s) && s != "cub") return std::nullopt;
     if (s == "cub") return RuleId::lib_cub;
-    if (s == "thrust") return RuleId::lib_thrust;
+    // rocThrust keeps thrust:: and its headers; only Thrust's CUDA system is not there
+    // (thrust::cuda::par, thrust::system::cuda::, thrust::cuda_category()).
+    if (s == "thrust") {
+      if (!scope) return std::nullopt;
+      const std::string& next = k + 2 < v.size() ? v.at(k + 2).text : std::string();
+      const bool cuda_system =
+          next == "cuda" || next == "cuda_cub" || next == "cuda_category" ||
+          (next == "system" && v.is(k + 3, "::") && k + 4 < v.size() && v.at(k + 4).text == "cuda");
+      return cuda_system ? std::optional<RuleId>(RuleId::lib_thrust) : std::nullopt;
+    }
     if (s == "cutlass" || s == "cute") return RuleId::lib_cutlass;
     if (s == "flash") return RuleId::lib_flash_attn;
     if (s == "triton") return RuleId::lib_triton;
@@ -131,7 +140,7 @@ std::optional<RuleId> library_header(std::string_view h) {
   if (h == "cuda_pipeline_primitives.h" || h == "cuda_pipeline.h" || h == "cuda_awbarrier_primitives.h")
     return RuleId::api_async_copy;
   if (starts_with(h, "cub/")) return RuleId::lib_cub;
-  if (starts_with(h, "thrust/")) return RuleId::lib_thrust;
+  if (starts_with(h, "thrust/system/cuda/")) return RuleId::lib_thrust;  // rocThrust has the others
   if (starts_with(h, "cutlass/") || starts_with(h, "cute/")) return RuleId::lib_cutlass;
   if (h.find("flash_attn") != std::string_view::npos || h.find("flash_fwd") != std::string_view::npos)
     return RuleId::lib_flash_attn;
@@ -224,7 +233,7 @@ void check_libs(Sink& sink) {
       if (r != Reach::shared || unexpanded) continue;
       if (auto lib = library_use(v, k, p.facts)) {
         std::string name = t.text;  // cuda::memcpy_async, cuda::std::enable_if: the qualified name
-        if (t.text == "cuda")
+        if (t.text == "cuda" || t.text == "thrust")
           for (std::size_t j = k; j + 2 < v.size() && v.is(j + 1, "::") && v.at(j + 2).kind == TokenKind::identifier;
                j += 2)
             name += "::" + v.at(j + 2).text;
@@ -284,10 +293,10 @@ void check_libs(Sink& sink) {
     if (x)
       for (int line : u.include_lines)
         if (line != x->line) x->also.push_back(line);
-    // libcu++ and the pipeline primitives have no HIP counterpart at all: each call is rewritten
-    // where it is, so the first use of each of their names is listed too (cuda::memcpy_async,
-    // pipe.producer_acquire(), __pipeline_commit()).
-    if (x && (rule == RuleId::lib_libcudacxx || rule == RuleId::api_async_copy))
+    // libcu++, the pipeline primitives and Thrust's CUDA system have no HIP counterpart of that
+    // name: each use is rewritten where it is, so the first use of each name is listed too
+    // (cuda::memcpy_async, pipe.producer_acquire(), __pipeline_commit(), thrust::cuda::par).
+    if (x && (rule == RuleId::lib_libcudacxx || rule == RuleId::api_async_copy || rule == RuleId::lib_thrust))
       for (int line : u.name_lines)
         if (line != x->line && std::find(x->also.begin(), x->also.end(), line) == x->also.end())
           x->also.push_back(line);

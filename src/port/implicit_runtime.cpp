@@ -27,6 +27,10 @@ bool includes_runtime(const Project& p, const std::vector<std::string>& normal, 
       if (inner == h) return true;
     // CUB and Thrust: hipify makes them hipCUB and rocThrust, whose headers include hip_runtime.h.
     if (t->text.front() == '<' && (starts_with(inner, "cub/") || starts_with(inner, "thrust/"))) return true;
+    // A PyTorch extension's CUDA headers (pytorch_scatter's <ATen/cuda/CUDAContext.h>): torch's ROCm
+    // build hipifies the extension, and its hipify (hip_header_magic) adds hip/hip_runtime.h to each
+    // file that holds device code.
+    if (starts_with(inner, "ATen/cuda/") || starts_with(inner, "c10/cuda/")) return true;
     const std::size_t k = resolve_include(normal, index, inner);
     if (k == std::string::npos && t->text.front() == '"') unsure = true;  // a project header not given
     if (k != std::string::npos && includes_runtime(p, normal, k, seen, unsure)) return true;

@@ -133,9 +133,12 @@ const std::vector<RuleInfo>& all_rules() {
        "Include <rccl/rccl.h>; expect lower all-reduce bandwidth on DCU and tune NCCL_* variables there."},
       {R::lib_cub, "lib.cub", S::note, "CUB", "CUB maps to hipCUB (over rocPRIM): cub:: becomes hipcub::.",
        "Check warp-level primitives (WarpReduce, WarpScan) for their logical warp size: 64 on AMD by default."},
-      {R::lib_thrust, "lib.thrust", S::note, "Thrust",
-       "Thrust maps to rocThrust, which keeps the thrust:: namespace and headers.",
-       "Install rocThrust; thrust::cuda::par becomes thrust::hip::par."},
+      {R::lib_thrust, "lib.thrust", S::note, "Thrust's CUDA system (thrust::cuda::par, thrust/system/cuda/)",
+       "rocThrust keeps the thrust:: namespace and headers, so plain Thrust ports as it is (and is not reported); "
+       "its CUDA system is thrust::hip:: there: thrust::cuda::par, thrust::system::cuda:: (the pinned allocator), "
+       "thrust::cuda_category() and the thrust/system/cuda/ headers have no same-named counterpart.",
+       "Install rocThrust; write thrust::hip::par (or thrust::device), thrust::system::hip:: and thrust/system/hip/ "
+       "where the CUDA system is named."},
       {R::lib_cutlass, "lib.cutlass", S::error, "CUTLASS / CuTe",
        "CUTLASS has no HIP equivalent: it is built on NVIDIA tensor-core PTX and layouts.",
        "Use hipBLASLt/rocBLAS for GEMMs, Composable Kernel (CK) for fused kernels, or a plain HIP kernel."},

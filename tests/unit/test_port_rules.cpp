@@ -155,12 +155,13 @@ TEST(PortLibs, EachLibraryOnceAFileWithWhatItMapsTo) {
 #include <cusparse.h>
 #include <nccl.h>
 #include <cub/cub.cuh>
-#include <thrust/device_vector.h>
+#include <thrust/system/cuda/error.h>
 #include <cutlass/gemm/device/gemm.h>
 #include "flash_attn/flash_api.h"
 void f() {
   cublasHandle_t h; cublasCreate(&h);
-  thrust::device_vector<float> v(4);
+  thrust::device_vector<float> v(4);  // rocThrust has it: not a reference
+  thrust::copy(thrust::cuda::par, v.begin(), v.end(), v.begin());
   cute::Layout<int> l;
 }
 #define CUBLAS_CHECK(x) x
