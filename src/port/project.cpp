@@ -36,6 +36,13 @@ bool span_is_32(const StreamView& v, Span s) {
   return s.size() == 1 && v.at(s.begin).kind == TokenKind::number && parse_integer(v.at(s.begin).text) == 32;
 }
 
+/// Adds a definition of `name` once, however many rounds see it.
+void add_place(std::multimap<std::string, Place, std::less<>>& m, const std::string& name, const Place& at) {
+  for (auto [it, end] = m.equal_range(name); it != end; ++it)
+    if (it->second.file == at.file && it->second.token == at.token) return;
+  m.emplace(name, at);
+}
+
 void scan_declarations(Project& p, bool first_round) {
   auto& F = p.facts;
   for (std::size_t fi = 0; fi < p.files.size(); ++fi) {
@@ -50,7 +57,8 @@ void scan_declarations(Project& p, bool first_round) {
             d.first + 1 < d.end && f.tok(d.first + 1).text == "(" && f.tok(d.first + 1).begin == name.end;
         if (span_mentions(v, {0, v.size()}, F.hardware_width)) F.hardware_width.insert(name.text);
         if (function_like || !first_round) continue;
-        if (v.size() > 0 && is_full_mask_32(v, {0, v.size()}, F)) F.full_masks.emplace(name.text, Place{fi, d.first});
+        if (v.size() > 0 && is_full_mask_32(v, {0, v.size()}, F))
+          add_place(F.full_masks, name.text, Place{fi, d.first});
         if (looks_like_warp_size(name.text) && span_is_32(v, {0, v.size()}))
           F.warp32.emplace(name.text, WarpConstant{Place{fi, d.first}, false});
         continue;
@@ -110,7 +118,8 @@ void scan_declarations(Project& p, bool first_round) {
         const std::string& name = v.at(k - 1).text;
         const Span init = initializer(v, k);
         const bool declared = declared_type(v, k - 1).has_value();
-        if (declared && v.scope(k) < 0 && is_full_mask_32(v, init, F)) F.full_masks.emplace(name, Place{fi, v.index(k - 1)});
+        if (declared && v.scope(k) < 0 && is_full_mask_32(v, init, F))
+          add_place(F.full_masks, name, Place{fi, v.index(k - 1)});
         if (declared && looks_like_warp_size(name) && span_is_32(v, init))
           F.warp32.emplace(name, WarpConstant{Place{fi, v.index(k - 1)}, false});
         if (v.scope(k) < 0 && span_mentions(v, init, F.hardware_width)) F.hardware_width.insert(name);

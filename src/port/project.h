@@ -45,7 +45,9 @@ struct TransposeBlocks {
 /// What the rules know about the whole set of files.
 struct ProjectFacts {
   std::set<std::string, std::less<>> shimmed_sync;       ///< *_sync names a HIP build maps to a mask-free call
-  std::map<std::string, Place, std::less<>> full_masks;  ///< names defined as a 32-bit all-ones mask
+  /// Names defined as a 32-bit all-ones mask, each definition (pytorch_scatter's two .cu files
+  /// each `#define FULL_MASK 0xffffffff`).
+  std::multimap<std::string, Place, std::less<>> full_masks;
   std::set<std::string, std::less<>> hardware_width;     ///< warpSize, __AMDGCN_WAVEFRONT_SIZE and names made from them
   std::map<std::string, WarpConstant, std::less<>> warp32;
   std::vector<Place> cuda_arch_shims;                        ///< `#define __CUDA_ARCH__ ...` a HIP build compiles

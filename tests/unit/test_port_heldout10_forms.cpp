@@ -41,3 +41,18 @@ void f(float* p) { k<<<1, 64>>>(p); }
 )"}});
   EXPECT_EQ(count(r, RuleId::api_implicit_runtime), 0);
 }
+
+TEST(PortHeldout10Forms, EachFilesOwnNameForTheFullMaskIsReportedInThatFile) {
+  // pytorch_scatter: segment_coo_cuda.cu and segment_csr_cuda.cu each `#define FULL_MASK 0xffffffff`.
+  const auto r = audit(Sources{{"segment_coo_cuda.cu", R"(#include <cuda_runtime.h>
+#define FULL_MASK 0xffffffff
+__device__ float up(float v) { return __shfl_up_sync(FULL_MASK, v, 1); }
+)"},
+                               {"segment_csr_cuda.cu", R"(#include <cuda_runtime.h>
+#define FULL_MASK 0xffffffff
+__device__ float down(float v) { return __shfl_down_sync(FULL_MASK, v, 1); }
+)"}});
+  EXPECT_EQ(hits(r), (Strings{"wave64.full-mask:2", "wave64.full-mask:2"}));
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_NE(r.findings[0].file, r.findings[1].file);
+}
