@@ -76,7 +76,7 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
   const bool scope = v.is(k + 1, "::");
   if (scope || (k > 0 && v.is(k - 1, "namespace"))) {
     // The library's own code (flash-attention's ROCm backend opens namespace flash); a project that
-    // opens cub or thrust specialises their templates and still depends on them.
+    // opens cub specialises its templates and still depends on it (rocThrust keeps thrust::).
     if (facts.namespaces.count(s) && s != "cub") return std::nullopt;
     if (s == "cub") return RuleId::lib_cub;
     // rocThrust keeps thrust:: and its headers; only Thrust's CUDA system is not there
