@@ -18,10 +18,6 @@
 namespace dcukit::port {
 namespace {
 
-bool is_32(const Token& t) {
-  return t.kind == TokenKind::number && parse_integer(t.text) == 32;
-}
-
 /// What a kernel of the project does with warps: whether its body shuffles, votes or reads
 /// warpSize, and which of its parameters it passes to a shuffle (a width, a lane).
 struct WarpKernel {
@@ -85,7 +81,7 @@ void width_argument(Sink& sink, Kernels& kernels, const StreamView& v, std::size
   const auto args = call_args(v, launch_end + 1);
   const WarpKernel& w = kernels.get(kernel);
   for (std::size_t i = 0; i < args.size(); ++i)
-    if (args[i].size() == 1 && is_32(v.at(args[i].begin)) && w.shuffle_params.count(i))
+    if (args[i].size() == 1 && is_literal(v.at(args[i].begin), 32) && w.shuffle_params.count(i))
       sink.add(RuleId::wave64_warp_size_literal, v.index(args[i].begin),
                fmt::format("{} gets 32 as argument {}, which it passes to a shuffle: a width of 32 splits a "
                            "64-lane wavefront into halves that never exchange.",
@@ -111,7 +107,7 @@ void launch(Sink& sink, Kernels& kernels, const StreamView& v, std::size_t k) {
   std::size_t end = comma;
   while (end < v.size() && !v.is(end, ">>>") && !v.is(end, ";")) ++end;
   if (end < v.size() && v.is(end, ">>>")) width_argument(sink, kernels, v, end, kernel);
-  if (!is_32(v.at(comma + 1)) || (!v.is(comma + 2, ">>>") && !v.is(comma + 2, ","))) return;
+  if (!is_literal(v.at(comma + 1), 32) || (!v.is(comma + 2, ">>>") && !v.is(comma + 2, ","))) return;
   if (!kernels.get(kernel).warp_sync) return;
   sink.add(RuleId::wave64_warp_size_literal, v.index(comma + 1),
            fmt::format("{} is launched with blocks of 32 threads, one 32-lane warp; on a 64-lane wavefront that is "

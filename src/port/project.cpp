@@ -33,7 +33,7 @@ bool span_is_32(const StreamView& v, Span s) {
     ++s.begin;
     --s.end;
   }
-  return s.size() == 1 && v.at(s.begin).kind == TokenKind::number && parse_integer(v.at(s.begin).text) == 32;
+  return s.size() == 1 && is_literal(v.at(s.begin), 32);
 }
 
 /// Adds a definition of `name` once, however many rounds see it.
