@@ -334,7 +334,7 @@ void check_code(Sink& sink) {
                                     fmt::format("__launch_bounds__({}, {}): the second argument is the minimum blocks "
                                                 "per multiprocessor in CUDA but the minimum waves per execution unit "
                                                 "in HIP.",
-                                                v.at(args[0].begin).text, v.at(args[1].begin).text)))
+                                                span_text(v, args[0]), span_text(v, args[1]))))
             x->same = "launch-bounds";
       }
       if (starts_with(t.text, "__hmma_") || starts_with(t.text, "__imma_") || starts_with(t.text, "__bmma_") ||

@@ -98,3 +98,14 @@ __global__ void __launch_bounds__(256, 1) d(int* p) { p[0] = 0; }
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].also, (std::vector<int>{2, 4}));
 }
+
+TEST(PortHeldout6Forms, LaunchBoundsNamesEachArgumentWhole) {
+  // mamba's selective scan: __launch_bounds__(Ktraits::kNThreads, Ktraits::kMinBlocks) was told as
+  // "(Ktraits, Ktraits)", the first token of each argument.
+  const auto r = audit(R"(template <typename Ktraits>
+__global__ __launch_bounds__(Ktraits::kNThreads, Ktraits::kMinBlocks) void k(int* p) { p[0] = 0; }
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_NE(r.findings[0].why.find("__launch_bounds__(Ktraits::kNThreads, Ktraits::kMinBlocks)"), std::string::npos)
+      << r.findings[0].why;
+}
