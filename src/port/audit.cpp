@@ -173,6 +173,7 @@ void audit_file(const Project& project, const SourceFile& f, AuditReport& report
   Sink sink(project, f, found);
   check_wave64(sink);
   check_launches(sink);
+  check_transpose_blocks(sink);
   check_code(sink);
   check_arch(sink);
   check_libs(sink);

@@ -44,12 +44,19 @@ void check_wave64(Sink& sink);
 /// wave64.full-mask and wave64.ballot-width at stream position k: 32-bit masks of *_sync calls and
 /// ballots kept in 32 bits (check_masks.cpp).
 void check_masks_at(Sink& sink, const StreamView& v, std::size_t k);
+/// Functions declared to return 32 bits whose return value is a ballot: `return __ballot_sync(m,
+/// p);`, or a variable the body assigns one to (moderngpu's `y = __ballot_sync(mask, p); return y;`).
+/// For ProjectFacts (check_masks.cpp).
+std::map<std::string, Place, std::less<>> ballot_wrappers(const Project& p);
 /// wave64.full-mask at the definitions of the project's names for a 32-bit full mask (FINAL_MASK)
 /// in the sink's file, with the *_sync calls that receive them.
 void check_mask_names(Sink& sink);
-/// wave64.warp-size-literal at launches: one-warp blocks and widths of 32 passed to kernels, and
-/// block sizes rocPRIM refuses for warp-transpose loads (check_launch.cpp).
+/// wave64.warp-size-literal at launches: one-warp blocks and widths of 32 passed to kernels
+/// (check_launch.cpp).
 void check_launches(Sink& sink);
+/// wave64.warp-size-literal: block sizes rocPRIM refuses for CUB's warp-transpose loads and stores
+/// (check_transpose.cpp).
+void check_transpose_blocks(Sink& sink);
 /// The block sizes of the project's CUB warp-transpose loads and stores, for ProjectFacts.
 TransposeBlocks transpose_blocks(const Project& p);
 /// ptx.inline-asm, arch.cuda-arch used as a value, api.* .

@@ -203,40 +203,6 @@ bool tests_hip(const Project& p, const std::vector<std::string>& switches) {
   return false;
 }
 
-/// Functions declared to return 32 bits whose return value is a ballot: `return __ballot_sync(m,
-/// p);`, or a variable the body assigns one to (moderngpu's `y = __ballot_sync(mask, p); return y;`).
-void find_ballot_wrappers(Project& p) {
-  const auto is_ballot = [](const StreamView& v, std::size_t k) {
-    return (v.is(k, "__ballot_sync") || v.is(k, "__ballot")) && v.is(k + 1, "(");
-  };
-  for (std::size_t fi = 0; fi < p.files.size(); ++fi) {
-    const SourceFile& f = p.files[fi];
-    const Stream& s = f.streams.front();  // the file's code
-    const StreamView v{f, s};
-    for (std::size_t b = 0; b < s.bodies.size(); ++b) {
-      const Span body = v.range(static_cast<int>(b));
-      const auto fn = function_name(v, body.begin);
-      const auto type = return_type(v, body.begin);
-      if (!fn || !type || !is_narrow_integer(*type, p.facts) || f.reach(v.index(body.begin)) == Reach::skipped)
-        continue;
-      for (std::size_t j = body.begin; j < body.end; ++j) {
-        if (!v.is(j, "return") || f.reach(v.index(j)) == Reach::skipped) continue;
-        Span e{j + 1, j + 1};
-        while (e.end < body.end && !v.is(e.end, ";")) ++e.end;
-        while (e.size() >= 2 && v.is(e.begin, "(") && match_close(v, e.begin) == e.end - 1) ++e.begin, --e.end;
-        bool ballot = is_ballot(v, e.begin) && match_close(v, e.begin + 1) == e.end - 1;
-        if (!ballot && e.size() == 1 && v.at(e.begin).kind == TokenKind::identifier)
-          for (std::size_t q = body.begin; q + 2 < j && !ballot; ++q)
-            ballot = v.at(q).text == v.at(e.begin).text && v.is(q + 1, "=") && is_ballot(v, q + 2);
-        if (ballot) {
-          p.facts.ballot_wrappers.emplace(*fn, Place{fi, v.index(body.begin)});
-          break;
-        }
-      }
-    }
-  }
-}
-
 void compute_facts(Project& p, const std::vector<std::string>& hip_switches) {
   auto& F = p.facts;
   F.hardware_width = {"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"};
@@ -293,7 +259,7 @@ void compute_facts(Project& p, const std::vector<std::string>& hip_switches) {
              : std::next(it);
   mark_widths(p);
   find_warp_synchronous_code(p);
-  find_ballot_wrappers(p);
+  F.ballot_wrappers = ballot_wrappers(p);
   for (const SourceFile& f : p.files) F.normal_paths.push_back(normal_path(f.path));
   F.included_libraries = libraries_included(p);
   F.torch_libraries = libraries_through_torch(p);
