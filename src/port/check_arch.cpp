@@ -17,9 +17,15 @@ std::string through_arch_macro(const Project& p, const std::string& name) {
   const auto it = p.facts.arch_macros.find(name);
   if (it == p.facts.arch_macros.end()) return {};
   const SourceFile& def = p.files[it->second.file];
+  // nvcc's list of target architectures stands for __CUDA_ARCH__ (cuCollections' __config).
+  bool from_list = false;
+  for (auto [d, end] = p.pp.definitions.equal_range(name); d != end; ++d)
+    for (const Token* t : d->second.body) from_list = from_list || t->text == "__CUDA_ARCH_LIST__";
   return fmt::format(" through {} ({} at {}:{})", name,
-                     p.facts.arch_flags.count(name) ? "set by a __CUDA_ARCH__ test" : "defined from it", def.path,
-                     def.lexed.tokens[it->second.token].line);
+                     p.facts.arch_flags.count(name) ? "set by a __CUDA_ARCH__ test"
+                     : from_list                    ? "defined from __CUDA_ARCH_LIST__, nvcc's target architectures,"
+                                                    : "defined from it",
+                     def.path, def.lexed.tokens[it->second.token].line);
 }
 
 std::string lines_said(std::string_view what, const std::vector<int>& lines) {
@@ -49,17 +55,22 @@ void cuda_arch_directives(Sink& sink) {
     // Does the outcome on HIP depend on __CUDA_ARCH__? Trace it as a tainted unknown: a test ANDed
     // with an explicit HIP exclusion is decided without it. CUDA's other macros are traced with it
     // (moderngpu's `__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`: either alone decides nothing).
+    // A macro defined from __CUDA_ARCH__ is the unknown itself, whether or not its body evaluates
+    // here (cuCollections' _NV_FIRST_ARG(__CUDA_ARCH_LIST__) calls a macro of <nv/target>).
+    // Whether it is defined is HIP's answer, as for any macro (#ifdef BNB_BF16_AVAILABLE).
     const MacroLookup traced = [&p](std::string_view n) {
-      return n == "__CUDA_ARCH__" || is_cuda_only_macro(n) || p.facts.arch_flags.count(n)
-                 ? MacroInfo{Tri::unknown, false, nullptr, true}
-                 : p.pp.hip.lookup(n);
+      if (n == "__CUDA_ARCH__" || is_cuda_only_macro(n) || p.facts.arch_flags.count(n))
+        return MacroInfo{Tri::unknown, false, nullptr, true};
+      MacroInfo m = p.pp.hip.lookup(n);
+      if (p.facts.arch_macros.count(n) && m.defined == Tri::yes) return MacroInfo{Tri::yes, false, nullptr, true};
+      return m;
     };
     bool depends = false;
     directive_truth(f, d, traced, &depends);
     if (!depends) continue;
     const Tri on_hip = directive_truth(f, d, [&p](std::string_view n) { return p.pp.hip.lookup(n); });
     const std::string outcome = on_hip == Tri::yes  ? "true on HIP, where __CUDA_ARCH__ reads as 0"
-                                : on_hip == Tri::no ? "false on HIP, which compiles the other branch"
+                                : on_hip == Tri::no ? "false on HIP, which drops this branch (for the #else, if any)"
                                                     : "evaluated on HIP with __CUDA_ARCH__ as 0";
     // What the branch HIP drops holds: its PTX is NVIDIA-only code a port leaves behind.
     const std::vector<int> removed = on_hip == Tri::no ? ptx_lines_in_branch(f, d) : std::vector<int>{};

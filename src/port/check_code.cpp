@@ -80,7 +80,10 @@ bool is_ptx_word(std::string_view w) {
       "applypriority", "discard", "createpolicy", "bra", "call",  "ret",     "exit",    "pmevent",  "suld",
       "sust",     "tex",     "tld4",     "txq",       "sured",    "suq",     "istypep", "alloca",   "stackrestore",
       "stacksave", "szext",  "bmsk",     "fns",       "cnot",     "sad",     "mul24",   "mad24",    "addc",
-      "subc",     "madc",    "fmax",     "fmin"};
+      "subc",     "madc",    "fmax",     "fmin",     "bfind",   "mapa",    "vadd",     "vadd2",
+      "vadd4",    "vsub",    "vsub2",    "vsub4",     "vmad",     "vavrg2",  "vavrg4",  "vabsdiff2", "vabsdiff4",
+      "vmin",     "vmin2",   "vmin4",    "vmax",      "vmax2",    "vmax4",   "vset",    "vset2",    "vset4",
+      "vshl",     "vshr"};
   // clang-format on
   if (w == "trap" || w == "brkpt" || w == ".reg" || w == ".pred" || w == ".shared" || w == ".global") return true;
   if (starts_with(w, "%%")) w.remove_prefix(1);  // %%laneid: the escaped form inside an asm string

@@ -97,8 +97,31 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
                                    "case",     "throw",  "using", "else",   "do",    "template",  "co_return"};
     const bool nested =
         k >= 2 && v.is(k - 1, "::") && v.at(k - 2).kind == TokenKind::identifier && !keywords.count(v.at(k - 2).text);
-    // Where the files include libcu++: TransformerEngine's own cuda::sm_count() is not.
-    if (s == "cuda" && scope && !nested && facts.included_libraries.count(RuleId::lib_libcudacxx))
+    // Where the files include libcu++: TransformerEngine's own cuda::sm_count() is not. libcu++'s
+    // own names are its wherever they are (cuCollections' static_map.inl takes cuda::thread_scope
+    // and cuda::atomic from the header that includes it).
+    static const Names own = {"std",
+                              "atomic",
+                              "atomic_ref",
+                              "atomic_flag",
+                              "thread_scope",
+                              "barrier",
+                              "pipeline",
+                              "memcpy_async",
+                              "aligned_size_t",
+                              "annotated_ptr",
+                              "make_pipeline",
+                              "pipeline_shared_state",
+                              "memory_order",
+                              "ptx",
+                              "access_property",
+                              "proclaim_return_type",
+                              "stream_ref",
+                              "mr"};
+    if (s == "cuda" && scope && !nested &&
+        (facts.included_libraries.count(RuleId::lib_libcudacxx) ||
+         (k + 2 < v.size() && (own.count(v.at(k + 2).text) || starts_with(v.at(k + 2).text, "thread_scope_") ||
+                               starts_with(v.at(k + 2).text, "memory_order_")))))
       return RuleId::lib_libcudacxx;
   }
   // A libcu++ pipeline's or barrier's member calls, where the files include libcu++.
@@ -128,7 +151,9 @@ std::optional<RuleId> library_header(std::string_view h) {
   if (starts_with(h, "nvtx3/") || starts_with(h, "nvToolsExt")) return RuleId::lib_nvtx;
   // libcu++'s headers have no suffix (<cuda/pipeline>) or sit under cuda/std/; <cuda/mpi_stub.h> is
   // a project's own (CTranslate2's include/cuda/).
-  if (starts_with(h, "cuda/std/") || (starts_with(h, "cuda/") && h.find('.') == std::string_view::npos))
+  // <nv/target> (NV_IF_TARGET, _NV_FIRST_ARG) ships with libcu++ too.
+  if (starts_with(h, "cuda/std/") || (starts_with(h, "cuda/") && h.find('.') == std::string_view::npos) ||
+      h == "nv/target")
     return RuleId::lib_libcudacxx;
   if (starts_with(h, "cublasLt")) return RuleId::lib_cublaslt;
   if (starts_with(h, "cublas")) return RuleId::lib_cublas;
@@ -268,7 +293,12 @@ void check_libs(Sink& sink) {
   const std::set<RuleId>& included = p.facts.included_libraries;
   for (const auto& [rule, u] : uses) {
     if (inside_library(f.path, rule)) continue;
-    if (!included_here.count(rule) && included.count(rule)) continue;
+    // libcu++, the pipeline primitives and Thrust's CUDA system have no HIP counterpart of that
+    // name: each use is rewritten where it is, included here or not (cuCollections' static_map.inl
+    // uses cuda::atomic through the header that includes it).
+    const bool rewritten_in_place =
+        rule == RuleId::lib_libcudacxx || rule == RuleId::api_async_copy || rule == RuleId::lib_thrust;
+    if (!included_here.count(rule) && included.count(rule) && !rewritten_in_place) continue;
     // Reached through ATen's CUDA context header (a PyTorch extension): torch's ROCm build
     // hipifies the extension and links hipBLAS/hipSPARSE for it.
     if (!included_here.count(rule) && p.facts.torch_libraries.count(rule)) continue;
@@ -293,10 +323,9 @@ void check_libs(Sink& sink) {
     if (x)
       for (int line : u.include_lines)
         if (line != x->line) x->also.push_back(line);
-    // libcu++, the pipeline primitives and Thrust's CUDA system have no HIP counterpart of that
-    // name: each use is rewritten where it is, so the first use of each name is listed too
-    // (cuda::memcpy_async, pipe.producer_acquire(), __pipeline_commit(), thrust::cuda::par).
-    if (x && (rule == RuleId::lib_libcudacxx || rule == RuleId::api_async_copy || rule == RuleId::lib_thrust))
+    // So the first use of each of their names is listed too (cuda::memcpy_async,
+    // pipe.producer_acquire(), __pipeline_commit(), thrust::cuda::par).
+    if (x && rewritten_in_place)
       for (int line : u.name_lines)
         if (line != x->line && std::find(x->also.begin(), x->also.end(), line) == x->also.end())
           x->also.push_back(line);

@@ -154,13 +154,23 @@ public:
       const auto fn = function_name(v, v.range(v.scope(k)).begin);
       const auto type = return_type(v, v.range(v.scope(k)).begin);
       if (fn && type && is_narrow_integer(*type, m_facts))
-        m_sink.add(RuleId::wave64_ballot_width, v.index(k),
-                   fmt::format("{} is returned as `{}` by {}(): HIP returns a 64-bit mask and lanes 32-63 are lost "
-                               "for every caller.",
-                               what, *type, *fn),
-                   fmt::format("Return the mask as uint64_t (unsigned long long), and keep it in 64 bits where {}() "
-                               "is called.",
-                               *fn));
+        if (Finding* x = m_sink.add(
+                RuleId::wave64_ballot_width, v.index(k),
+                fmt::format("{} is returned as `{}` by {}(): HIP returns a 64-bit mask and lanes 32-63 are lost "
+                            "for every caller.",
+                            what, *type, *fn),
+                fmt::format("Return the mask as uint64_t (unsigned long long), and keep it in 64 bits where {}() "
+                            "is called.",
+                            *fn))) {
+          // The declaration, where the fix goes, is its line too (raft's `DI uint32_t ballot(bool
+          // inFlag, ...)` four lines above its return).
+          const std::size_t body = v.range(v.scope(k)).begin;
+          for (std::size_t j = body; j-- > 0 && !v.is(j, ";") && !v.is(j, "}");)
+            if (v.at(j).text == *fn && v.is(j + 1, "(")) {
+              if (v.at(j).line != x->line) x->also.push_back(v.at(j).line);
+              break;
+            }
+        }
       return;
     }
     if (!v.is(e - 1, "=") || e < 2 || v.at(e - 2).kind != TokenKind::identifier) return;

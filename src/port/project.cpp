@@ -16,12 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_source_suffix(const fs::path& p) {
-  static const std::set<std::string, std::less<>> k = {".cu",  ".cuh", ".cpp", ".cc",  ".cxx", ".h",
-                                                       ".hpp", ".hxx", ".hh",  ".inl", ".ipp", ".hip"};
-  return k.count(p.extension().string()) > 0;
-}
-
 bool span_mentions(const StreamView& v, Span s, const std::set<std::string, std::less<>>& names) {
   for (std::size_t k = s.begin; k < s.end; ++k)
     if (v.at(k).kind == TokenKind::identifier && names.count(v.at(k).text)) return true;
@@ -225,7 +219,11 @@ void compute_facts(Project& p, const std::vector<std::string>& hip_switches) {
   }
   // Macros defined from __CUDA_ARCH__, directly or through one another, to a fixed point; and
   // flags a __CUDA_ARCH__ test sets (lmdeploy's `#define TURBOMIND_ARCH_SM80 1`, else 0).
-  const auto arch = [&F](const Token* t) { return t->text == "__CUDA_ARCH__" || F.arch_macros.count(t->text) > 0; };
+  // __CUDA_ARCH_LIST__ (nvcc 11.5+: the architectures compiled for) is the same test
+  // (cuCollections' CUCO_CUDA_MINIMUM_ARCH _NV_FIRST_ARG(__CUDA_ARCH_LIST__)).
+  const auto arch = [&F](const Token* t) {
+    return t->text == "__CUDA_ARCH__" || t->text == "__CUDA_ARCH_LIST__" || F.arch_macros.count(t->text) > 0;
+  };
   for (bool grew = true; grew && F.cuda_arch_shims.empty();) {
     grew = false;
     for (const auto& [name, def] : p.pp.definitions) {
@@ -306,34 +304,6 @@ std::size_t resolve_include(const std::vector<std::string>& normal, std::size_t 
     if (normal[k].size() > tail.size() && normal[k].compare(normal[k].size() - tail.size(), tail.size(), tail) == 0)
       return k;
   return std::string::npos;
-}
-
-Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    const auto st = fs::status(p, ec);
-    if (ec || !fs::exists(st))
-      return Error{
-          fmt::format("{}: no such file or folder; pass CUDA sources (.cu .cuh .cpp .h .hpp) or a folder "
-                      "that holds them",
-                      p)};
-    if (!fs::is_directory(st)) {
-      out.push_back(p);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
-         !ec && it != end; it.increment(ec))
-      if (it->is_regular_file(ec) && is_source_suffix(it->path())) found.push_back(it->path().string());
-    if (ec) return Error{fmt::format("{}: cannot list the folder: {}", p, ec.message())};
-    if (found.empty())
-      return Error{
-          fmt::format("{}: the folder holds no .cu .cuh .cpp .cc .cxx .h .hpp .hxx .hh .inl .ipp or .hip file", p)};
-    std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  return out;
 }
 
 Project make_project(std::vector<std::pair<std::string, std::string>> sources,
