@@ -58,6 +58,8 @@ bool inside_library(const std::string& path, RuleId rule) {
       return has({"/cutlass/", "/cute/"});
     case RuleId::lib_cub:
       return has({"/cub/", "/hipcub/"});
+    case RuleId::lib_nccl:  // NCCL's own tree (src/ under the repository), or RCCL's
+      return has({"/nccl/src/", "/rccl/src/"});
     case RuleId::lib_thrust:
       return has({"/thrust/"});
     case RuleId::lib_triton:

@@ -43,11 +43,13 @@ constexpr const char* kNotOnHip[] = {"__CUDA_ARCH__",
 // The include guards of NVIDIA's library headers, which sources test to know a library is there
 // (cuda-samples' helper_cuda.h: `#ifdef CUBLAS_API_H_` around its error strings). hipBLAS,
 // hipFFT and the rest define none of them.
-constexpr const char* kCudaLibraryGuards[] = {"CUBLAS_API_H_",      "CUBLAS_V2_H_",  "CUBLASLT_H_",  "_CUFFT_H_",
-                                              "CUFFT_H_",           "CUSPARSEAPI",   "CUSPARSE_H_",  "CUSOLVER_COMMON_H_",
-                                              "CUSOLVERDN_H_",      "CURAND_H_",     "NVJPEGAPI",    "NV_NPPIDEFS_H",
-                                              "CUDNN_H_",           "NCCL_H_",       "__CUDA_FP16_H__", "__CUDA_BF16_H__",
-                                              "__CUDA_FP8_H__"};
+constexpr const char* kCudaLibraryGuards[] = {"CUBLAS_API_H_", "CUBLAS_V2_H_", "CUBLASLT_H_", "_CUFFT_H_", "CUFFT_H_",
+                                              "CUSPARSEAPI", "CUSPARSE_H_", "CUSOLVER_COMMON_H_", "CUSOLVERDN_H_",
+                                              "CURAND_H_", "NVJPEGAPI", "NV_NPPIDEFS_H", "CUDNN_H_", "NCCL_H_",
+                                              "__CUDA_FP16_H__", "__CUDA_BF16_H__", "__CUDA_FP8_H__",
+                                              // what cuda_bf16.h and cuda_fp8.h define to say their types
+                                              // exist (NCCL's bf16 paths; RCCL swapped in its own)
+                                              "__CUDA_BF16_TYPES_EXIST__", "__CUDA_FP8_TYPES_EXIST__"};
 
 // Defined by every HIP compilation for AMD.
 constexpr const char* kHipPlatform[] = {"__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIPCC__", "__HIP__"};
