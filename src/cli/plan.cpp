@@ -231,6 +231,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
       if (auto l = plan::parse_mm_limits(opts->limit_mm_per_prompt)) {
         a.limit_images = l->images;
         a.limit_videos = l->videos;
+        a.limit_mm_dummy_sizes = l->dummy_sizes;
       }
     if (sub->count("--goal") > 0) a.goal = plan::parse_goal(opts->goal).value_or(plan::Goal::fewest_cards);
     if (opts->enforce_eager) a.enforce_eager = true;

@@ -207,6 +207,7 @@ Result<Resolved> resolve_settings(const ModelConfig& model, const Cards& cards, 
 
   s.limit_images = asked.limit_images;
   s.limit_videos = asked.limit_videos;
+  s.limit_mm_dummy_sizes = asked.limit_mm_dummy_sizes;
   s.enforce_eager = asked.enforce_eager.value_or(cards.dcu());
   if (asked.enforce_eager)
     s.why.enforce_eager = *asked.enforce_eager ? "as asked; no graph memory" : "as asked; graph pools are budgeted";

@@ -38,6 +38,7 @@ struct Asked {
   std::optional<bool> enforce_eager;
   std::optional<Dtype> dtype;
   std::optional<std::int64_t> limit_images, limit_videos;  ///< --limit-mm-per-prompt
+  std::string limit_mm_dummy_sizes;                        ///< its dummy sizes, as MmLimits has them
   int min_concurrency = 8;  ///< full-length requests the recommended option should hold at once
   Goal goal = Goal::fewest_cards;
 };

@@ -144,6 +144,7 @@ Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, 
   if (!r.limit_images && !r.limit_videos) {  // --limit-mm-per-prompt replaces the log's as a whole
     r.limit_images = s.mm_images;
     r.limit_videos = s.mm_videos;
+    r.limit_mm_dummy_sizes = s.mm_dummy_sizes;
   }
   return r;
 }

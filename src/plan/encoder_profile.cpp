@@ -176,10 +176,7 @@ std::optional<EncoderProfile> qwen_v0(const ModelConfig& m, int tp, double a, co
   return e;
 }
 
-}  // namespace
-
-std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, double act_bytes,
-                                              const EncoderAsk& ask) {
+std::optional<EncoderProfile> profile(const ModelConfig& model, int tp, double act_bytes, const EncoderAsk& ask) {
   const auto& v = model.vision;
   if (v.profiled == Profiled::none || v.width <= 0 || tp < 1) return std::nullopt;
   if (v.profiled == Profiled::qwen2_vit && ask.v0) {
@@ -215,6 +212,18 @@ std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, 
   // V1 keeps the outputs cached while the text model runs; Gemma 3's V0 forward holds the pixels
   // and the outputs through it.
   e.through_text = ask.v0 ? e.pixels + e.outputs : e.outputs;
+  return e;
+}
+
+}  // namespace
+
+std::optional<EncoderProfile> encoder_profile(const ModelConfig& model, int tp, double act_bytes,
+                                              const EncoderAsk& ask) {
+  auto e = profile(model, tp, act_bytes, ask);
+  // vLLM 0.11.1+ profiles items of the sizes --limit-mm-per-prompt's options give; plan keeps
+  // the processor's largest and says so.
+  if (e && ask.dummy_sizes)
+    e->budget_from += "; --limit-mm-per-prompt gives the dummy items' sizes, which plan does not follow";
   return e;
 }
 

@@ -43,6 +43,7 @@ struct EncoderAsk {
   std::int64_t max_num_seqs = 0;
   /// --limit-mm-per-prompt where stated; otherwise vLLM's default (V0 1, V1 999 of each modality).
   std::optional<std::int64_t> image_limit, video_limit;
+  bool dummy_sizes = false;                        ///< the limits set the dummy items' sizes, which are not followed
   VisionRotary rotary = VisionRotary::split_fp32;  ///< the version's rotation of q and k
 };
 

@@ -48,6 +48,7 @@ Result<MmLimits> parse_mm_limits(std::string_view text) {
                              text, why)};
   };
   MmLimits out;
+  nlohmann::json sized = nlohmann::json::object();
   auto put = [&](std::string_view key, std::int64_t n) -> bool {
     if (n < 0 || n > kMaxItems) return false;
     if (key == "image") out.images = n;
@@ -58,9 +59,29 @@ Result<MmLimits> parse_mm_limits(std::string_view text) {
   if (first != std::string_view::npos && text[first] == '{') {
     const auto j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object()) return bad("not a JSON object");
-    for (const auto& [key, value] : j.items())
+    for (const auto& [key, value] : j.items()) {
+      // 0.11.1+'s options: {"count": N, "width": W, "height": H, "num_frames": F, "length": L}
+      // (count defaults to vLLM's 999).
+      if (value.is_object()) {
+        std::int64_t count = 999;
+        for (const auto& [field, v] : value.items()) {
+          const bool size = field == "width" || field == "height" || field == "num_frames" || field == "length";
+          if ((field != "count" && !size) || !v.is_number_integer() || v.get<std::int64_t>() < (size ? 1 : 0))
+            return bad(
+                fmt::format("\"{}\": {{\"{}\": ...}} is not count, width, height, num_frames or length "
+                            "with a whole number",
+                            key, field));
+          if (field == "count") count = v.get<std::int64_t>();
+        }
+        if (!put(key, count))
+          return bad(fmt::format("\"{}\" is not image, video or audio with a count of 0 to {}", key, kMaxItems));
+        if (value.size() > (value.contains("count") ? 1u : 0u)) sized[key] = value;
+        continue;
+      }
       if (!value.is_number_integer() || !put(key, value.get<std::int64_t>()))
         return bad(fmt::format("\"{}\" is not image, video or audio with a count of 0 to {}", key, kMaxItems));
+    }
+    if (!sized.empty()) out.dummy_sizes = j.dump();
   } else {
     std::size_t pos = 0;
     while (pos < text.size()) {

@@ -30,9 +30,13 @@ std::optional<KvCacheDtype> parse_kv_cache_dtype(std::string_view text);
 /// vLLM's --limit-mm-per-prompt: the items of each modality a prompt may hold.
 struct MmLimits {
   std::optional<std::int64_t> images, videos;  ///< unset: vLLM's default
+  /// vLLM 0.11.1+ (PR #25631): a modality's options object sets the dummy items' sizes for the
+  /// profile (`{"image": {"count": 1, "width": 512, "height": 512}}`); the object as JSON, or empty.
+  std::string dummy_sizes;
 };
-/// `{"image": 2, "video": 0}` (JSON, as vLLM takes it) or `image=2,video=0` (its older form);
-/// other modalities (audio) are accepted and not used. The error names what it could not read.
+/// `{"image": 2, "video": 0}` (JSON, as vLLM takes it), `{"image": {"count": 2, "width": 512}}`
+/// (0.11.1+'s options) or `image=2,video=0` (its older form); other modalities (audio) are
+/// accepted and not used. The error names what it could not read.
 Result<MmLimits> parse_mm_limits(std::string_view text);
 
 /// True for the fp8 kinds.
@@ -59,6 +63,9 @@ struct Settings {
   /// --limit-mm-per-prompt: the images and videos a prompt may hold; unset, vLLM's default
   /// (V0 1 of each, V1 999). They size the vision encoder's run in the profile.
   std::optional<std::int64_t> limit_images, limit_videos;
+  /// --limit-mm-per-prompt's dummy sizes as given (MmLimits::dummy_sizes): passed on as they are,
+  /// and not followed by the encoder's term, which takes the processor's largest items.
+  std::string limit_mm_dummy_sizes;
   SettingsWhy why;                                        ///< why each of the above has its value
 };
 

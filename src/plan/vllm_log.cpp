@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 #include "plan/cards.h"
 #include "plan/vllm_log_text.h"
@@ -89,10 +90,49 @@ struct Taker {
   }
 };
 
-/// --limit-mm-per-prompt's images and videos, in the forms logs hold them: 'limit_mm_per_prompt':
-/// {'image': 1, 'video': 0} (non-default args), limit_mm_per_prompt={...} (Namespace),
-/// --limit-mm-per-prompt image=1,video=0 or '{"image": 1}' or --limit-mm-per-prompt.image 1.
-/// A modality it does not name keeps vLLM's default. Unsloth's vision banner passes image 1, video 0.
+/// --limit-mm-per-prompt's value as text parse_mm_limits reads, in the forms logs hold it:
+/// 'limit_mm_per_prompt': {'image': 1, 'video': 0} (non-default args; 0.11.1+'s options objects
+/// nested), limit_mm_per_prompt={...} (Namespace), --limit-mm-per-prompt image=1,video=0 or
+/// '{"image": 1}', and --limit-mm-per-prompt.image 1 (or .image.count 1). Empty: none here.
+std::string mm_limits_text(std::string_view line) {
+  constexpr std::string_view kKey = "limit_mm_per_prompt", kFlag = "limit-mm-per-prompt";  // the same length
+  auto at = line.find(kKey);
+  if (at == std::string_view::npos) at = line.find(kFlag);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = line.substr(at + kKey.size());
+  if (!rest.empty() && rest.front() == '.') {  // --limit-mm-per-prompt.image 1
+    const auto end = rest.find_first_of(" =");
+    std::string key(rest.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1));
+    if (key.size() > 6 && key.compare(key.size() - 6, 6, ".count") == 0) key.resize(key.size() - 6);
+    if (end == std::string_view::npos) return key;
+    std::string_view value = rest.substr(end + 1);
+    value = value.substr(0, value.find(' '));
+    return key + "=" + std::string(value);
+  }
+  std::size_t pos = 0;
+  while (pos < rest.size() &&
+         (rest[pos] == '\'' || rest[pos] == '"' || rest[pos] == ':' || rest[pos] == '=' || rest[pos] == ' '))
+    ++pos;
+  rest = rest.substr(pos);
+  if (rest.empty()) return {};
+  if (rest.front() != '{') {
+    const std::string_view word = rest.substr(0, std::min(rest.find_first_of(" ,)'\""), rest.size()));
+    return word == "None" ? std::string()
+                          : std::string(rest.substr(0, std::min(rest.find_first_of(" '\""), rest.size())));
+  }
+  int depth = 0;
+  std::string out;
+  for (const char c : rest.substr(0, 400)) {
+    out += c == '\'' ? '"' : c;  // Python's repr quotes with '
+    depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+    if (depth == 0) return out;
+  }
+  return out;  // unbalanced: parse_mm_limits says what it could not read
+}
+
+/// --limit-mm-per-prompt's images and videos where the line states them (parse_mm_limits reads
+/// the value, as for plan's own flag). A modality it does not name keeps vLLM's default.
+/// Unsloth's vision banner passes image 1, video 0.
 void read_mm_limits(std::string_view line, Taker& t) {
   auto& s = t.run.settings;
   if (has(line, "Unsloth: Vision model detected")) {  // unsloth-zoo PR #202 (2025-09-16)
@@ -100,23 +140,18 @@ void read_mm_limits(std::string_view line, Taker& t) {
     s.mm_videos = 0;
     return;
   }
-  constexpr std::string_view kKey = "limit_mm_per_prompt", kFlag = "limit-mm-per-prompt";  // the same length
-  auto at = line.find(kKey);
-  if (at == std::string_view::npos) at = line.find(kFlag);
-  if (at == std::string_view::npos) return;
-  auto rest = line.substr(at + kKey.size(), 160);
-  rest = rest.substr(0, std::min({rest.find('}'), rest.find(" --"), rest.size()}));
-  bool read = false;
-  for (auto [name, field] : {std::pair{std::string_view("image"), &s.mm_images}, {"video", &s.mm_videos}}) {
-    auto pos = rest.find(name);
-    if (pos == std::string_view::npos) continue;
-    pos += name.size();
-    while (pos < rest.size() && (rest[pos] == '\'' || rest[pos] == '"' || rest[pos] == ' ')) ++pos;
-    read |= t.take(*field, logtext::number_at(rest, pos), 0, kMaxSeqs, fmt::format("limit_mm_per_prompt {}", name));
+  const std::string text = mm_limits_text(line);
+  if (text.empty()) return;
+  const auto limits = parse_mm_limits(text);
+  if (!limits) {
+    t.run.ignored.push_back(fmt::format("line {}: limit_mm_per_prompt '{}' not read ({}); vLLM's defaults taken",
+                                        t.line, text.substr(0, 60), limits.error().message));
+    return;
   }
-  if (!read && (has(rest, "image") || has(rest, "video")))
-    t.run.ignored.push_back(
-        fmt::format("line {}: limit_mm_per_prompt '{}' not read; vLLM's defaults taken", t.line, rest.substr(0, 60)));
+  for (auto [v, field, name] :
+       {std::tuple{limits->images, &s.mm_images, "image"}, std::tuple{limits->videos, &s.mm_videos, "video"}})
+    if (v) t.take(*field, static_cast<double>(*v), 0, kMaxSeqs, fmt::format("limit_mm_per_prompt {}", name));
+  if (!limits->dummy_sizes.empty()) s.mm_dummy_sizes = limits->dummy_sizes;
 }
 
 void read_settings(std::string_view line, Taker& t) {

@@ -110,6 +110,8 @@ TEST(PlanCli, NumbersOutOfRangeAreBadInputNamingTheFlag) {
       {"--gpu", "BW1000", "--limit-mm-per-prompt", "{\"image\": -1}"},
       {"--gpu", "BW1000", "--limit-mm-per-prompt", "{\"picture\": 1}"},
       {"--gpu", "BW1000", "--limit-mm-per-prompt", "{\"image\": 1"},
+      {"--gpu", "BW1000", "--limit-mm-per-prompt", "{\"image\": {\"count\": 1, \"depth\": 2}}"},
+      {"--gpu", "BW1000", "--limit-mm-per-prompt", "{\"image\": {\"width\": 0}}"},
   };
   for (const auto& args : bad) {
     auto r = run(args);
@@ -149,6 +151,19 @@ TEST(PlanCli, TheImagesAPromptMayHoldSizeTheEncodersRunAndReachTheLaunchScript) 
   EXPECT_EQ(r.code, ExitCode::ok) << r.err;
   EXPECT_NE(dir.read("serve.sh").find("--limit-mm-per-prompt '{\"image\": 1, \"video\": 0}'"), std::string::npos)
       << dir.read("serve.sh");
+  // vLLM 0.11.1+'s options (PR #25631): the count is read, the dummy sizes passed on as given, and
+  // the encoder's term says it does not follow them.
+  const auto sized = peak({"--limit-mm-per-prompt", R"({"image": {"count": 1, "width": 512, "height": 512}})"});
+  EXPECT_EQ(sized["settings"]["limit_mm_per_prompt"]["image"], 1);
+  EXPECT_NE(sized["caveats"].dump().find("gives the dummy items' sizes, which plan does not follow"), std::string::npos)
+      << sized["caveats"].dump();
+  r = run({"--gpu", "H200", "--count", "1", "--max-model-len", "8192", "--limit-mm-per-prompt",
+           R"({"image": {"count": 1, "width": 512, "height": 512}})", "--emit", "vllm", "-o", dir.file("sized.sh")},
+          "qwen2.5-vl-7b-instruct");
+  EXPECT_EQ(r.code, ExitCode::ok) << r.err;
+  EXPECT_NE(dir.read("sized.sh").find(R"(--limit-mm-per-prompt '{"image":{"count":1,"height":512,"width":512}}')"),
+            std::string::npos)
+      << dir.read("sized.sh");
 }
 
 TEST(PlanCli, EmitWritesAnExecutableScriptAtomically) {

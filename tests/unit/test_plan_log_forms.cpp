@@ -105,6 +105,13 @@ TEST(PlanLogForms, TheImagesAndVideosAPromptMayHoldInEveryFormTheyAreWritten) {
       {"$ vllm serve m --limit-mm-per-prompt image=3,video=1 --max-model-len 8192", 3, 1},
       {"$ vllm serve m --limit-mm-per-prompt '{\"image\": 5, \"video\": 0}' --max-model-len 8192", 5, 0},
       {"$ vllm serve m --limit-mm-per-prompt.video 0 --max-model-len 8192", {}, 0},
+      {"$ vllm serve m --limit-mm-per-prompt.image.count 2 --max-model-len 8192", 2, {}},
+      // vLLM 0.11.1+'s options objects (PR #25631): the count, and the sizes kept aside.
+      {"INFO [utils.py:233] non-default args: {'model': 'm', 'limit_mm_per_prompt': {'image': {'count': 1, 'width': "
+       "512, 'height': 512}, 'video': 0}}",
+       1, 0},
+      // Namespace prints every argument: None is vLLM's default, not a reading.
+      {"INFO [api_server.py:585] args: Namespace(model='m', limit_mm_per_prompt=None, max_num_seqs=8)", {}, {}},
       // unsloth-zoo PR #202: its vision banner means it passed image 1, video 0.
       {"Unsloth: Vision model detected, setting approx_max_num_seqs to 1", 1, 0},
   };
@@ -122,6 +129,10 @@ TEST(PlanLogForms, TheImagesAndVideosAPromptMayHoldInEveryFormTheyAreWritten) {
   EXPECT_NE(odd.ignored[0].find("limit_mm_per_prompt"), std::string::npos) << odd.ignored[0];
   // A limit of another modality only, or none, is not a reading.
   EXPECT_TRUE(only_run(std::string("non-default args: {'limit_mm_per_prompt': {'audio': 2}}\n") + kKv).ignored.empty());
+  // The dummy sizes are kept (plan's term says it does not follow them), as JSON.
+  const auto sized =
+      only_run(std::string("non-default args: {'limit_mm_per_prompt': {'image': {'count': 1, 'width': 512}}}\n") + kKv);
+  EXPECT_EQ(sized.settings.mm_dummy_sizes, R"({"image":{"count":1,"width":512}})");
 }
 
 TEST(PlanLogForms, NegativeBudgetAndLowerCaseBlocksAsPrinted) {
