@@ -1,5 +1,5 @@
 // The files an audit or a translation reads: the paths given, and the sources under each folder
-// (by suffix, and the headers without one that read as headers or that a source includes).
+// (by suffix, and the headers without one whose text reads as a header).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,27 +19,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr std::size_t kBareHeaderBytes = std::size_t{1} << 20;
+
+/// Whether `path`, under the folder `root`, lies in a hidden folder (.git, .cache) or is hidden.
+bool hidden(const fs::path& path, const fs::path& root) {
+  for (const auto& part : path.lexically_relative(root))
+    if (const std::string n = part.string(); n.size() > 1 && n[0] == '.' && n != "..") return true;
+  return false;
+}
+
 bool is_source_suffix(const fs::path& p) {
   static const std::set<std::string, std::less<>> k = {".cu",  ".cuh", ".cpp", ".cc",  ".cxx", ".h",
                                                        ".hpp", ".hxx", ".hh",  ".inl", ".ipp", ".hip"};
   return k.count(p.extension().string()) > 0;
-}
-
-/// The names a source includes (`#include <cuco/detail/__config>` gives cuco/detail/__config).
-std::vector<std::string> include_names(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t pos = 0; (pos = text.find("include", pos)) != std::string::npos; pos += 7) {
-    std::size_t h = text.rfind('\n', pos);
-    h = h == std::string::npos ? 0 : h + 1;
-    while (h < pos && (text[h] == ' ' || text[h] == '\t')) ++h;
-    if (text[h] != '#') continue;
-    std::size_t b = pos + 7;
-    while (b < text.size() && (text[b] == ' ' || text[b] == '\t')) ++b;
-    if (b >= text.size() || (text[b] != '<' && text[b] != '"')) continue;
-    const std::size_t e = text.find(text[b] == '<' ? '>' : '"', b + 1);
-    if (e != std::string::npos && e - b < 256) out.push_back(text.substr(b + 1, e - b - 1));
-  }
-  return out;
 }
 
 /// Whether a file without a suffix reads as a C++ header: its first line that is neither blank nor
@@ -89,43 +81,6 @@ bool reads_as_header(const std::string& text) {
   return false;
 }
 
-/// A folder's headers without a suffix (libcu++'s style: cuCollections' cuco/detail/__config) are
-/// sources where they read as headers, or where a source of the folder includes them.
-void add_included_bare_headers(std::vector<std::string>& found, std::vector<std::string> bare) {
-  for (auto it = bare.begin(); it != bare.end();) {
-    const auto text = util::read_file(*it, util::InputLimit{1 << 20, "a header without a suffix"});
-    if (text && reads_as_header(*text)) {
-      found.push_back(*it);
-      it = bare.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  std::vector<std::string> queue = found;
-  while (!queue.empty() && !bare.empty()) {
-    const std::string path = queue.back();
-    queue.pop_back();
-    const auto text = util::read_file(path, util::kSourceInput);
-    if (!text) continue;  // reported when the sources are read
-    for (const std::string& name : include_names(*text)) {
-      if (name.find('.') != std::string::npos) continue;
-      for (auto it = bare.begin(); it != bare.end();) {
-        const std::string normal = normal_path(*it);
-        const bool match = normal == name || (normal.size() > name.size() &&
-                                              normal.compare(normal.size() - name.size(), name.size(), name) == 0 &&
-                                              normal[normal.size() - name.size() - 1] == '/');
-        if (!match) {
-          ++it;
-          continue;
-        }
-        found.push_back(*it);
-        queue.push_back(*it);
-        it = bare.erase(it);
-      }
-    }
-  }
-}
-
 }  // namespace
 
 Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& paths) {
@@ -142,17 +97,20 @@ Result<std::vector<std::string>> expand_paths(const std::vector<std::string>& pa
       out.push_back(p);
       continue;
     }
-    std::vector<std::string> found, bare;
+    std::vector<std::string> found;
     for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
          !ec && it != end; it.increment(ec))
       if (it->is_regular_file(ec)) {
-        if (is_source_suffix(it->path()))
+        if (is_source_suffix(it->path())) {
           found.push_back(it->path().string());
-        else if (!it->path().has_extension())
-          bare.push_back(it->path().string());
+        } else if (!it->path().has_extension() && it->file_size(ec) <= kBareHeaderBytes && !hidden(it->path(), p)) {
+          // A header without a suffix, libcu++'s style (cuCollections' cuco/detail/__config),
+          // where its text reads as one; a Makefile, a README or .git's objects are not read so.
+          const auto text = util::read_file(it->path().string(), util::InputLimit{kBareHeaderBytes, "a header"});
+          if (text && reads_as_header(*text)) found.push_back(it->path().string());
+        }
       }
     if (ec) return Error{fmt::format("{}: cannot list the folder: {}", p, ec.message())};
-    add_included_bare_headers(found, bare);
     if (found.empty())
       return Error{
           fmt::format("{}: the folder holds no .cu .cuh .cpp .cc .cxx .h .hpp .hxx .hh .inl .ipp or .hip file", p)};
