@@ -109,11 +109,22 @@ std::optional<std::string> asm_body(const StreamView& v, std::size_t k) {
   if (!v.is(open, "(")) return std::nullopt;
   const std::size_t close = match_close(v, open);
   std::string body;
-  for (std::size_t j = open + 1; j < close && j < v.size() && !v.is(j, ":"); ++j)
+  for (std::size_t j = open + 1; j < close && j < v.size() && !v.is(j, ":") && !v.is(j, "::"); ++j)
     if (v.at(j).kind == TokenKind::string) body += v.at(j).text;
   body.erase(std::remove(body.begin(), body.end(), '"'), body.end());
-  if (body.find_first_not_of(" \t\\n") == std::string::npos) return std::nullopt;
-  return body;
+  // The strings' escapes as the assembler reads them: "{\n.reg .f32 ph;\nmma.sync..." is two
+  // instructions after a brace (flashinfer's mma.cuh), not a word "n.reg".
+  std::string text;
+  for (std::size_t i = 0; i < body.size(); ++i)
+    if (body[i] == '\\' && i + 1 < body.size()) {
+      const char e = body[++i];
+      text += e == 'n' || e == 't' || e == 'r' ? ' ' : e;
+    } else {
+      text += body[i];
+    }
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return std::nullopt;
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
 void inline_asm(Sink& sink, const StreamView& v, std::size_t k) {

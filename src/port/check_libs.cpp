@@ -198,7 +198,20 @@ std::optional<RuleId> included_library(const Project& p, const SourceFile& f, st
   if (name.front() == '"' &&
       resolve_include(p.facts.normal_paths, self, name.substr(1, name.size() - 2)) != std::string::npos)
     return std::nullopt;
-  return library_header(name);
+  if (auto lib = library_header(name)) return lib;
+  // A library vendored in a folder of the project, reached by a relative path (cuSZ's
+  // "../../external/cub/cub/cub.cuh", a git submodule of NVIDIA's CUB): the path's tail from the
+  // library's own folder.
+  if (name.front() == '"')
+    for (std::size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1)) {
+      const std::string tail = name.substr(slash + 1, name.size() - slash - 2);
+      if (tail.find('/') == std::string::npos) break;
+      const auto lib = library_header("<" + tail + ">");
+      if (lib == RuleId::lib_cub || lib == RuleId::lib_thrust || lib == RuleId::lib_cutlass ||
+          lib == RuleId::lib_libcudacxx)
+        return lib;
+    }
+  return std::nullopt;
 }
 
 }  // namespace

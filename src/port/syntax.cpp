@@ -267,6 +267,8 @@ std::optional<std::string> declared_type(const StreamView& v, std::size_t k) {
 
 bool is_narrow_integer(std::string_view type, const ProjectFacts& facts) {
   std::string t(type);
+  // A reference is its integer (pytorch3d's `const uint& mask` parameter), a pointer is not.
+  while (t.size() >= 2 && t.compare(t.size() - 2, 2, " &") == 0) t.resize(t.size() - 2);
   for (int depth = 0; depth < 4; ++depth) {
     if (t.find('*') != std::string::npos || t.find('&') != std::string::npos) return false;
     if (t.rfind("std :: ", 0) == 0) t = t.substr(7);
