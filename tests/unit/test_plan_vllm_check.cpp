@@ -377,6 +377,39 @@ const std::map<std::string, LogCase>& heldout12_cases() {
   return k;
 }
 
+// The thirteenth collection (tests/fixtures/vllm-logs/heldout13, INDEX.md there): text-only logs
+// gathered by a reader who did not read plan's rules, checked once (2026-12-07). Card totals the
+// logs do not print: L40S 44.42 GiB (vLLM's "Free memory on device (43.93/44.42 GiB)" in heldout3's
+// L40S log), A100 40GB 39.49 GiB (vLLM's total_gpu_memory in fifteen logs here), RTX 4090 23.99 GiB,
+// H800 79.19 GiB as an H100's; each inferred, so those logs are partial.
+const std::map<std::string, LogCase>& heldout13_cases() {
+  static const std::map<std::string, LogCase> k = {
+      {"eksagentic-4xl40s-qwen25-72b-tp4-maxlen8192-v0190-v1.txt",
+       {"qwen2.5-72b-instruct", {}, 44.42, {}, {}, false, Expect::partial}},
+      {"llmdplanner-h100-llama31-8b-fp8kv-tp1-u095-maxlen8192-v0190-v1.txt",
+       {"llama-3.1-8b-instruct", {}, {}, {}, {}, false, Expect::within}},
+      {"llmdplanner-h100-llama31-8b-w4a16-gptq-fp16-tp1-u095-maxlen8192-v0190-v1.txt",
+       {"llama-3.1-8b-instruct", {}, {}, {}, {}, true, Expect::within}},
+      {"llmdplanner-h100x4-qwen25-7b-tp4-u095-maxlen8192-v0190-v1.txt",
+       {"qwen2.5-7b-instruct", {}, {}, {}, {}, false, Expect::within}},
+      // No total printed and no config of the 2507 model (the Qwen3-30B-A3B fixture's
+      // max_position_embeddings is 40960, the log's max-model-len 262144): refused either way.
+      {"multinode-isambard-2x4xgh200-qwen3-30b-a3b-2507-tp4-pp2-maxlen262144-v0101dev-v1.txt",
+       {"qwen3-30b-a3b", {}, {}, {}, {}, false, Expect::refused}},
+      {"tokenkaki-a100-40g-qwen3-8b-tp1-maxlen40960-v0191-v1.txt",
+       {"qwen3-8b", {}, 39.49, {}, {}, false, Expect::partial}},
+      {"tokenkaki-a100-40g-qwen3-8b-tp1-maxlen40960-v092-v1.txt",
+       {"qwen3-8b", {}, 39.49, {}, {}, false, Expect::partial}},
+      {"vllm-issue10116-rtx4090-wsl-qwen25-7b-tp1-eager-u095-maxseqs42-v063post1-v0.txt",
+       {"qwen2.5-7b-instruct", {}, 23.99, {}, {}, false, Expect::known_miss}},
+      {"vllm-issue15360-a10g-qwen25-7b-tp1-maxlen6600-v081-v0.txt",
+       {"qwen2.5-7b-instruct", {}, {}, {}, {}, false, Expect::within}},
+      {"vllm-issue16692-2x8xh800-deepseek-r1-fp8-tp16-ep-mla-maxlen32768-v084-v1.txt",
+       {"deepseek-r1", {}, 79.19, {}, {}, false, Expect::known_miss}},
+  };
+  return k;
+}
+
 CheckLogOptions options(const LogCase& c) {
   CheckLogOptions o;
   o.model = std::string(DCUKIT_FIXTURES) + "/models/" + c.model;
@@ -688,6 +721,10 @@ TEST(PlanVllmCheck, EveryEleventhBatchLogHeldOut) {
 
 TEST(PlanVllmCheck, EveryTwelfthBatchLogHeldOut) {
   check_folder("/heldout12", heldout12_cases());
+}
+
+TEST(PlanVllmCheck, EveryThirteenthBatchLogHeldOut) {
+  check_folder("/heldout13", heldout13_cases());
 }
 
 TEST(PlanVllmCheck, TheLimitOfItemsAPromptHoldsHasPlansShapeInTheJson) {
