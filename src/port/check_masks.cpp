@@ -151,8 +151,9 @@ public:
     std::size_t e = k;
     while (e >= 2 && v.is(e - 1, "(") && v.at(e - 2).kind != TokenKind::identifier && !v.is(e - 2, ")")) --e;
     if (e >= 1 && v.is(e - 1, "return") && v.scope(k) >= 0) {
-      const auto fn = function_name(v, v.range(v.scope(k)).begin);
-      const auto type = return_type(v, v.range(v.scope(k)).begin);
+      const std::size_t body = v.range(v.scope(k)).begin;
+      const auto fn = function_name(v, body);
+      const auto type = return_type(v, body);
       if (fn && type && is_narrow_integer(*type, m_facts))
         if (Finding* x = m_sink.add(
                 RuleId::wave64_ballot_width, v.index(k),
@@ -164,12 +165,7 @@ public:
                             *fn))) {
           // The declaration, where the fix goes, is its line too (raft's `DI uint32_t ballot(bool
           // inFlag, ...)` four lines above its return).
-          const std::size_t body = v.range(v.scope(k)).begin;
-          for (std::size_t j = body; j-- > 0 && !v.is(j, ";") && !v.is(j, "}");)
-            if (v.at(j).text == *fn && v.is(j + 1, "(")) {
-              if (v.at(j).line != x->line) x->also.push_back(v.at(j).line);
-              break;
-            }
+          if (const int line = v.at(function_name_at(v, body)).line; line != x->line) x->also.push_back(line);
         }
       return;
     }

@@ -299,10 +299,6 @@ std::string trimmed_line(const SourceFile& f, int line) {
   return out;
 }
 
-/// The name of the function whose body opens at stream position k, if it is one.
-namespace {
-
-/// The position of the name of the function whose body opens at k, or 0 when k opens none.
 std::size_t function_name_at(const StreamView& v, std::size_t k) {
   std::size_t j = k;
   while (j > 0) {
@@ -321,8 +317,6 @@ std::size_t function_name_at(const StreamView& v, std::size_t k) {
   if (control.count(v.at(o - 1).text)) return 0;
   return o - 1;
 }
-
-}  // namespace
 
 std::optional<std::string> function_name(const StreamView& v, std::size_t k) {
   const std::size_t name = function_name_at(v, k);

@@ -91,6 +91,9 @@ std::optional<std::string> declared_type(const StreamView& v, std::size_t k);
 /// Whether a type spelling is a 32-bit (or narrower) integer, following the project's typedefs.
 bool is_narrow_integer(std::string_view type, const ProjectFacts& facts);
 
+/// The position of the name of the function whose body opens at stream position k ("{"), or 0
+/// when k opens none.
+std::size_t function_name_at(const StreamView& v, std::size_t k);
 /// The name of the function whose body opens at stream position k ("{"), if it is one.
 std::optional<std::string> function_name(const StreamView& v, std::size_t k);
 
