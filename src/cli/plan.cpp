@@ -228,11 +228,7 @@ void setup_plan(CLI::App& app, Runner& runner) {
     if (sub->count("--kv-cache-dtype") > 0) a.kv_cache_dtype = plan::parse_kv_cache_dtype(opts->kv_cache_dtype);
     if (sub->count("--dtype") > 0) a.dtype = plan::parse_dtype(opts->dtype);
     if (sub->count("--limit-mm-per-prompt") > 0)
-      if (auto l = plan::parse_mm_limits(opts->limit_mm_per_prompt)) {
-        a.limit_images = l->images;
-        a.limit_videos = l->videos;
-        a.limit_mm_dummy_sizes = l->dummy_sizes;
-      }
+      if (auto l = plan::parse_mm_limits(opts->limit_mm_per_prompt)) a.limit_mm_per_prompt = *l;
     if (sub->count("--goal") > 0) a.goal = plan::parse_goal(opts->goal).value_or(plan::Goal::fewest_cards);
     if (opts->enforce_eager) a.enforce_eager = true;
     if (opts->no_enforce_eager) a.enforce_eager = false;

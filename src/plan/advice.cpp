@@ -205,9 +205,7 @@ Result<Resolved> resolve_settings(const ModelConfig& model, const Cards& cards, 
 
   if (auto st = pick_kv_cache_dtype(cards, asked, s); !st) return st.error();
 
-  s.limit_images = asked.limit_images;
-  s.limit_videos = asked.limit_videos;
-  s.limit_mm_dummy_sizes = asked.limit_mm_dummy_sizes;
+  s.limit_mm_per_prompt = asked.limit_mm_per_prompt;
   s.enforce_eager = asked.enforce_eager.value_or(cards.dcu());
   if (asked.enforce_eager)
     s.why.enforce_eager = *asked.enforce_eager ? "as asked; no graph memory" : "as asked; graph pools are budgeted";

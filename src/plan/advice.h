@@ -37,8 +37,7 @@ struct Asked {
   std::optional<int> block_size;
   std::optional<bool> enforce_eager;
   std::optional<Dtype> dtype;
-  std::optional<std::int64_t> limit_images, limit_videos;  ///< --limit-mm-per-prompt
-  std::string limit_mm_dummy_sizes;                        ///< its dummy sizes, as MmLimits has them
+  MmLimits limit_mm_per_prompt;  ///< --limit-mm-per-prompt; empty: the log's, or vLLM's defaults
   int min_concurrency = 8;  ///< full-length requests the recommended option should hold at once
   Goal goal = Goal::fewest_cards;
 };

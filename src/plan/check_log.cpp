@@ -141,11 +141,7 @@ Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, 
   if (!r.block_size) r.block_size = s.block_size.value_or(16);
   if (!r.enforce_eager) r.enforce_eager = s.enforce_eager.value_or(false);
   if (!r.dtype && s.dtype && (*s.dtype == Dtype::float16 || *s.dtype == Dtype::bfloat16)) r.dtype = *s.dtype;
-  if (!r.limit_images && !r.limit_videos) {  // --limit-mm-per-prompt replaces the log's as a whole
-    r.limit_images = s.mm_images;
-    r.limit_videos = s.mm_videos;
-    r.limit_mm_dummy_sizes = s.mm_dummy_sizes;
-  }
+  if (r.limit_mm_per_prompt.empty()) r.limit_mm_per_prompt = s.mm_limits;  // the flag replaces the log's whole
   return r;
 }
 

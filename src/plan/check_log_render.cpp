@@ -134,11 +134,14 @@ nlohmann::ordered_json to_json(const core::RunInfo& run_info, const LogCheck& ch
                          {"rules_detail", r.rules_detail},
                          {"uncertain", r.uncertain},
                          {"notes", r.notes}});
-    // vLLM's --limit-mm-per-prompt object, the modalities set (plan's --json writes the same shape).
-    for (auto [name, v] : {std::pair{"image", s.limit_images}, {"video", s.limit_videos}})
-      if (v) j["runs"].back()["settings"]["limit_mm_per_prompt"][name] = *v;
+    if (!s.limit_mm_per_prompt.empty())
+      j["runs"].back()["settings"]["limit_mm_per_prompt"] = to_json(s.limit_mm_per_prompt);
   }
   return j;
+}
+
+nlohmann::ordered_json to_json(const MmLimits& limits) {
+  return nlohmann::ordered_json::parse(mm_limits_flag(limits));
 }
 
 }  // namespace dcukit::plan

@@ -16,5 +16,8 @@ std::string render_check_text(const LogCheck& check, bool markdown = false);
 /// The whole check as JSON, run_info first: numbers in GiB or counts, the verdict and the
 /// uncertain terms.
 nlohmann::ordered_json to_json(const core::RunInfo& run_info, const LogCheck& check);
+/// --limit-mm-per-prompt as vLLM takes it (mm_limits_flag's object); plan's and the check's
+/// settings both write it, where something is set.
+nlohmann::ordered_json to_json(const MmLimits& limits);
 
 }  // namespace dcukit::plan

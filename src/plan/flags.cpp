@@ -29,15 +29,12 @@ std::vector<EngineFlag> engine_flags(const Plan& p) {
   f.push_back(
       {"--max-num-batched-tokens", std::to_string(s.max_num_batched_tokens), true, s.why.max_num_batched_tokens, ""});
   f.push_back({"--block-size", std::to_string(s.block_size), true, s.why.block_size, ""});
-  if (!s.limit_mm_dummy_sizes.empty()) {
-    f.push_back({"--limit-mm-per-prompt", s.limit_mm_dummy_sizes, true,
-                 "as asked; sizes the vision encoder's run in the profile (its dummy sizes are not followed)", ""});
-  } else if (s.limit_images || s.limit_videos) {
-    std::string value = s.limit_images ? fmt::format("\"image\": {}", *s.limit_images) : "";
-    if (s.limit_videos) value += fmt::format("{}\"video\": {}", value.empty() ? "" : ", ", *s.limit_videos);
-    f.push_back({"--limit-mm-per-prompt", "{" + value + "}", true,
-                 "as asked; sizes the vision encoder's run in the profile", ""});
-  }
+  if (const auto& l = s.limit_mm_per_prompt; !l.empty())
+    f.push_back({"--limit-mm-per-prompt", mm_limits_flag(l), true,
+                 l.dummy_sizes.empty() ? "as asked; sizes the vision encoder's run in the profile"
+                                       : "as asked; sizes the vision encoder's run in the profile (its dummy sizes "
+                                         "are not followed)",
+                 ""});
   return f;
 }
 

@@ -278,11 +278,11 @@ Result<Plan> make_plan(const ModelConfig& m, const Weights& w, const Cards& c, c
   const bool fp8_rows = !asked.kv_cache_dtype && c.fp8_kv_cache.effective() != Support::no;
   if (fp8_rows) kv_dtypes.push_back(KvCacheDtype::fp8);
   if (fp8_rows || is_fp8(p.settings.kv_cache_dtype)) p.caveats.push_back(fp8_caveat(c));
-  if (!p.settings.limit_mm_dummy_sizes.empty())
+  if (!p.settings.limit_mm_per_prompt.dummy_sizes.empty())
     p.caveats.push_back(fmt::format(
         "--limit-mm-per-prompt {} gives the dummy items' sizes, which plan does not follow: the activation takes the "
         "vision encoder's run over the processor's largest items, so the KV budget may come out below vLLM's",
-        p.settings.limit_mm_dummy_sizes));
+        p.settings.limit_mm_per_prompt.dummy_sizes));
   if (m.quant == QuantMethod::fp8 && c.fp8.effective() == Support::no)
     p.warnings.push_back(fmt::format(
         "the checkpoint's weights are fp8 but {} has no FP8 compute ({}): vLLM needs a "

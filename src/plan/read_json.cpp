@@ -111,8 +111,9 @@ Status settings_of(const Doc& j, Settings& s) {
   read_at(j, "block_size", s.block_size);
   read_at(j, "enforce_eager", s.enforce_eager);
   if (const auto& limits = member(j, "limit_mm_per_prompt"); limits.is_object()) {
-    read_at(limits, "image", s.limit_images);
-    read_at(limits, "video", s.limit_videos);
+    auto read = parse_mm_limits(limits.dump());
+    if (!read) return Error{"settings: " + read.error().message};
+    s.limit_mm_per_prompt = *read;
   }
   const auto dtype = enum_at<Dtype>(j, "dtype", parse_dtype, "settings");
   const auto kv = enum_at<KvCacheDtype>(j, "kv_cache_dtype", parse_kv_cache_dtype, "settings");

@@ -254,9 +254,7 @@ nlohmann::ordered_json to_json(const Report& report) {
                    {"kv_cache_dtype", std::string(to_string(s.kv_cache_dtype))},
                    {"min_concurrency", p.min_concurrency},
                    {"goal", std::string(to_string(p.goal))}};
-  if (s.limit_images || s.limit_videos)  // vLLM's --limit-mm-per-prompt object, the modalities asked
-    for (auto [name, v] : {std::pair{"image", s.limit_images}, {"video", s.limit_videos}})
-      if (v) j["settings"]["limit_mm_per_prompt"][name] = *v;
+  if (!s.limit_mm_per_prompt.empty()) j["settings"]["limit_mm_per_prompt"] = to_json(s.limit_mm_per_prompt);
   j["why"] = {{"gpu_memory_utilization", s.why.gpu_memory_utilization},
               {"max_model_len", s.why.max_model_len},
               {"max_num_seqs", s.why.max_num_seqs},

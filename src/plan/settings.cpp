@@ -100,6 +100,14 @@ Result<MmLimits> parse_mm_limits(std::string_view text) {
   return out;
 }
 
+std::string mm_limits_flag(const MmLimits& limits) {
+  if (!limits.dummy_sizes.empty()) return limits.dummy_sizes;
+  std::string value;
+  for (auto [name, n] : {std::pair{"image", limits.images}, {"video", limits.videos}})
+    if (n) value += fmt::format("{}\"{}\": {}", value.empty() ? "" : ", ", name, *n);
+  return value.empty() ? value : "{" + value + "}";
+}
+
 bool is_fp8(KvCacheDtype dtype) {
   return dtype != KvCacheDtype::automatic;
 }

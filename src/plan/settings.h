@@ -33,11 +33,17 @@ struct MmLimits {
   /// vLLM 0.11.1+ (PR #25631): a modality's options object sets the dummy items' sizes for the
   /// profile (`{"image": {"count": 1, "width": 512, "height": 512}}`); the object as JSON, or empty.
   std::string dummy_sizes;
+  /// Nothing set: vLLM's defaults.
+  bool empty() const { return !images && !videos && dummy_sizes.empty(); }
 };
 /// `{"image": 2, "video": 0}` (JSON, as vLLM takes it), `{"image": {"count": 2, "width": 512}}`
 /// (0.11.1+'s options) or `image=2,video=0` (its older form); other modalities (audio) are
 /// accepted and not used. The error names what it could not read.
 Result<MmLimits> parse_mm_limits(std::string_view text);
+/// The flag's value for these limits, which parse_mm_limits reads back: the options object as
+/// given where it sets dummy sizes, else `{"image": N, "video": M}` of the modalities set; empty
+/// where nothing is set.
+std::string mm_limits_flag(const MmLimits& limits);
 
 /// True for the fp8 kinds.
 bool is_fp8(KvCacheDtype dtype);
@@ -60,12 +66,11 @@ struct Settings {
   int block_size = 16;                                    ///< tokens a KV block
   bool enforce_eager = false;                             ///< no graphs, so no graph memory
   Dtype dtype = Dtype::bfloat16;                          ///< bfloat16 or float16: activations and weights
-  /// --limit-mm-per-prompt: the images and videos a prompt may hold; unset, vLLM's default
-  /// (V0 1 of each, V1 999). They size the vision encoder's run in the profile.
-  std::optional<std::int64_t> limit_images, limit_videos;
-  /// --limit-mm-per-prompt's dummy sizes as given (MmLimits::dummy_sizes): passed on as they are,
-  /// and not followed by the encoder's term, which takes the processor's largest items.
-  std::string limit_mm_dummy_sizes;
+  /// --limit-mm-per-prompt: the images and videos a prompt may hold (unset, vLLM's default: V0 1
+  /// of each, V1 999); they size the vision encoder's run in the profile. Its dummy sizes are
+  /// passed on as given and not followed by the encoder's term, which takes the processor's
+  /// largest items.
+  MmLimits limit_mm_per_prompt;
   SettingsWhy why;                                        ///< why each of the above has its value
 };
 

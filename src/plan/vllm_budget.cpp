@@ -308,9 +308,9 @@ VllmBudget vllm_budget(const ModelConfig& m, const Weights& w, const Cards& card
                                    .max_model_len = s.max_model_len,
                                    .max_num_batched_tokens = s.max_num_batched_tokens,
                                    .max_num_seqs = s.max_num_seqs,
-                                   .image_limit = s.limit_images,
-                                   .video_limit = s.limit_videos,
-                                   .dummy_sizes = !s.limit_mm_dummy_sizes.empty(),
+                                   .image_limit = s.limit_mm_per_prompt.images,
+                                   .video_limit = s.limit_mm_per_prompt.videos,
+                                   .dummy_sizes = !s.limit_mm_per_prompt.dummy_sizes.empty(),
                                    .rotary = ctx.rules.vision_rotary});
   if (const auto& e = out.encoder) {
     // V1 runs the encoder first and keeps its outputs cached while the text model runs; V0 runs it

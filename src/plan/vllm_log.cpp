@@ -136,8 +136,7 @@ std::string mm_limits_text(std::string_view line) {
 void read_mm_limits(std::string_view line, Taker& t) {
   auto& s = t.run.settings;
   if (has(line, "Unsloth: Vision model detected")) {  // unsloth-zoo PR #202 (2025-09-16)
-    s.mm_images = 1;
-    s.mm_videos = 0;
+    s.mm_limits = MmLimits{.images = 1, .videos = 0};
     return;
   }
   const std::string text = mm_limits_text(line);
@@ -149,9 +148,9 @@ void read_mm_limits(std::string_view line, Taker& t) {
     return;
   }
   for (auto [v, field, name] :
-       {std::tuple{limits->images, &s.mm_images, "image"}, std::tuple{limits->videos, &s.mm_videos, "video"}})
+       {std::tuple{limits->images, &s.mm_limits.images, "image"}, {limits->videos, &s.mm_limits.videos, "video"}})
     if (v) t.take(*field, static_cast<double>(*v), 0, kMaxSeqs, fmt::format("limit_mm_per_prompt {}", name));
-  if (!limits->dummy_sizes.empty()) s.mm_dummy_sizes = limits->dummy_sizes;
+  if (!limits->dummy_sizes.empty()) s.mm_limits.dummy_sizes = limits->dummy_sizes;
 }
 
 void read_settings(std::string_view line, Taker& t) {

@@ -41,8 +41,7 @@ struct VllmLogSettings {
   std::optional<bool> enforce_eager, chunked_prefill;
   std::optional<bool> custom_all_reduce;   ///< false where vLLM says it is disabled
   std::optional<bool> flashinfer_sampler;  ///< true: "Using FlashInfer for top-p & top-k"; false: PyTorch-native
-  std::optional<std::int64_t> mm_images, mm_videos;  ///< --limit-mm-per-prompt, where stated (or Unsloth's)
-  std::string mm_dummy_sizes;                        ///< its options' dummy sizes (vLLM 0.11.1+), as MmLimits has them
+  MmLimits mm_limits;                      ///< --limit-mm-per-prompt, where stated (or Unsloth's)
   bool rocm = false;                       ///< ROCm/HIP named in the log
   bool radeon = false;                     ///< a Radeon (RDNA, "NAVI") card named in the log
   bool llm_class = false;                  ///< offline LLM()/benchmark_throughput rather than `vllm serve`

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/render.h"
 #include "plan_cli.h"
 #include "tempdir.h"
 
@@ -154,7 +155,13 @@ TEST(PlanCli, TheImagesAPromptMayHoldSizeTheEncodersRunAndReachTheLaunchScript) 
   // vLLM 0.11.1+'s options (PR #25631): the count is read, the dummy sizes passed on as given, and
   // the encoder's term says it does not follow them.
   const auto sized = peak({"--limit-mm-per-prompt", R"({"image": {"count": 1, "width": 512, "height": 512}})"});
-  EXPECT_EQ(sized["settings"]["limit_mm_per_prompt"]["image"], 1);
+  // plan's JSON writes the limits as the flag has them, the sizes with the count.
+  EXPECT_EQ(sized["settings"]["limit_mm_per_prompt"]["image"],
+            (nlohmann::json{{"count", 1}, {"width", 512}, {"height", 512}}));
+  const auto back = dcukit::plan::from_json(sized.dump());  // and reads them back whole
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->plan.settings.limit_mm_per_prompt.images, 1);
+  EXPECT_EQ(back->plan.settings.limit_mm_per_prompt.dummy_sizes, R"({"image":{"count":1,"height":512,"width":512}})");
   EXPECT_NE(sized["caveats"].dump().find("gives the dummy items' sizes, which plan does not follow"), std::string::npos)
       << sized["caveats"].dump();
   r = run({"--gpu", "H200", "--count", "1", "--max-model-len", "8192", "--limit-mm-per-prompt",

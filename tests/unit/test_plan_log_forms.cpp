@@ -118,13 +118,13 @@ TEST(PlanLogForms, TheImagesAndVideosAPromptMayHoldInEveryFormTheyAreWritten) {
   for (const auto& f : forms) {
     SCOPED_TRACE(f.line);
     const auto run = only_run(std::string(f.line) + "\n" + kKv);
-    EXPECT_EQ(run.settings.mm_images, f.images);
-    EXPECT_EQ(run.settings.mm_videos, f.videos);
+    EXPECT_EQ(run.settings.mm_limits.images, f.images);
+    EXPECT_EQ(run.settings.mm_limits.videos, f.videos);
     EXPECT_TRUE(run.ignored.empty());
   }
   // A limit it cannot read is said, and vLLM's defaults stay.
   const auto odd = only_run(std::string("$ vllm serve m --limit-mm-per-prompt image=many\n") + kKv);
-  EXPECT_FALSE(odd.settings.mm_images);
+  EXPECT_TRUE(odd.settings.mm_limits.empty());
   ASSERT_EQ(odd.ignored.size(), 1u);
   EXPECT_NE(odd.ignored[0].find("limit_mm_per_prompt"), std::string::npos) << odd.ignored[0];
   // A limit of another modality only, or none, is not a reading.
@@ -132,7 +132,7 @@ TEST(PlanLogForms, TheImagesAndVideosAPromptMayHoldInEveryFormTheyAreWritten) {
   // The dummy sizes are kept (plan's term says it does not follow them), as JSON.
   const auto sized =
       only_run(std::string("non-default args: {'limit_mm_per_prompt': {'image': {'count': 1, 'width': 512}}}\n") + kKv);
-  EXPECT_EQ(sized.settings.mm_dummy_sizes, R"({"image":{"count":1,"width":512}})");
+  EXPECT_EQ(sized.settings.mm_limits.dummy_sizes, R"({"image":{"count":1,"width":512}})");
 }
 
 TEST(PlanLogForms, NegativeBudgetAndLowerCaseBlocksAsPrinted) {

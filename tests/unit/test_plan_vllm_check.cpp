@@ -731,8 +731,7 @@ TEST(PlanVllmCheck, TheLimitOfItemsAPromptHoldsHasPlansShapeInTheJson) {
   // --limit-mm-per-prompt: the modalities set, as plan's own --json writes it; none, no key.
   dcukit::plan::LogCheck check;
   check.runs.resize(2);
-  check.runs[0].settings.limit_images = 1;
-  check.runs[0].settings.limit_videos = 0;
+  check.runs[0].settings.limit_mm_per_prompt = dcukit::plan::MmLimits{.images = 1, .videos = 0};
   const auto j = dcukit::plan::to_json(dcukit::core::RunInfo{}, check);
   EXPECT_EQ(j["runs"][0]["settings"]["limit_mm_per_prompt"], (nlohmann::ordered_json{{"image", 1}, {"video", 0}}));
   EXPECT_FALSE(j["runs"][1]["settings"].contains("limit_mm_per_prompt"));
