@@ -152,8 +152,12 @@ void check_macros(Sink& sink) {
     const int first = dir.last_line + 1, last = f.lexed.directives[end].line - 1;
     const Removed r = removed(f, d, end, first, last);
     if (r.empty()) continue;
-    std::string what = fmt::format("{} {} (lines {}-{})", r.code_lines, r.code_lines == 1 ? "line" : "lines", first,
-                                   last);
+    // The span, and how much of it is code: a branch of directives only (`#include <cuda_fp16.h>`,
+    // `#define`s) drops no line of code but what it includes and defines.
+    const std::string span = first == last ? fmt::format("line {}", first) : fmt::format("lines {}-{}", first, last);
+    std::string what = r.code_lines > 0
+                           ? fmt::format("{} {} of code ({})", r.code_lines, r.code_lines == 1 ? "line" : "lines", span)
+                           : span;
     if (!r.includes.empty()) what += ", including " + listed(r.includes);
     if (!r.defines.empty()) what += ", defining " + listed(r.defines);
     if (!r.api.empty()) what += ", calling " + listed(r.api);

@@ -288,6 +288,30 @@ int b;
   EXPECT_NE(r.findings[1].why.find("calling cudaStreamBeginCapture"), std::string::npos) << r.findings[1].why;
 }
 
+TEST(PortMacros, ABranchOfDirectivesOnlySaysWhatItIncludesAndDefinesNotZeroLines) {
+  // tiny-cuda-nn's common.h: the branch HIP drops holds an #include and #defines, no line of code.
+  const auto r = audit(R"(#if defined(__CUDACC__)
+#  include <cuda_fp16.h>
+#endif
+#if defined(__CUDACC__)
+#define HD __host__ __device__
+#else
+#define HD
+#endif
+#ifdef __CUDACC__
+int a;
+
+int b;
+#endif
+)");
+  ASSERT_EQ(hits(r), (Strings{"pp.cuda-only-macro:1", "pp.cuda-only-macro:4", "pp.cuda-only-macro:9"}));
+  EXPECT_NE(r.findings[0].why.find("silently drops line 2, including <cuda_fp16.h>."), std::string::npos)
+      << r.findings[0].why;
+  EXPECT_NE(r.findings[1].why.find("and drops line 5, defining HD."), std::string::npos) << r.findings[1].why;
+  EXPECT_NE(r.findings[2].why.find("drops 2 lines of code (lines 10-12)."), std::string::npos) << r.findings[2].why;
+  for (const auto& f : r.findings) EXPECT_EQ(f.why.find("0 lines"), std::string::npos) << f.why;
+}
+
 TEST(PortScale, AHundredThousandEntryInitializerOnOneLineIsAuditedLikeAnyOther) {
   // Once 52.7 s (superlinear in the line's length); ctest's timeout stands guard, and the
   // finding after it must still be there, on its line.
