@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "port/check.h"
 #include "port/pp_expr.h"
@@ -36,6 +37,27 @@ std::string lines_said(std::string_view what, const std::vector<int>& lines) {
 }
 
 namespace {
+
+/// Lines of the branch that directive d opens which keep a vote in 32 bits, read as
+/// wave64.ballot-width would read them in a branch HIP compiles: a port that fixes the test makes
+/// them live (moderngpu's legacy `y = __ballot(predicate)` under `__CUDA_ARCH__ >= 300`).
+std::vector<int> narrow_votes_in_branch(const Project& p, const SourceFile& f, std::size_t d) {
+  const std::size_t end_dir = branch_end(f, d).first;
+  const std::size_t begin = f.lexed.directives[d].end;
+  const std::size_t end =
+      end_dir < f.lexed.directives.size() ? f.lexed.directives[end_dir].hash : f.lexed.tokens.size();
+  std::vector<Finding> probed;
+  Sink probe(p, f, probed);
+  for (const Stream& s : f.streams) {
+    const StreamView v{f, s};
+    for (std::size_t k = 0; k < v.size(); ++k)
+      if (v.index(k) >= begin && v.index(k) < end) check_masks_at(probe, v, k);
+  }
+  std::set<int> out;
+  for (const Finding& x : probed)
+    if (x.rule == RuleId::wave64_ballot_width) out.insert(x.line);
+  return {out.begin(), out.end()};
+}
 
 /// A conditional directive that tests __CUDA_ARCH__, itself or through a macro defined from it,
 /// and whose outcome on HIP depends on it.
@@ -75,22 +97,27 @@ void cuda_arch_directives(Sink& sink) {
     // What the branch HIP drops holds: its PTX is NVIDIA-only code a port leaves behind.
     const std::vector<int> removed = on_hip == Tri::no ? ptx_lines_in_branch(f, d) : std::vector<int>{};
     const std::vector<int> nested = on_hip == Tri::no ? cuda_tests_in_branch(p, f, d) : std::vector<int>{};
+    const std::vector<int> votes = on_hip == Tri::no ? narrow_votes_in_branch(p, f, d) : std::vector<int>{};
     // A flag an arch test sets (TURBOMIND_ARCH_SM80, 1 or 0) is tested for what HIP drops with
     // it: the flag's own definition is the arch test; a branch of plain code it selects on HIP
     // is the project's fallback (CTranslate2's CUDA_CAN_USE_HALF, 1 on HIP).
     const bool flags_only = std::all_of(toks.begin(), toks.end(), [&p](const Token* t) {
       return t->text != "__CUDA_ARCH__" && (!p.facts.arch_macros.count(t->text) || p.facts.arch_flags.count(t->text));
     });
-    if (flags_only && removed.empty() && nested.empty()) continue;
+    if (flags_only && removed.empty() && nested.empty() && votes.empty()) continue;
     std::string holds = lines_said(" The branch it drops holds inline PTX", removed);
     holds += lines_said(
         " Its tests of __CUDA_ARCH__ and CUDA's macros, which HIP never reaches, are a port's to rewrite too", nested);
+    holds += lines_said(
+        " Its votes kept in 32 bits lose lanes 32-63 of HIP's 64-bit masks once a port lets HIP compile the branch",
+        votes);
     Finding* x = sink.add(RuleId::arch_cuda_arch, static_cast<std::size_t>(*arch - f.lexed.tokens.data()),
                           fmt::format("`#{}` tests __CUDA_ARCH__{}, which HIP never defines: the condition is {}.{}",
                                       dir.name, through_arch_macro(p, (*arch)->text), outcome, holds));
     if (x) {
       x->also.insert(x->also.end(), removed.begin(), removed.end());
       x->also.insert(x->also.end(), nested.begin(), nested.end());
+      x->also.insert(x->also.end(), votes.begin(), votes.end());
       std::sort(x->also.begin(), x->also.end());
     }
   }

@@ -71,6 +71,38 @@ TEST(PortHeldout7Forms, ABranchHipDropsListsItsNestedArchTestsAndTheMacrosPtx) {
   EXPECT_NE(f->why.find("(lines 2, 4)"), std::string::npos) << f->why;
 }
 
+TEST(PortHeldout7Forms, AVoteKeptIn32BitsInABranchHipDropsIsWhatTheArchTestTakesWithIt) {
+  // moderngpu's legacy ballot(): the branch a port reaches by fixing the arch test keeps the
+  // 64-bit vote in 32 bits; nvdiffrast's __match_any_sync fast path likewise. A vote kept whole is
+  // not listed.
+  const auto r = audit(R"(__device__ unsigned ballot(int predicate) {
+  unsigned y = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 300
+  y = __ballot(predicate);
+#endif
+  return y;
+}
+__device__ unsigned long long whole(int p) {
+  unsigned long long y = 0;
+#if __CUDA_ARCH__ >= 700
+  y = __ballot_sync(__activemask(), p);
+#endif
+  return y;
+}
+)");
+  const auto* f = at(r, RuleId::arch_cuda_arch, 3);
+  ASSERT_TRUE(f) << hits(r).size();
+  EXPECT_EQ(f->also, (std::vector<int>{4}));
+  EXPECT_NE(f->why.find("Its votes kept in 32 bits lose lanes 32-63 of HIP's 64-bit masks once a port lets HIP "
+                        "compile the branch (line 4)."),
+            std::string::npos)
+      << f->why;
+  const auto* kept = at(r, RuleId::arch_cuda_arch, 10);
+  ASSERT_TRUE(kept);
+  EXPECT_TRUE(kept->also.empty());
+  EXPECT_EQ(count(r, RuleId::wave64_ballot_width), 0);  // HIP does not compile either branch as it stands
+}
+
 TEST(PortHeldout7Forms, WmmaIsPtxAndGlobalCudaStdIsLibcuxx) {
   // tiny-cuda-nn's mma.h falls back to wmma.mma.sync before sm_80; mamba's uninitialized_copy.cuh
   // names ::cuda::std.
