@@ -91,8 +91,9 @@ bool is_ptx_word(std::string_view w) {
     const std::string_view reg = w.substr(0, w.find('.'));
     if (specials.count(reg)) return true;
   }
+  // A type pasted in by a macro leaves the instruction's dot last: "bfe." PTX_STRINGIFY(type) (cuda-kat).
   const auto dot = w.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= w.size()) return false;
+  if (dot == std::string_view::npos || dot == 0) return false;
   return dotted.count(w.substr(0, dot)) > 0;
 }
 
@@ -141,6 +142,7 @@ void inline_asm(Sink& sink, const StreamView& v, std::size_t k) {
         matrix = std::string(op);
     }
   }
+  ptx = ptx || body == "exit;";  // PTX's exit: ends the thread (x86, PowerPC and Arm have no such instruction)
   if (!ptx) return;  // AMDGCN, or host assembly (x86, PowerPC, Arm): not PTX
   std::string first_line = body.substr(0, body.find("\\n"));
   if (first_line.size() > 60) first_line = first_line.substr(0, 57) + "...";
@@ -280,7 +282,8 @@ std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
       const auto body = asm_body(v, k);
       if (!body) continue;
       const auto words = asm_words(*body);
-      if (std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); }))
+      if (*body == "exit;" ||
+          std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); }))
         out.insert(v.at(k).line);
     }
   }

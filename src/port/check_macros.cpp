@@ -100,6 +100,11 @@ std::vector<int> dropped_work(const Project& p, const SourceFile& f, std::size_t
   return {out.begin(), out.end()};
 }
 
+/// "line 42" or "lines 42-50".
+std::string span(int first, int last) {
+  return first == last ? fmt::format("line {}", first) : fmt::format("lines {}-{}", first, last);
+}
+
 std::string listed(const std::vector<std::string>& names) {
   std::string out;
   for (std::size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
@@ -146,6 +151,28 @@ void check_macros(Sink& sink) {
                         "version, or define the CUDA macro in the HIP build.");
           break;
         }
+      // A project never built for HIP did not choose this branch for it: HIP compiles the one
+      // written for toolkits older than the test and drops the #else every CUDA build compiles
+      // (cuda-kat's `#if (__CUDACC_VER_MAJOR__ < 9)` legacy votes without a mask).
+      if (!p.facts.hip_branches && !is_endif && f.lexed.directives[end].name == "else") {
+        const auto [else_end, else_endif] = branch_end(f, end);
+        (void)else_endif;
+        const int first = dir.last_line + 1, last = f.lexed.directives[end].line - 1;
+        const int e_first = f.lexed.directives[end].last_line + 1, e_last = f.lexed.directives[else_end].line - 1;
+        const bool version = (*macro)->text.find("VER") != std::string::npos;  // CUDA_VERSION, __CUDACC_VER_MAJOR__
+        if (!removed(f, d, end, first, last).empty() && !removed(f, end, else_end, e_first, e_last).empty())
+          sink.add_with(
+              RuleId::pp_cuda_only_macro, Severity::warning, static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
+              fmt::format("`#{}` tests {}, which only CUDA defines{}: HIP reads it as 0, the condition is "
+                          "true, so a HIP build compiles this branch ({}){} and drops the #else ({}), "
+                          "which {} compile.",
+                          dir.name, (*macro)->text, renamed((*macro)->text), span(first, last),
+                          version ? ", written for CUDA toolkits older than the test," : "", span(e_first, e_last),
+                          version ? std::string("newer toolkits")
+                                  : fmt::format("CUDA compilations that define {}", (*macro)->text)),
+              "Choose the branch for HIP explicitly (#if !defined(__HIP_PLATFORM_AMD__) && "
+              "CUDA_VERSION < N) and check that the code HIP compiles is meant for it.");
+      }
       continue;
     }
     if (on_hip != Tri::no) continue;
@@ -154,10 +181,9 @@ void check_macros(Sink& sink) {
     if (r.empty()) continue;
     // The span, and how much of it is code: a branch of directives only (`#include <cuda_fp16.h>`,
     // `#define`s) drops no line of code but what it includes and defines.
-    const std::string span = first == last ? fmt::format("line {}", first) : fmt::format("lines {}-{}", first, last);
-    std::string what = r.code_lines > 0
-                           ? fmt::format("{} {} of code ({})", r.code_lines, r.code_lines == 1 ? "line" : "lines", span)
-                           : span;
+    std::string what = r.code_lines > 0 ? fmt::format("{} {} of code ({})", r.code_lines,
+                                                      r.code_lines == 1 ? "line" : "lines", span(first, last))
+                                        : span(first, last);
     if (!r.includes.empty()) what += ", including " + listed(r.includes);
     if (!r.defines.empty()) what += ", defining " + listed(r.defines);
     if (!r.api.empty()) what += ", calling " + listed(r.api);
