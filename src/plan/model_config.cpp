@@ -78,8 +78,26 @@ void read_ungated(const json& j, FieldReader& f, ModelConfig& m) {
   m.final_norm = f.boolean(j, "do_layer_norm_before", true) && !f.boolean(j, "_remove_final_layer_norm", false);
 }
 
+/// A model with Mamba layers: plan does not size their state (conv and SSM, per sequence), and
+/// must not read every layer as attention.
+std::string mamba_refusal(std::string_view what) {
+  return fmt::format(
+      "{}, which dcukit plan does not model yet: vLLM keeps each Mamba layer's state per sequence beside the "
+      "attention layers' KV pages, and reading them as attention would put every layer in the KV cache; "
+      "plan refuses rather than answer wrongly",
+      what);
+}
+
 void read_layer_kinds(const json& j, FieldReader& f, ModelConfig& m) {
   const auto n = static_cast<std::size_t>(m.num_layers);
+  // Jamba: attention every attn_layer_period-th layer from attn_layer_offset, Mamba elsewhere;
+  // Nemotron-H: a pattern of M (Mamba), * (attention) and - (MLP); Zamba and others list the kinds.
+  for (const char* key : {"attn_layer_period", "hybrid_override_pattern", "layers_block_type", "mamba_d_state"})
+    if (j.contains(key) && !j.contains("linear_num_value_heads") && !j.contains("layer_types"))
+      return f.fail(
+          mamba_refusal(fmt::format("{} makes some layers Mamba layers (ai21's Jamba, NVIDIA's "
+                                    "Nemotron-H)",
+                                    key)));
   m.sliding_window = f.integer(j, "sliding_window", 0, 0, kMaxContext);
   if (auto it = j.find("layer_types"); it != j.end() && it->is_array()) {
     if (it->size() != n)
@@ -93,6 +111,8 @@ void read_layer_kinds(const json& j, FieldReader& f, ModelConfig& m) {
         m.layers.push_back(LayerKind::sliding_attention);
       else if (s == "linear_attention")
         m.layers.push_back(LayerKind::linear_attention);
+      else if (s == "mamba" || s == "mamba2")
+        return f.fail(mamba_refusal("layer_types has 'mamba' layers (IBM's Granite 4.0 H)"));
       else
         return f.fail(
             fmt::format("layer_types has '{}', which dcukit plan does not model; the known kinds are "

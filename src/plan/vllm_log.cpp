@@ -174,8 +174,14 @@ void read_settings(std::string_view line, Taker& t) {
   if (has(line, "with config:") || has(line, "non-default args") || has(line, "Namespace(") ||
       has(line, "vllm serve ") || has(line, "benchmark_throughput.py") || has(line, "LLM(model="))
     read_model(line, s);
-  if (has(line, "benchmark_throughput.py") || has(line, "LLM(model=") || has(line, "Namespace(backend="))
+  if (has(line, "benchmark_throughput.py") || has(line, "LLM(model=") || has(line, "Namespace(backend=") ||
+      has(line, "for LLM_CLASS usage context"))
     s.llm_class = true;  // the offline LLM class: benchmarks and scripts, not `vllm serve`
+  // V1's defaults as it chose them (DEBUG, arg_utils.py): "Setting max_num_seqs to 1024 for
+  // LLM_CLASS usage context."
+  t.take(s.max_num_seqs, number_after(line, "Setting max_num_seqs to "), 1, kMaxSeqs, "max_num_seqs");
+  t.take(s.max_num_batched_tokens, number_after(line, "Setting max_num_batched_tokens to "), 1, kMaxLen,
+         "max_num_batched_tokens");
   if (auto v = to_number(setting(line, "tensor_parallel_size")))
     t.take(s.tp, v, 1, kMaxCards, "tensor_parallel_size");
   else if (auto n = logtext::number_after(line, " -tp "))
@@ -230,9 +236,16 @@ void read_settings(std::string_view line, Taker& t) {
   if (has(line, "Using FlashInfer for top-p & top-k sampling")) s.flashinfer_sampler = true;
   if (has(line, "PyTorch-native implementation of top-p & top-k") || has(line, "FlashInfer is not available"))
     s.flashinfer_sampler = false;
-  if (has(line, "rocm.py") || has(line, "ROCm") || has(line, "on AMD GPUs") || has(line, "hipBLASLt") ||
-      has(line, "HIPBLASLT") || has(line, "NAVI GPUs"))
+  // vLLM 0.8+ names the platform it chose; its DEBUG probes name the others ("Checking if ROCm
+  // platform is available.", "ROCm platform is not available because: No module named 'amdsmi'").
+  if (const auto at = line.find("Automatically detected platform "); at != std::string_view::npos) {
+    s.rocm = line.substr(at + 32).starts_with("rocm");
+    s.platform_stated = true;
+  } else if (!s.platform_stated && !has(line, "platform is not available") && !has(line, "Checking if ROCm") &&
+             (has(line, "rocm.py") || has(line, "ROCm") || has(line, "on AMD GPUs") || has(line, "hipBLASLt") ||
+              has(line, "HIPBLASLT") || has(line, "NAVI GPUs"))) {
     s.rocm = true;
+  }
   if (has(line, "NAVI GPUs")) s.radeon = true;
 }
 

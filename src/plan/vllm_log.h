@@ -43,6 +43,7 @@ struct VllmLogSettings {
   std::optional<bool> flashinfer_sampler;  ///< true: "Using FlashInfer for top-p & top-k"; false: PyTorch-native
   MmLimits mm_limits;                      ///< --limit-mm-per-prompt, where stated (or Unsloth's)
   bool rocm = false;                       ///< ROCm/HIP named in the log
+  bool platform_stated = false;            ///< "Automatically detected platform X." decided `rocm`
   bool radeon = false;                     ///< a Radeon (RDNA, "NAVI") card named in the log
   bool llm_class = false;                  ///< offline LLM()/benchmark_throughput rather than `vllm serve`
   /// What the worker lines show where no setting states the parallelism: the highest TP and PP

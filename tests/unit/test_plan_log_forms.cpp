@@ -320,3 +320,39 @@ TEST(PlanLogForms, TheEncoderProfileOfAMultimodalModelIsRead) {
   EXPECT_EQ(cut.figures.encoder_items, std::nullopt);
   EXPECT_TRUE(cut.figures.encoder_modality.empty());
 }
+
+TEST(PlanLogForms, ThePlatformVllmDetectedDecidesNotItsProbesOfTheOthers) {
+  // vllm-issue15394 (H200, 0.8.1 with DEBUG): the probe of the ROCm platform names ROCm on a CUDA host.
+  constexpr const char* kKv = "INFO [worker.py:287] the rest of the memory reserved for KV Cache is 3.63GiB.\n";
+  const auto cuda =
+      only_run(std::string("DEBUG 03-24 12:09:29 [__init__.py:101] Checking if ROCm platform is available.\n"
+                           "DEBUG 03-24 12:09:29 [__init__.py:115] ROCm platform is not available because: "
+                           "No module named 'amdsmi'\n"
+                           "INFO 03-24 12:09:29 [__init__.py:256] Automatically detected platform cuda.\n") +
+               kKv);
+  EXPECT_FALSE(cuda.settings.rocm);
+  // Without the platform line the probes alone say nothing either.
+  EXPECT_FALSE(
+      only_run(std::string("DEBUG [__init__.py:115] ROCm platform is not available because: x\n") + kKv).settings.rocm);
+  const auto rocm =
+      only_run(std::string("DEBUG [__init__.py:106] Confirmed ROCm platform is available.\n"
+                           "INFO 06-25 10:03:17 [__init__.py:243] Automatically detected platform rocm.\n") +
+               kKv);
+  EXPECT_TRUE(rocm.settings.rocm);
+  // Where vLLM said cuda, a later mention of ROCm (a path, a note) does not overturn it.
+  EXPECT_FALSE(only_run(std::string("INFO [__init__.py:256] Automatically detected platform cuda.\n"
+                                    "WARNING [config.py:1] hipBLASLt is not used\n") +
+                        kKv)
+                   .settings.rocm);
+}
+
+TEST(PlanLogForms, TheDefaultsV1SaysItSetAreTaken) {
+  // vllm-issue15394 (H200, 0.8.1, LLM class, DEBUG): the defaults arg_utils.py chose, as it says.
+  const auto run = only_run(
+      "DEBUG 03-24 12:09:37 [arg_utils.py:1722] Setting max_num_batched_tokens to 16384 for LLM_CLASS usage context.\n"
+      "DEBUG 03-24 12:09:37 [arg_utils.py:1730] Setting max_num_seqs to 1024 for LLM_CLASS usage context.\n"
+      "INFO [worker.py:287] the rest of the memory reserved for KV Cache is 3.63GiB.\n");
+  EXPECT_EQ(run.settings.max_num_seqs, 1024);
+  EXPECT_EQ(run.settings.max_num_batched_tokens, 16384);
+  EXPECT_TRUE(run.settings.llm_class);
+}

@@ -410,6 +410,39 @@ const std::map<std::string, LogCase>& heldout13_cases() {
   return k;
 }
 
+// Batch 14: totals printed by another start of the same author on the same card (RTX 3060 11.63 GiB,
+// A6000 44.55 GiB, H200 139.72 GiB) or by PyTorch's out-of-memory message (A100 80GB PCIe 79.14 GiB);
+// inferred for the T4 (14.58 GiB).
+const std::map<std::string, LogCase>& heldout14_cases() {
+  static const std::map<std::string, LogCase> k = {
+      {"dennislee22-a100-80g-qwen2-7b-tp2-samenode-u025-maxlen16384-v01011-v1.txt",
+       {"qwen2-7b-instruct", "a100-sxm-80gb", {}, {}, {}, false, Expect::partial}},
+      {"retriva-rtx3060-qwen3-0p6b-tp1-eager-u075-maxlen8192-v0190-v1.txt",
+       {"qwen3-0.6b", {}, 11.63, {}, {}, false, Expect::known_miss}},
+      {"retriva-rtx3060-qwen3-0p6b-tp1-eager-u060-maxlen4096-mnbt1024-seqs8-v0190-v1.txt",
+       {"qwen3-0.6b", {}, 11.63, {}, {}, false, Expect::within}},
+      {"retriva-rtx3060-granite-4.0-h-1b-tp1-eager-u060-maxlen4096-mnbt2048-seqs2-v0190-v1-hybrid.txt",
+       {"../vllm-logs/heldout14/configs/granite-4.0-h-1b", {}, 11.63, {}, {}, false, Expect::refused}},
+      {"vllm-issue16141-a6000-qwen25-05b-awq-tp1-u010-maxlen512-seqs1-v083-v1.txt",
+       {"qwen2.5-0.5b-instruct", {}, 44.55, {}, {}, true, Expect::within}},
+      {"vllm-issue16141-a6000-qwen25-05b-awq-tp1-u010-maxlen512-seqs1-v083-v0-second-instance.txt",
+       {"qwen2.5-0.5b-instruct", {}, {}, {}, {}, true, Expect::within}},
+      {"vllm-issue15394-h200-opt-125m-tp1-llmclass-maxlen2048-v081-v1.txt",
+       {"opt-125m", {}, 139.72, {}, {}, false, Expect::within}},
+      {"vllm-issue15394-h200-opt-125m-tp1-ngram-spec-maxlen2048-v081-v0.txt",
+       {"opt-125m", {}, {}, {}, {}, false, Expect::within}},
+      {"vllm-issue5569-t4-llama3-8b-instruct-bnb4-fp16-tp1-maxlen8192-v050post1-v0.txt",
+       {"meta-llama-3-8b", {}, 14.58, {}, {}, true, Expect::known_miss}},
+      {"vllm-issue7992-a100-80g-pcie-jamba15-mini-expertsint8-fp8kv-tp1-maxlen16384-v055-v0-hybrid-kvalloc-oom.txt",
+       {"../vllm-logs/heldout14/configs/ai21-jamba-1.5-mini", {}, 79.14, {}, {}, true, Expect::refused}},
+      {"llmdplanner-h100-deepseek-v2-lite-chat-tp1-u095-maxlen8192-v0190-v1-mla.txt",
+       {"deepseek-v2-lite", {}, {}, {}, {}, false, Expect::within}},
+      {"llmdplanner-h100-llama31-8b-w8a8-int8-fp16-tp1-u095-maxlen8192-v0190-v1.txt",
+       {"llama-3.1-8b-instruct", {}, {}, {}, {}, true, Expect::within}},
+  };
+  return k;
+}
+
 CheckLogOptions options(const LogCase& c) {
   CheckLogOptions o;
   o.model = std::string(DCUKIT_FIXTURES) + "/models/" + c.model;
@@ -725,6 +758,10 @@ TEST(PlanVllmCheck, EveryTwelfthBatchLogHeldOut) {
 
 TEST(PlanVllmCheck, EveryThirteenthBatchLogHeldOut) {
   check_folder("/heldout13", heldout13_cases());
+}
+
+TEST(PlanVllmCheck, EveryFourteenthBatchLogHeldOut) {
+  check_folder("/heldout14", heldout14_cases());
 }
 
 TEST(PlanVllmCheck, TheLimitOfItemsAPromptHoldsHasPlansShapeInTheJson) {
