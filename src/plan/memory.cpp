@@ -43,7 +43,7 @@ KvFootprint kv_footprint(const ModelConfig& m, const Settings& s, int tp, int pp
   kv.window = m.sliding_window;
   if (m.hybrid()) {
     // The conv state in the model dtype, the recurrent state in mamba_ssm_dtype (or the model dtype).
-    const double key = static_cast<double>(m.linear_num_key_heads * m.linear_key_head_dim) / tp;
+    const double key = static_cast<double>(linear_key_heads(m, tp) * m.linear_key_head_dim) / tp;
     const double value = static_cast<double>(m.linear_num_value_heads * m.linear_value_head_dim) / tp;
     const double conv = (2 * key + value) * static_cast<double>(m.linear_conv_kernel - 1);
     const double recurrent = static_cast<double>(m.linear_num_value_heads) / tp *

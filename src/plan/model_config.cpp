@@ -78,6 +78,30 @@ void read_ungated(const json& j, FieldReader& f, ModelConfig& m) {
   m.final_norm = f.boolean(j, "do_layer_norm_before", true) && !f.boolean(j, "_remove_final_layer_norm", false);
 }
 
+/// Granite 4.0 H's Mamba-2 layers in the linear-attention fields (model_config.h says the mapping):
+/// mamba_n_heads x mamba_d_head = mamba_expand x hidden_size, mamba_n_groups groups of mamba_d_state.
+Status read_mamba2(const json& j, FieldReader& f, ModelConfig& m, std::string_view origin) {
+  const auto heads = f.integer(j, "mamba_n_heads", 0, 0, kMaxWidth);
+  const auto expand = f.integer(j, "mamba_expand", 2, 1, 64);
+  const auto inner = expand * m.hidden_size;
+  const auto head_dim = f.integer(j, "mamba_d_head", heads > 0 ? inner / heads : 0, 0, kMaxWidth);
+  m.linear_num_value_heads = heads;
+  m.linear_value_head_dim = head_dim;
+  m.linear_num_key_heads = f.integer(j, "mamba_n_groups", 1, 1, kMaxWidth);
+  m.linear_key_head_dim = f.integer(j, "mamba_d_state", 0, 0, kMaxWidth);
+  m.linear_conv_kernel = f.integer(j, "mamba_d_conv", 4, 1, 1024);
+  const std::string ssm = f.text(j, "mamba_ssm_dtype");
+  if (ssm == "float32") m.linear_state_bytes = 4;
+  if (!f.ok()) return f.status();
+  if (heads <= 0 || head_dim <= 0 || m.linear_key_head_dim <= 0 || heads * head_dim != inner)
+    return Error{
+        fmt::format("{}: layer_types has mamba layers but mamba_n_heads ({}), mamba_d_head ({}) and "
+                    "mamba_d_state ({}) are not all there, or heads x head width is not mamba_expand x "
+                    "hidden_size ({}); dcukit plan cannot size their state",
+                    origin, heads, head_dim, m.linear_key_head_dim, inner)};
+  return {};
+}
+
 /// A model with Mamba layers: plan does not size their state (conv and SSM, per sequence), and
 /// must not read every layer as attention.
 std::string mamba_refusal(std::string_view what) {
@@ -111,12 +135,13 @@ void read_layer_kinds(const json& j, FieldReader& f, ModelConfig& m) {
         m.layers.push_back(LayerKind::sliding_attention);
       else if (s == "linear_attention")
         m.layers.push_back(LayerKind::linear_attention);
-      else if (s == "mamba" || s == "mamba2")
-        return f.fail(mamba_refusal("layer_types has 'mamba' layers (IBM's Granite 4.0 H)"));
-      else
+      else if (s == "mamba" || s == "mamba2") {  // Granite 4.0 H: Mamba-2 mixers
+        m.layers.push_back(LayerKind::linear_attention);
+        m.linear_kind = LinearKind::mamba2;
+      } else
         return f.fail(
             fmt::format("layer_types has '{}', which dcukit plan does not model; the known kinds are "
-                        "full_attention, sliding_attention and linear_attention",
+                        "full_attention, sliding_attention, linear_attention and mamba",
                         s));
     }
     return;
@@ -338,7 +363,9 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
 
   read_layer_kinds(j, f, m);
   if (!f.ok()) return f.status().error();
-  if (m.hybrid()) {
+  if (m.hybrid() && m.linear_kind == LinearKind::mamba2) {
+    if (auto e = read_mamba2(j, f, m, origin); !e.ok()) return e.error();
+  } else if (m.hybrid()) {
     m.linear_num_key_heads = f.integer(j, "linear_num_key_heads", 0, 0, kMaxWidth);
     m.linear_num_value_heads = f.integer(j, "linear_num_value_heads", 0, 0, kMaxWidth);
     m.linear_key_head_dim = f.integer(j, "linear_key_head_dim", 0, 0, kMaxWidth);
@@ -406,6 +433,11 @@ Result<ModelConfig> load_model_config(const std::filesystem::path& path) {
   parsed->name = dir.filename().string();
   if (parsed->name.empty()) parsed->name = parsed->architecture;
   return parsed;
+}
+
+std::int64_t linear_key_heads(const ModelConfig& m, int tp) {
+  const bool replicated = m.linear_kind == LinearKind::mamba2 && m.linear_num_key_heads % tp != 0;
+  return replicated ? tp : m.linear_num_key_heads;
 }
 
 }  // namespace dcukit::plan

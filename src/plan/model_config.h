@@ -21,6 +21,12 @@ enum class LayerKind {
 /// "full_attention", "sliding_attention", "linear_attention".
 std::string_view to_string(LayerKind kind);
 
+/// Which recurrent mixer a linear_attention layer is: its weights and how TP shards its groups.
+enum class LinearKind {
+  gated_deltanet,  ///< Qwen3-Next, Qwen3.5: key and value heads, each divided by TP
+  mamba2,          ///< Granite 4.0 H: one group is replicated on every rank under TP (vLLM's extra groups)
+};
+
 /// Weight quantization a checkpoint declares in quantization_config.
 enum class QuantMethod { none, gptq, awq, fp8, unsupported };
 
@@ -66,7 +72,10 @@ struct ModelConfig {
   bool router_bias = false;                          ///< DeepSeek-V3's noaux_tc routing keeps a bias per expert
   std::vector<bool> moe_layers;
 
-  // Linear-attention (Gated DeltaNet) layers.
+  // Linear-attention layers: Gated DeltaNet (Qwen3-Next), or Mamba-2 (Granite 4.0 H), whose state
+  // has the same shape with its groups as key heads, d_state as the key width, its heads as value
+  // heads and head_dim as the value width: conv (2 g N + H P) x (d_conv - 1), SSM H x P x N.
+  LinearKind linear_kind = LinearKind::gated_deltanet;
   std::int64_t linear_num_key_heads = 0, linear_num_value_heads = 0;
   std::int64_t linear_key_head_dim = 0, linear_value_head_dim = 0, linear_conv_kernel = 0;
   int linear_state_bytes = 2;  ///< bytes an element of the recurrent state: mamba_ssm_dtype (Qwen3.5: float32), else 2
@@ -109,5 +118,9 @@ Result<ModelConfig> parse_model_config(std::string_view json_text, std::string_v
 /// Reads `path`: a model directory holding config.json, or a config.json itself. A missing file
 /// names the nearest directory below that has one.
 Result<ModelConfig> load_model_config(const std::filesystem::path& path);
+
+/// The linear-attention key heads (Mamba-2's groups) across `tp` ranks: vLLM gives each rank a copy
+/// of a Mamba-2 model's one group where TP does not divide them (extra_groups_for_head_shards).
+std::int64_t linear_key_heads(const ModelConfig& m, int tp);
 
 }  // namespace dcukit::plan

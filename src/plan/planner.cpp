@@ -22,7 +22,7 @@ std::string shard_problem(const ModelConfig& m, int tp, int pp) {
   if (m.num_heads % tp != 0) return fmt::format("TP {} does not divide the {} attention heads", tp, m.num_heads);
   if (!m.mla && m.num_kv_heads % tp != 0 && tp % m.num_kv_heads != 0)
     return fmt::format("TP {} and the {} KV heads do not divide one another", tp, m.num_kv_heads);
-  if (m.hybrid() && (m.linear_num_value_heads % tp != 0 || m.linear_num_key_heads % tp != 0))
+  if (m.hybrid() && (m.linear_num_value_heads % tp != 0 || linear_key_heads(m, tp) % tp != 0))
     return fmt::format("TP {} does not divide the linear-attention heads ({} key, {} value)", tp,
                        m.linear_num_key_heads, m.linear_num_value_heads);
   if (pp > m.num_layers) return fmt::format("PP {} exceeds the {} layers", pp, m.num_layers);

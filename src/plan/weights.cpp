@@ -41,6 +41,16 @@ struct LayerParams {
 LayerParams attention_params(const ModelConfig& m, LayerKind kind) {
   LayerParams p;
   const double h = static_cast<double>(m.hidden_size);
+  if (kind == LayerKind::linear_attention && m.linear_kind == LinearKind::mamba2) {
+    // in_proj to z, x, B, C and dt; conv1d over x, B, C with its bias; dt_bias, A_log, D; the gated
+    // norm; out_proj (Granite 4.0 H: no projection biases).
+    const double bc = static_cast<double>(2 * m.linear_num_key_heads * m.linear_key_head_dim);
+    const double inner = static_cast<double>(m.linear_num_value_heads * m.linear_value_head_dim);
+    const double nh = static_cast<double>(m.linear_num_value_heads);
+    p.linear = h * (2 * inner + bc + nh) + inner * h;
+    p.small = (inner + bc) * static_cast<double>(m.linear_conv_kernel + 1) + 3 * nh + inner;
+    return p;
+  }
   if (kind == LayerKind::linear_attention) {  // Gated DeltaNet (Qwen3-Next)
     const double key = static_cast<double>(m.linear_num_key_heads * m.linear_key_head_dim);
     const double value = static_cast<double>(m.linear_num_value_heads * m.linear_value_head_dim);

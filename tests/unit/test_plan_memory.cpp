@@ -85,6 +85,20 @@ TEST(PlanKvBytes, Qwen3NextAttentionPerTokenAndRecurrentStatePerSequence) {
   EXPECT_DOUBLE_EQ(kv_footprint(m, s, 1, 1).sequence_bytes(32768, 16), 844824576);
 }
 
+TEST(PlanKvBytes, GraniteMamba2StateMatchesThePageVllmPrinted) {
+  // Granite 4.0 H 1B: a Mamba-2 layer keeps a conv state of (3,072 + 2 · 128) channels · 3 taps · 2 B
+  // = 19,968 B and an SSM state of 48 heads · 64 · 128 · 2 B = 786,432 B: 806,400 B, which vLLM
+  // 0.19 pads by 1.59% to a 400-token attention page of 819,200 B (vllm-logs/heldout14). Under TP 2
+  // the one group is copied to both ranks: (1,536 + 2 · 128) · 3 · 2 + 24 · 64 · 128 · 2 = 403,968 B.
+  Settings s;
+  const auto m = load("../vllm-logs/heldout14/configs/granite-4.0-h-1b");
+  EXPECT_DOUBLE_EQ(kv_footprint(m, s, 1, 1).state_per_layer, 806400);
+  EXPECT_DOUBLE_EQ(kv_footprint(m, s, 1, 1).per_sequence, 806400.0 * 36);
+  EXPECT_DOUBLE_EQ(kv_footprint(m, s, 2, 1).state_per_layer, 403968);
+  // Its 4 attention layers: 2 · 4 KV heads · 128 · 2 B = 2,048 B a layer a token.
+  EXPECT_DOUBLE_EQ(per_token("../vllm-logs/heldout14/configs/granite-4.0-h-1b", 1), 8192);
+}
+
 TEST(PlanKvBytes, SlidingWindowLayersStopGrowingAtTheWindow) {
   auto m = parse_model_config(R"({"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 8,
       "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 100, "intermediate_size": 1024, "sliding_window": 1024,

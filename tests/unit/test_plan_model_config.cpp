@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "fixture_model.h"
 #include "plan/model_config.h"
 
 using dcukit::plan::LayerKind;
@@ -197,7 +198,8 @@ TEST(PlanModelConfig, UnknownArchitectureFieldsAreNamed) {
       "vocab_size": 10, "intermediate_size": 128, "layer_types": ["full_attention", "chunked_attention"]})", "c");
   ASSERT_FALSE(odd.ok());
   EXPECT_NE(odd.error().message.find("'chunked_attention'"), std::string::npos) << odd.error().message;
-  EXPECT_NE(odd.error().message.find("full_attention, sliding_attention and linear_attention"), std::string::npos);
+  EXPECT_NE(odd.error().message.find("full_attention, sliding_attention, linear_attention and mamba"),
+            std::string::npos);
 
   auto gdn = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
       "vocab_size": 10, "intermediate_size": 128, "layer_types": ["linear_attention", "full_attention"]})", "c");
@@ -239,4 +241,41 @@ TEST(PlanModelConfig, GemmaSlidingPatternAndTheDefaultsItsPublishedConfigLeavesO
   EXPECT_EQ(g2->layers[0], LayerKind::sliding_attention);
   EXPECT_EQ(g2->layers[1], LayerKind::full_attention);
   EXPECT_EQ(g2->count(LayerKind::full_attention), 2);
+}
+
+TEST(PlanModelConfig, GraniteMambaLayersAreLinearAttentionAndJambasAreRefused) {
+  // Granite 4.0 H 1B (vllm-logs/heldout14/configs): attention at layers 5, 15, 25 and 35, Mamba-2
+  // elsewhere; its state in the linear-attention fields (1 group of 128, 48 heads of 64).
+  const auto g = testutil::fixture_model("../vllm-logs/heldout14/configs/granite-4.0-h-1b");
+  EXPECT_EQ(g.count(LayerKind::full_attention), 4);
+  EXPECT_EQ(g.count(LayerKind::linear_attention), 36);
+  EXPECT_EQ(g.layers[5], LayerKind::full_attention);
+  EXPECT_EQ(g.linear_kind, dcukit::plan::LinearKind::mamba2);
+  EXPECT_EQ(g.linear_num_key_heads, 1);
+  EXPECT_EQ(g.linear_key_head_dim, 128);
+  EXPECT_EQ(g.linear_num_value_heads, 48);
+  EXPECT_EQ(g.linear_value_head_dim, 64);
+  // One group is copied to every rank under TP (vLLM's extra groups); Gated DeltaNet's key heads are not.
+  EXPECT_EQ(linear_key_heads(g, 2), 2);
+  EXPECT_EQ(linear_key_heads(testutil::fixture_model("qwen3-next-80b-a3b-instruct"), 2), 16);
+  // Heads that do not make mamba_expand x hidden_size are refused, not guessed.
+  auto odd = parse_model_config(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "vocab_size": 10, "intermediate_size": 128, "layer_types": ["mamba", "attention"], "mamba_n_heads": 3,
+      "mamba_d_head": 16, "mamba_d_state": 8})",
+                                "c");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.error().message.find("mamba_expand x hidden_size (128)"), std::string::npos) << odd.error().message;
+  // Jamba (Mamba-1 layers between attention every attn_layer_period-th) and Nemotron-H's pattern
+  // are refused with the reason rather than read as all attention.
+  for (const char* field :
+       {R"("attn_layer_period": 8, "attn_layer_offset": 4)", R"("hybrid_override_pattern": "M*M-")"}) {
+    auto hybrid =
+        parse_model_config(std::string(R"({"hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+        "vocab_size": 10, "intermediate_size": 128, )") +
+                               field + "}",
+                           "c");
+    ASSERT_FALSE(hybrid.ok()) << field;
+    EXPECT_NE(hybrid.error().message.find("which dcukit plan does not model yet"), std::string::npos)
+        << hybrid.error().message;
+  }
 }

@@ -422,7 +422,7 @@ const std::map<std::string, LogCase>& heldout14_cases() {
       {"retriva-rtx3060-qwen3-0p6b-tp1-eager-u060-maxlen4096-mnbt1024-seqs8-v0190-v1.txt",
        {"qwen3-0.6b", {}, 11.63, {}, {}, false, Expect::within}},
       {"retriva-rtx3060-granite-4.0-h-1b-tp1-eager-u060-maxlen4096-mnbt2048-seqs2-v0190-v1-hybrid.txt",
-       {"../vllm-logs/heldout14/configs/granite-4.0-h-1b", {}, 11.63, {}, {}, false, Expect::refused}},
+       {"../vllm-logs/heldout14/configs/granite-4.0-h-1b", {}, 11.63, {}, {}, false, Expect::within}},
       {"vllm-issue16141-a6000-qwen25-05b-awq-tp1-u010-maxlen512-seqs1-v083-v1.txt",
        {"qwen2.5-0.5b-instruct", {}, 44.55, {}, {}, true, Expect::within}},
       {"vllm-issue16141-a6000-qwen25-05b-awq-tp1-u010-maxlen512-seqs1-v083-v0-second-instance.txt",
