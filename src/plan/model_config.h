@@ -33,6 +33,10 @@ enum class QuantMethod { none, gptq, awq, fp8, unsupported };
 /// The longest context plan takes, in tokens (Llama 4 Scout's 10M is far below), and the largest
 /// RoPE scaling factor.
 inline constexpr std::int64_t kMaxContext = 1 << 28;
+/// Bounds on config.json's counts: far above any published model, low enough that products of two
+/// stay exact and nothing allocates without bound (num_hidden_layers: 1e12 must not).
+inline constexpr std::int64_t kMaxLayers = 10000;
+inline constexpr std::int64_t kMaxWidth = 1 << 20;  ///< hidden size, head counts and dimensions
 inline constexpr double kMaxRopeFactor = 1024;
 
 /// The fields of config.json that decide memory. Sizes are counts, not bytes.
