@@ -253,6 +253,11 @@ void missing_cooperative_group(Sink& sink, const StreamView& v, std::size_t k, c
   if (!qualified) return;
   if (missing.count(t.text)) {
     report_missing_group(sink, v.index(k), fmt::format("{}::{} is not in HIP", v.at(k - 2).text, t.text));
+  } else if (t.text == "details" && v.is(k + 1, "::") && k + 2 < v.size()) {
+    // CUDA's implementation namespace (calm's grid barrier on details::get_grid_workspace()).
+    report_missing_group(sink, v.index(k),
+                         fmt::format("{}::details::{}, CUDA's own implementation of cooperative groups, is not in HIP",
+                                     v.at(k - 2).text, v.at(k + 2).text));
   } else if (t.text == "this_thread_block" && v.is(k + 1, "(") && !v.is(k + 2, ")")) {
     report_missing_group(sink, v.index(k), "this_thread_block(scratch), the block_tile_memory overload, is not in HIP");
   } else if (t.text == "tiled_partition" && v.is(k + 1, "<") && k + 2 < v.size() && v.is(k + 3, ">")) {

@@ -140,6 +140,8 @@ std::optional<RuleId> library_use(const StreamView& v, std::size_t k, const Proj
   if (api_name(s, "curand") || starts_with(s, "curand_") || starts_with(s, "CURAND_")) return RuleId::lib_curand;
   if (api_name(s, "cusparse") || starts_with(s, "CUSPARSE_")) return RuleId::lib_cusparse;
   if (api_name(s, "nccl")) return RuleId::lib_nccl;
+  if (api_name(s, "cupti") || starts_with(s, "CUPTI_") || starts_with(s, "CUpti_")) return RuleId::lib_cupti;
+  if (api_name(s, "nvml") || starts_with(s, "NVML_")) return RuleId::lib_nvml;
   if (starts_with(s, "__pipeline_")) return RuleId::api_async_copy;
   if (s == "Flash_fwd_params" || s == "Flash_bwd_params" || starts_with(s, "run_mha_fwd") ||
       starts_with(s, "flash_attn_"))
@@ -164,6 +166,8 @@ std::optional<RuleId> library_header(std::string_view h) {
   if (starts_with(h, "curand")) return RuleId::lib_curand;
   if (starts_with(h, "cusparse")) return RuleId::lib_cusparse;
   if (h == "nccl.h") return RuleId::lib_nccl;
+  if (starts_with(h, "cupti")) return RuleId::lib_cupti;
+  if (h == "nvml.h") return RuleId::lib_nvml;
   if (h == "cuda_pipeline_primitives.h" || h == "cuda_pipeline.h" || h == "cuda_awbarrier_primitives.h")
     return RuleId::api_async_copy;
   if (starts_with(h, "cub/")) return RuleId::lib_cub;

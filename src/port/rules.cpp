@@ -154,6 +154,16 @@ const std::vector<RuleInfo>& all_rules() {
        "NVTX ranges map to roctx (roctracer's roctxRangePush/Pop, or rocprofiler-sdk's); the CUDA-runtime "
        "extension (nvtxNameCudaStreamA and the like) has no counterpart.",
        "Include <roctracer/roctx.h> and call roctxRangePushA/roctxRangePop, or keep NVTX behind a build switch."},
+      {R::lib_cupti, "lib.cupti", S::warning, "CUPTI (NVIDIA's profiling and tracing interface)",
+       "CUPTI's activity and callback APIs have no drop-in on ROCm: rocprofiler-sdk (or roctracer on older "
+       "ROCm and DTK) traces kernels and API calls with its own records and callbacks.",
+       "Port the tool to rocprofiler-sdk (rocprofiler_configure, buffer tracing), or keep the CUPTI build "
+       "behind a switch."},
+      {R::lib_nvml, "lib.nvml", S::warning, "NVML (NVIDIA's management library)",
+       "NVML reads NVIDIA devices only; AMD and DCU devices answer through amd-smi's library (amdsmi.h), "
+       "rocm-smi's (rocm_smi.h) or DTK's hy-smi, with their own names and units.",
+       "Use amdsmi_* (or rsmi_* on older ROCm and DTK) behind the same interface, or hipDeviceGetAttribute "
+       "for what the runtime knows."},
       {R::lib_libcudacxx, "lib.libcudacxx", S::warning, "libcu++ (<cuda/barrier>, <cuda/pipeline>, <cuda/std/...>)",
        "NVIDIA's libcu++ headers (cuda::barrier, cuda::pipeline, cuda::memcpy_async) are not part of HIP; "
        "libhipcxx covers part of them, and the asynchronous copies they wrap are Ampere's cp.async.",

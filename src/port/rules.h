@@ -47,6 +47,8 @@ enum class RuleId {
   lib_flash_attn,
   lib_triton,
   lib_nvtx,
+  lib_cupti,
+  lib_nvml,
   lib_libcudacxx,
   dcu_fp8,
   pp_cuda_only_macro,

@@ -69,3 +69,31 @@ __host__ void host_ret() { asm("ret"); }
 )");
   EXPECT_EQ(hits(r), (Strings{"ptx.inline-asm:4", "ptx.inline-asm:7"}));
 }
+
+TEST(PortHeldout14Forms, CooperativeGroupsInternalsAreNotInHip) {
+  // calm's infer.cu builds its grid barrier on CUDA's implementation namespace.
+  const auto r = audit(R"(#include <cooperative_groups.h>
+__device__ void syncgrid() {
+  volatile unsigned int* barrier = &cooperative_groups::details::get_grid_workspace()->barrier;
+  (void)barrier;
+}
+)");
+  const auto* f = at(r, RuleId::api_cooperative_groups, 3);
+  ASSERT_TRUE(f) << hits(r).size();
+  EXPECT_NE(f->why.find("cooperative_groups::details::get_grid_workspace, CUDA's own implementation"),
+            std::string::npos)
+      << f->why;
+}
+
+TEST(PortHeldout14Forms, CuptiAndNvmlAreLibrariesRocmHasNoDropInFor) {
+  // calm's tools/cudaprof.cu injects a CUPTI tracer; a monitor reads NVML.
+  const auto r = audit(R"(#include <cupti.h>
+#include <nvml.h>
+void trace() { cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL); }
+unsigned long long total(nvmlDevice_t d) { nvmlMemory_t m; nvmlDeviceGetMemoryInfo(d, &m); return m.total; }
+)");
+  EXPECT_TRUE(at(r, RuleId::lib_cupti, 1)) << hits(r).size();
+  EXPECT_TRUE(at(r, RuleId::lib_nvml, 2));
+  // A project's own function that merely starts with the letters is not the library.
+  EXPECT_EQ(count(audit("int nvmlike(int x) { return x; }\nint cuptify(int y) { return y; }\n"), RuleId::lib_nvml), 0);
+}
