@@ -764,6 +764,29 @@ TEST(PlanVllmCheck, EveryFourteenthBatchLogHeldOut) {
   check_folder("/heldout14", heldout14_cases());
 }
 
+TEST(PlanVllmCheck, ATotalWithoutTheCardsNameSaysTheDefaultsItDecides) {
+  // Batch 14's dennislee22 A100 80GB log on 0.10.1: with --gpu-memory alone plan cannot tell an A100
+  // (256 sequences) from another card of 70 GiB or more (1,024), and says so; with --gpu it can.
+  const std::string log =
+      std::string(DCUKIT_FIXTURES) +
+      "/vllm-logs/heldout14/dennislee22-a100-80g-qwen2-7b-tp2-samenode-u025-maxlen16384-v01011-v1.txt";
+  auto o = options(heldout14_cases().at("dennislee22-a100-80g-qwen2-7b-tp2-samenode-u025-maxlen16384-v01011-v1.txt"));
+  const auto named = check_log(log, o);
+  ASSERT_TRUE(named.ok()) << named.error().message;
+  const auto says = [](const LogCheck& c) {
+    for (const auto& n : c.runs.at(0).notes)
+      if (n.find("the card is not named (--gpu)") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_FALSE(says(*named));
+  EXPECT_TRUE(named->runs.at(0).within);
+  o.gpu.reset();
+  o.gpu_memory = static_cast<std::uint64_t>(std::llround(79.25 * kGiB));
+  const auto unnamed = check_log(log, o);
+  ASSERT_TRUE(unnamed.ok()) << unnamed.error().message;
+  EXPECT_TRUE(says(*unnamed));
+}
+
 TEST(PlanVllmCheck, TheLimitOfItemsAPromptHoldsHasPlansShapeInTheJson) {
   // --limit-mm-per-prompt: the modalities set, as plan's own --json writes it; none, no key.
   dcukit::plan::LogCheck check;
