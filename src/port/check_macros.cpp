@@ -160,13 +160,18 @@ void check_macros(Sink& sink) {
         const int first = dir.last_line + 1, last = f.lexed.directives[end].line - 1;
         const int e_first = f.lexed.directives[end].last_line + 1, e_last = f.lexed.directives[else_end].line - 1;
         const bool version = (*macro)->text.find("VER") != std::string::npos;  // CUDA_VERSION, __CUDACC_VER_MAJOR__
+        const auto at = static_cast<std::size_t>(macro - toks.begin());
+        const bool tested_defined = dir.name == "ifdef" || dir.name == "ifndef" ||
+                                    (at >= 1 && toks[at - 1]->text == "defined") ||
+                                    (at >= 2 && toks[at - 1]->text == "(" && toks[at - 2]->text == "defined");
         if (!removed(f, d, end, first, last).empty() && !removed(f, end, else_end, e_first, e_last).empty())
           sink.add_with(
               RuleId::pp_cuda_only_macro, Severity::warning, static_cast<std::size_t>(*macro - f.lexed.tokens.data()),
-              fmt::format("`#{}` tests {}, which only CUDA defines{}: HIP reads it as 0, the condition is "
+              fmt::format("`#{}` tests {}, which only CUDA defines{}: {}, the condition is "
                           "true, so a HIP build compiles this branch ({}){} and drops the #else ({}), "
                           "which {} compile.",
-                          dir.name, (*macro)->text, renamed((*macro)->text), span(first, last),
+                          dir.name, (*macro)->text, renamed((*macro)->text),
+                          tested_defined ? "HIP does not define it" : "HIP reads it as 0", span(first, last),
                           version ? ", written for CUDA toolkits older than the test," : "", span(e_first, e_last),
                           version ? std::string("newer toolkits")
                                   : fmt::format("CUDA compilations that define {}", (*macro)->text)),

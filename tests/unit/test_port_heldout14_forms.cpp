@@ -35,7 +35,9 @@ __device__ int old_helper();
       << version->why;
   const auto* rtc = at(r, RuleId::pp_cuda_only_macro, 6);
   ASSERT_TRUE(rtc);
-  EXPECT_NE(rtc->why.find("drops the #else (line 9), which CUDA compilations that define __CUDACC_RTC__ compile."),
+  EXPECT_NE(rtc->why.find("HIP does not define it, the condition is true, so a HIP build compiles this branch "
+                          "(line 7) and drops the #else (line 9), which CUDA compilations that define "
+                          "__CUDACC_RTC__ compile."),
             std::string::npos)
       << rtc->why;
   // A branch without an #else that is true on HIP is HIP's as much as an old CUDA's (ggml's
