@@ -141,12 +141,18 @@ Asked run_asked(const VllmRun& run, const VllmContext& ctx, const Cards& cards, 
   // leaves that open.
   const bool defaulted =
       (!o.asked.max_num_seqs && !s.max_num_seqs) || (!o.asked.max_num_batched_tokens && !s.max_num_batched_tokens);
-  if (defaulted && !o.gpu && ctx.engine == VllmEngine::v1 && ctx.rules.v1_big_gpu_by_memory &&
-      static_cast<double>(cards.total_bytes) >= 70 * kGiB)
-    notes.push_back(
-        "the card is not named (--gpu): vLLM's defaults for a card of 70 GiB or more are taken; an A100 gets "
-        "256 sequences and 2048 tokens a step (8192 offline) instead, which changes the sampler's and the "
-        "forward pass's profile: pass --gpu NAME");
+  if (defaulted && !o.gpu && ctx.engine == VllmEngine::v1) {
+    if (!ctx.rules.v1_big_gpu_by_memory)
+      notes.push_back(fmt::format(
+          "the card is not named (--gpu): vLLM {} gives an H100 or H200 {} sequences and 8192 tokens a step "
+          "(16384 offline), other cards the 256 and 2048 (8192) taken here: pass --gpu NAME",
+          ctx.rules.version.upstream(), ctx.rules.v1_big_gpu_seqs));
+    else if (static_cast<double>(cards.total_bytes) >= 70 * kGiB)
+      notes.push_back(
+          "the card is not named (--gpu): vLLM's defaults for a card of 70 GiB or more are taken; an A100 gets "
+          "256 sequences and 2048 tokens a step (8192 offline) instead, which changes the sampler's and the "
+          "forward pass's profile: pass --gpu NAME");
+  }
   if (!r.kv_cache_dtype && s.kv_cache_dtype) r.kv_cache_dtype = *s.kv_cache_dtype;
   if (!r.block_size) r.block_size = s.block_size.value_or(16);
   if (!r.enforce_eager) r.enforce_eager = s.enforce_eager.value_or(false);

@@ -785,6 +785,22 @@ TEST(PlanVllmCheck, ATotalWithoutTheCardsNameSaysTheDefaultsItDecides) {
   const auto unnamed = check_log(log, o);
   ASSERT_TRUE(unnamed.ok()) << unnamed.error().message;
   EXPECT_TRUE(says(*unnamed));
+  // Before 0.9 the name alone decided (H100 and H200): the H200 OPT log of batch 14 without the DEBUG
+  // lines that state the defaults.
+  const std::string opt = "vllm-issue15394-h200-opt-125m-tp1-llmclass-maxlen2048-v081-v1.txt";
+  std::string text;
+  {
+    std::ifstream in(std::string(DCUKIT_FIXTURES) + "/vllm-logs/heldout14/" + opt);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("Setting max_num_") == std::string::npos) text += line + "\n";
+  }
+  testutil::TempDir tmp("checklog_unnamed");
+  const auto early = check_log(tmp.write(opt, text), options(heldout14_cases().at(opt)));
+  ASSERT_TRUE(early.ok()) << early.error().message;
+  bool named_h100 = false;
+  for (const auto& n : early->runs.at(0).notes)
+    named_h100 = named_h100 || n.find("gives an H100 or H200") != std::string::npos;
+  EXPECT_TRUE(named_h100);
 }
 
 TEST(PlanVllmCheck, TheLimitOfItemsAPromptHoldsHasPlansShapeInTheJson) {
