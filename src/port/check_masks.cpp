@@ -98,14 +98,31 @@ public:
       const auto type = declared_type(v, j);
       if (!type) continue;
       if (type->find('*') != std::string::npos || !is_narrow_integer(*type, m_facts)) return;
+      // Built from a 32-bit full mask declared before it (SpQR's HALF_MASK = FULL_MASK >> 16u): that
+      // declaration is where the width is fixed too.
+      std::optional<std::pair<std::string, int>> from;
+      if (v.is(j + 1, "=")) {
+        const Span init = initializer(v, j + 1);
+        for (std::size_t q = init.begin; q < init.end && !from; ++q)
+          for (std::size_t r = j; q < v.size() && v.at(q).kind == TokenKind::identifier && r-- > 0;)
+            if (v.at(r).text == v.at(q).text && v.is(r + 1, "=") && declared_type(v, r)) {
+              if (is_full_mask_32(v, initializer(v, r + 1), m_facts)) from = {{v.at(r).text, v.at(r).line}};
+              break;
+            }
+      }
       // Reported at the declaration, once for every call it reaches (the fix is its type).
-      m_sink.add(RuleId::wave64_full_mask, v.index(j),
-                 fmt::format("`{}` is declared `{}`, and {} takes it as its mask (line {}): a 64-lane wavefront's lane "
-                             "mask needs 64 bits; HIP 6.2+ rejects a 32-bit mask, and a full one built in 32 bits "
-                             "leaves lanes 32-63 out.",
-                             name, *type, v.at(call).text, v.at(call).line),
-                 "Declare the mask 64 bits wide (unsigned long long, or lane_mask_t on HIP), or drop it where every "
-                 "lane takes part.");
+      Finding* x = m_sink.add(
+          RuleId::wave64_full_mask, v.index(j),
+          fmt::format("`{}` is declared `{}`{}, and {} takes it as its mask (line {}): a 64-lane wavefront's lane "
+                      "mask needs 64 bits; HIP 6.2+ rejects a 32-bit mask, and a full one built in 32 bits "
+                      "leaves lanes 32-63 out.",
+                      name, *type,
+                      from ? fmt::format(" and built from the 32-bit full mask {} (line {})", from->first, from->second)
+                           : std::string(),
+                      v.at(call).text, v.at(call).line),
+          "Declare the mask 64 bits wide (unsigned long long, or lane_mask_t on HIP), or drop it where every "
+          "lane takes part.");
+      if (x && from) x->also.push_back(from->second);
       return;
     }
   }
