@@ -242,8 +242,8 @@ void read_settings(std::string_view line, Taker& t) {
     s.rocm = line.substr(at + 32).starts_with("rocm");
     s.platform_stated = true;
   } else if (!s.platform_stated && !has(line, "platform is not available") && !has(line, "Checking if ROCm") &&
-             (has(line, "rocm.py") || has(line, "ROCm") || has(line, "on AMD GPUs") || has(line, "hipBLASLt") ||
-              has(line, "HIPBLASLT") || has(line, "NAVI GPUs"))) {
+             (has(line, "rocm.py") || has(line, "ROCm") || has(line, "+rocm") || has(line, "on AMD GPUs") ||
+              has(line, "hipBLASLt") || has(line, "HIPBLASLT") || has(line, "NAVI GPUs"))) {
     s.rocm = true;
   }
   if (has(line, "NAVI GPUs")) s.radeon = true;

@@ -339,6 +339,11 @@ TEST(PlanLogForms, ThePlatformVllmDetectedDecidesNotItsProbesOfTheOthers) {
                            "INFO 06-25 10:03:17 [__init__.py:243] Automatically detected platform rocm.\n") +
                kKv);
   EXPECT_TRUE(rocm.settings.rocm);
+  // A ROCm build of PyTorch or vLLM in a version string (0.2.6's warning on vllm-issue2217's Instinct host).
+  EXPECT_TRUE(only_run(std::string("(RayWorkerVllm pid=343834)     PyTorch 2.1.1+cu121 with CUDA 1201 (you have "
+                                   "2.1.1+rocm5.6)\n") +
+                       kKv)
+                  .settings.rocm);
   // Where vLLM said cuda, a later mention of ROCm (a path, a note) does not overturn it.
   EXPECT_FALSE(only_run(std::string("INFO [__init__.py:256] Automatically detected platform cuda.\n"
                                     "WARNING [config.py:1] hipBLASLt is not used\n") +

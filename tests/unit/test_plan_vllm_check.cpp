@@ -443,6 +443,30 @@ const std::map<std::string, LogCase>& heldout14_cases() {
   return k;
 }
 
+// Batch 15: totals inferred for the H20 (95.58 GiB) and the 64 GB Instinct card of 0.2.6 (63.98 GiB).
+const std::map<std::string, LogCase>& heldout15_cases() {
+  static const std::map<std::string, LogCase> k = {
+      // No InternVL3 config was found: the Qwen2.5-72B language model's leaves out the vision tower.
+      {"gnosia93-8xl40s-internvl3-78b-tp8-u092-maxlen8192-v066post1-v0-mm.txt",
+       {"qwen2.5-72b-instruct", {}, {}, {}, {}, false, Expect::known_miss}},
+      {"llmdplanner-h100-phi4-tp1-u095-maxlen8192-v0190-v1.txt", {"phi-4", {}, {}, {}, {}, false, Expect::within}},
+      {"llmdplanner-h100-qwen25-7b-fp8kv-tp1-u095-maxlen8192-v0190-v1.txt",
+       {"qwen2.5-7b-instruct", {}, {}, {}, {}, false, Expect::within}},
+      {"llmdplanner-h100-qwen3-30b-a3b-moe-tp1-u095-maxlen8192-v0190-v1.txt",
+       {"qwen3-30b-a3b", {}, {}, {}, {}, false, Expect::known_miss}},
+      {"llmdplanner-h100x2-qwen25-7b-tp2-u095-maxlen8192-v0190-v1.txt",
+       {"qwen2.5-7b-instruct", {}, {}, {}, {}, false, Expect::within}},
+      {"vllm-issue16668-h20-llama2-7b-chat-lora-tp1-maxlen4096-v085dev-v1.txt",
+       {"llama-2-7b-chat-hf", {}, 95.58, {}, {}, false, Expect::partial}},
+      {"vllm-issue2217-8xamd-instinct-llama2-70b-chat-tp8-v026rocm-v0-rocm.txt",
+       {"llama-3.1-70b-instruct", {}, 63.98, {}, {}, false, Expect::known_miss}},
+      // No config of functionary-small-v2.4 (a Mistral-7B fine-tune) is in the tree.
+      {"vllm-issue4760-rtx3090-functionary-small-v24-tp1-eager-u094-maxlen2048-v041-v0.txt",
+       {"", {}, {}, {}, {}, false, Expect::unmatched}},
+  };
+  return k;
+}
+
 CheckLogOptions options(const LogCase& c) {
   CheckLogOptions o;
   o.model = std::string(DCUKIT_FIXTURES) + "/models/" + c.model;
@@ -762,6 +786,10 @@ TEST(PlanVllmCheck, EveryThirteenthBatchLogHeldOut) {
 
 TEST(PlanVllmCheck, EveryFourteenthBatchLogHeldOut) {
   check_folder("/heldout14", heldout14_cases());
+}
+
+TEST(PlanVllmCheck, EveryFifteenthBatchLogHeldOut) {
+  check_folder("/heldout15", heldout15_cases());
 }
 
 TEST(PlanVllmCheck, ATotalWithoutTheCardsNameSaysTheDefaultsItDecides) {
