@@ -42,10 +42,7 @@ namespace {
 /// wave64.ballot-width would read them in a branch HIP compiles: a port that fixes the test makes
 /// them live (moderngpu's legacy `y = __ballot(predicate)` under `__CUDA_ARCH__ >= 300`).
 std::vector<int> narrow_votes_in_branch(const Project& p, const SourceFile& f, std::size_t d) {
-  const std::size_t end_dir = branch_end(f, d).first;
-  const std::size_t begin = f.lexed.directives[d].end;
-  const std::size_t end =
-      end_dir < f.lexed.directives.size() ? f.lexed.directives[end_dir].hash : f.lexed.tokens.size();
+  const auto [begin, end] = branch_tokens(f, d);
   std::vector<Finding> probed;
   Sink probe(p, f, probed);
   for (const Stream& s : f.streams) {

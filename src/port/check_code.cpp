@@ -97,6 +97,13 @@ bool is_ptx_word(std::string_view w) {
   return dotted.count(w.substr(0, dot)) > 0;
 }
 
+/// Whether an asm statement's text (asm_body) is PTX: a word of PTX's own syntax, or PTX's `exit;`,
+/// which ends the thread (x86, PowerPC and Arm have no such instruction).
+bool is_ptx_asm(std::string_view body) {
+  const auto words = asm_words(body);
+  return body == "exit;" || std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); });
+}
+
 /// The instructions of the asm statement at stream position k (its strings, quotes dropped), or
 /// nullopt where k starts no asm statement or the statement is a bare barrier
 /// (asm volatile("" ::: "memory")).
@@ -132,18 +139,14 @@ void inline_asm(Sink& sink, const StreamView& v, std::size_t k) {
   const auto asm_text = asm_body(v, k);
   if (!asm_text) return;
   const std::string& body = *asm_text;
-  bool ptx = false;
+  if (!is_ptx_asm(body)) return;  // AMDGCN, or host assembly (x86, PowerPC, Arm): not PTX
   std::string matrix;
   for (std::string_view w : asm_words(body)) {
-    if (is_ptx_word(w)) {
-      ptx = true;
-      const std::string_view op = w.substr(0, w.find('.'));
-      if (matrix.empty() && (op == "mma" || op == "wgmma" || op == "ldmatrix" || op == "stmatrix" || op == "movmatrix"))
-        matrix = std::string(op);
-    }
+    const std::string_view op = w.substr(0, w.find('.'));
+    if (matrix.empty() && is_ptx_word(w) &&
+        (op == "mma" || op == "wgmma" || op == "ldmatrix" || op == "stmatrix" || op == "movmatrix"))
+      matrix = std::string(op);
   }
-  ptx = ptx || body == "exit;";  // PTX's exit: ends the thread (x86, PowerPC and Arm have no such instruction)
-  if (!ptx) return;  // AMDGCN, or host assembly (x86, PowerPC, Arm): not PTX
   std::string first_line = body.substr(0, body.find("\\n"));
   if (first_line.size() > 60) first_line = first_line.substr(0, 57) + "...";
   sink.add(RuleId::ptx_inline_asm, v.index(k),
@@ -275,21 +278,13 @@ void missing_cooperative_group(Sink& sink, const StreamView& v, std::size_t k, c
 /// Lines of inline PTX in the code of the branch that conditional directive d opens: asm
 /// statements whose strings hold PTX's own syntax.
 std::vector<int> ptx_lines_in_branch(const SourceFile& f, std::size_t d) {
-  const std::size_t end_dir = branch_end(f, d).first;
-  const std::size_t begin = f.lexed.directives[d].end;
-  const std::size_t end =
-      end_dir < f.lexed.directives.size() ? f.lexed.directives[end_dir].hash : f.lexed.tokens.size();
+  const auto [begin, end] = branch_tokens(f, d);
   std::set<int> out;
   for (const Stream& s : f.streams) {  // macro bodies too: moderngpu's SHFL_OP_MACRO holds its PTX
     const StreamView v{f, s};
     for (std::size_t k = 0; k < v.size(); ++k) {
       if (v.index(k) < begin || v.index(k) >= end) continue;
-      const auto body = asm_body(v, k);
-      if (!body) continue;
-      const auto words = asm_words(*body);
-      if (*body == "exit;" ||
-          std::any_of(words.begin(), words.end(), [](std::string_view w) { return is_ptx_word(w); }))
-        out.insert(v.at(k).line);
+      if (const auto body = asm_body(v, k); body && is_ptx_asm(*body)) out.insert(v.at(k).line);
     }
   }
   return {out.begin(), out.end()};

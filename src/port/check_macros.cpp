@@ -100,6 +100,11 @@ std::vector<int> dropped_work(const Project& p, const SourceFile& f, std::size_t
   return {out.begin(), out.end()};
 }
 
+/// The first and last lines between directive `open` and directive `close`: a branch's lines.
+std::pair<int, int> lines_between(const SourceFile& f, std::size_t open, std::size_t close) {
+  return {f.lexed.directives[open].last_line + 1, f.lexed.directives[close].line - 1};
+}
+
 /// "line 42" or "lines 42-50".
 std::string span(int first, int last) {
   return first == last ? fmt::format("line {}", first) : fmt::format("lines {}-{}", first, last);
@@ -155,10 +160,9 @@ void check_macros(Sink& sink) {
       // written for toolkits older than the test and drops the #else every CUDA build compiles
       // (cuda-kat's `#if (__CUDACC_VER_MAJOR__ < 9)` legacy votes without a mask).
       if (!p.facts.hip_branches && !is_endif && f.lexed.directives[end].name == "else") {
-        const auto [else_end, else_endif] = branch_end(f, end);
-        (void)else_endif;
-        const int first = dir.last_line + 1, last = f.lexed.directives[end].line - 1;
-        const int e_first = f.lexed.directives[end].last_line + 1, e_last = f.lexed.directives[else_end].line - 1;
+        const std::size_t else_end = branch_end(f, end).first;
+        const auto [first, last] = lines_between(f, d, end);
+        const auto [e_first, e_last] = lines_between(f, end, else_end);
         const bool version = (*macro)->text.find("VER") != std::string::npos;  // CUDA_VERSION, __CUDACC_VER_MAJOR__
         const auto at = static_cast<std::size_t>(macro - toks.begin());
         const bool tested_defined = dir.name == "ifdef" || dir.name == "ifndef" ||
@@ -181,7 +185,7 @@ void check_macros(Sink& sink) {
       continue;
     }
     if (on_hip != Tri::no) continue;
-    const int first = dir.last_line + 1, last = f.lexed.directives[end].line - 1;
+    const auto [first, last] = lines_between(f, d, end);
     const Removed r = removed(f, d, end, first, last);
     if (r.empty()) continue;
     // The span, and how much of it is code: a branch of directives only (`#include <cuda_fp16.h>`,
@@ -202,9 +206,8 @@ void check_macros(Sink& sink) {
       // An #else that holds only a message (a pragma, a comment) leaves HIP without the branch as
       // surely as no #else. One with code is what a HIP build compiles instead: the branch for
       // toolkits older than the test, not HIP's (faiss' pre-CUDA-9 shuffles without masks).
-      const auto [else_end, else_endif] = branch_end(f, end);
-      (void)else_endif;
-      const int e_first = f.lexed.directives[end].last_line + 1, e_last = f.lexed.directives[else_end].line - 1;
+      const std::size_t else_end = branch_end(f, end).first;
+      const auto [e_first, e_last] = lines_between(f, end, else_end);
       if (!removed(f, end, else_end, e_first, e_last).empty()) {
         // A project with HIP branches chose what HIP compiles (ggml's #else for toolkits
         // without __CUDA_ARCH_LIST__); one never built for HIP did not.

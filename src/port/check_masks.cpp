@@ -15,6 +15,14 @@ namespace {
 
 using Names = std::set<std::string, std::less<>>;
 
+/// The nearest token before stream position `before` that declares `name` (declared_type reads a
+/// type before it), or nullopt.
+std::optional<std::size_t> declaration_before(const StreamView& v, std::size_t before, const std::string& name) {
+  for (std::size_t j = before; j-- > 0;)
+    if (v.at(j).text == name && declared_type(v, j)) return j;
+  return std::nullopt;
+}
+
 class Masks {
 public:
   explicit Masks(Sink& sink) : m_sink(sink), m_facts(sink.project().facts) {}
@@ -93,38 +101,35 @@ public:
   void narrow_mask_variable(const StreamView& v, std::size_t call, const Span& arg) {
     if (arg.size() != 1 || v.at(arg.begin).kind != TokenKind::identifier) return;
     const std::string& name = v.at(arg.begin).text;
-    for (std::size_t j = call; j-- > 0;) {
-      if (v.at(j).text != name) continue;
-      const auto type = declared_type(v, j);
-      if (!type) continue;
-      if (type->find('*') != std::string::npos || !is_narrow_integer(*type, m_facts)) return;
-      // Built from a 32-bit full mask declared before it (SpQR's HALF_MASK = FULL_MASK >> 16u): that
-      // declaration is where the width is fixed too.
-      std::optional<std::pair<std::string, int>> from;
-      if (v.is(j + 1, "=")) {
-        const Span init = initializer(v, j + 1);
-        for (std::size_t q = init.begin; q < init.end && !from; ++q)
-          for (std::size_t r = j; q < v.size() && v.at(q).kind == TokenKind::identifier && r-- > 0;)
-            if (v.at(r).text == v.at(q).text && v.is(r + 1, "=") && declared_type(v, r)) {
-              if (is_full_mask_32(v, initializer(v, r + 1), m_facts)) from = {{v.at(r).text, v.at(r).line}};
-              break;
-            }
+    const auto j = declaration_before(v, call, name);
+    if (!j) return;
+    const auto type = declared_type(v, *j);
+    if (type->find('*') != std::string::npos || !is_narrow_integer(*type, m_facts)) return;
+    // Built from a 32-bit full mask declared before it (SpQR's HALF_MASK = FULL_MASK >> 16u): that
+    // declaration is where the width is fixed too.
+    std::optional<std::pair<std::string, int>> from;
+    if (v.is(*j + 1, "=")) {
+      const Span init = initializer(v, *j + 1);
+      for (std::size_t q = init.begin; q < init.end && !from; ++q) {
+        if (v.at(q).kind != TokenKind::identifier) continue;
+        const auto r = declaration_before(v, *j, v.at(q).text);
+        if (r && v.is(*r + 1, "=") && is_full_mask_32(v, initializer(v, *r + 1), m_facts))
+          from = {{v.at(*r).text, v.at(*r).line}};
       }
-      // Reported at the declaration, once for every call it reaches (the fix is its type).
-      Finding* x = m_sink.add(
-          RuleId::wave64_full_mask, v.index(j),
-          fmt::format("`{}` is declared `{}`{}, and {} takes it as its mask (line {}): a 64-lane wavefront's lane "
-                      "mask needs 64 bits; HIP 6.2+ rejects a 32-bit mask, and a full one built in 32 bits "
-                      "leaves lanes 32-63 out.",
-                      name, *type,
-                      from ? fmt::format(" and built from the 32-bit full mask {} (line {})", from->first, from->second)
-                           : std::string(),
-                      v.at(call).text, v.at(call).line),
-          "Declare the mask 64 bits wide (unsigned long long, or lane_mask_t on HIP), or drop it where every "
-          "lane takes part.");
-      if (x && from) x->also.push_back(from->second);
-      return;
     }
+    // Reported at the declaration, once for every call it reaches (the fix is its type).
+    Finding* x = m_sink.add(
+        RuleId::wave64_full_mask, v.index(*j),
+        fmt::format("`{}` is declared `{}`{}, and {} takes it as its mask (line {}): a 64-lane wavefront's lane "
+                    "mask needs 64 bits; HIP 6.2+ rejects a 32-bit mask, and a full one built in 32 bits "
+                    "leaves lanes 32-63 out.",
+                    name, *type,
+                    from ? fmt::format(" and built from the 32-bit full mask {} (line {})", from->first, from->second)
+                         : std::string(),
+                    v.at(call).text, v.at(call).line),
+        "Declare the mask 64 bits wide (unsigned long long, or lane_mask_t on HIP), or drop it where every "
+        "lane takes part.");
+    if (x && from) x->also.push_back(from->second);
   }
 
   void ballot_width(const StreamView& v, std::size_t at) {

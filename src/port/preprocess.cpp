@@ -324,6 +324,12 @@ std::pair<std::size_t, bool> branch_end(const SourceFile& f, std::size_t d) {
   return {f.lexed.directives.size(), false};
 }
 
+std::pair<std::size_t, std::size_t> branch_tokens(const SourceFile& f, std::size_t d) {
+  const std::size_t end = branch_end(f, d).first;
+  return {f.lexed.directives[d].end,
+          end < f.lexed.directives.size() ? f.lexed.directives[end].hash : f.lexed.tokens.size()};
+}
+
 std::vector<const Token*> directive_tokens(const SourceFile& f, std::size_t d) {
   std::vector<const Token*> out;
   const Directive& dir = f.lexed.directives[d];

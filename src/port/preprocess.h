@@ -71,6 +71,9 @@ Tri directive_truth(const SourceFile& f, std::size_t d, const MacroLookup& looku
 /// The directive ending the branch that conditional directive d opens (its #elif, #else or
 /// #endif), and whether it is an #endif; directives.size() where the file ends first.
 std::pair<std::size_t, bool> branch_end(const SourceFile& f, std::size_t d);
+/// The token indices [first, last) of the code in the branch that conditional directive d opens,
+/// up to branch_end's directive (or the file's end).
+std::pair<std::size_t, std::size_t> branch_tokens(const SourceFile& f, std::size_t d);
 
 /// The code tokens of directive d after its name, comments dropped.
 std::vector<const Token*> directive_tokens(const SourceFile& f, std::size_t d);
